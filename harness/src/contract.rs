@@ -1,0 +1,441 @@
+//! The plug-in contract: what an algorithm implements and what it may touch.
+//!
+//! An [`Algorithm`] is a factory of nodes. Client/server algorithms make one
+//! server and one client per player; peer-to-peer algorithms make one peer
+//! per player. A [`Node`] reacts to two things — its own fixed-rate `tick`
+//! (on its local clock) and a `packet` arriving — and is asked to `render`
+//! at its client's screen rate. It reaches the world only through a
+//! [`Ctx`]: local time, the player's input device, `send`, the game, and
+//! *publishing*:
+//!
+//! - a server publishes its authoritative state every frame
+//!   ([`Ctx::publish_authority`]);
+//! - a peer publishes every state it confirms with the inputs that produced
+//!   it ([`Ctx::publish_confirmed`]): the harness replays those inputs itself
+//!   and compares, so desyncs are found, not self-reported;
+//! - a client (or peer) fills a [`View`] at each render: what its player
+//!   sees, per entity a position and the sequence number of the last input
+//!   applied to it.
+//!
+//! From these the harness derives divergence, snaps, latency and desyncs.
+//! Algorithms only [`report`](Ctx::report) what only they can know
+//! (a reconciliation, a rollback of depth d, a stalled tick).
+//!
+//! Messages are bytes the algorithm encodes itself, so bandwidth is measured
+//! on real encodings (plus 28 bytes of UDP/IPv4 header per packet).
+//! Algorithms never read a clock, never do I/O and never use unseeded
+//! randomness: a run is a pure function of its inputs.
+//!
+//! # Adding an algorithm
+//!
+//! A minimal client/server algorithm — the server steps the world with the
+//! latest input of each client and broadcasts the positions; clients show
+//! the latest broadcast:
+//!
+//! ```
+//! use harness::contract::*;
+//! use harness::game::{SeqInput, State, Input};
+//!
+//! struct Echo;
+//! impl Algorithm for Echo {
+//!     fn name(&self) -> &'static str { "echo" }
+//!     fn description(&self) -> &'static str { "toy: latest input, full state" }
+//!     fn topology(&self) -> Topology { Topology::ClientServer }
+//!     fn server(&self, s: &Setup) -> Box<dyn Node> {
+//!         Box::new(EchoServer { state: s.initial.clone(), inputs: vec![SeqInput::default(); s.players] })
+//!     }
+//!     fn client(&self, s: &Setup, _player: usize) -> Box<dyn Node> {
+//!         Box::new(EchoClient { shown: s.initial.clone() })
+//!     }
+//! }
+//!
+//! struct EchoServer { state: State, inputs: Vec<SeqInput> }
+//! impl Node for EchoServer {
+//!     fn on_tick(&mut self, ctx: &mut Ctx) {
+//!         ctx.game().step(&mut self.state, &self.inputs);
+//!         ctx.publish_authority(&self.state);
+//!         let mut msg = Vec::new();
+//!         self.state.encode(&mut msg);
+//!         for p in 0..ctx.setup().players {
+//!             ctx.send(ctx.setup().node_of_player(p), msg.clone());
+//!         }
+//!     }
+//!     fn on_packet(&mut self, ctx: &mut Ctx, from: NodeId, bytes: &[u8]) {
+//!         let (Some(p), Some(input)) = (ctx.setup().player_of_node(from), Input::decode(&bytes[4..])) else { return };
+//!         let seq = u32::from_le_bytes(bytes[..4].try_into().unwrap());
+//!         if seq > self.inputs[p].seq { self.inputs[p] = SeqInput { seq, input }; }
+//!     }
+//! }
+//!
+//! struct EchoClient { shown: State }
+//! impl Node for EchoClient {
+//!     fn on_tick(&mut self, ctx: &mut Ctx) {
+//!         let Some(s) = ctx.sample_input() else { return };
+//!         let mut msg = s.seq.to_le_bytes().to_vec();
+//!         s.input.encode(&mut msg);
+//!         ctx.send(ctx.setup().server(), msg);
+//!     }
+//!     fn on_packet(&mut self, _ctx: &mut Ctx, _from: NodeId, bytes: &[u8]) {
+//!         if let Some((s, _)) = State::decode(bytes) { if s.frame > self.shown.frame { self.shown = s; } }
+//!     }
+//!     fn render(&mut self, _ctx: &RenderCtx, view: &mut View) {
+//!         view.show_state(&self.shown);
+//!     }
+//! }
+//!
+//! // Run it for two seconds on a 30 ms link.
+//! use harness::{net::Profile, runner::{run, RunConfig}, trace::TraceSpec};
+//! let profile = Profile::resolve("delay 30ms", &[]).unwrap();
+//! let cfg = RunConfig { clients: 2, duration_us: 2_000_000, ..RunConfig::default() };
+//! let trace = TraceSpec::resolve("zigzag", &[]).unwrap().instantiate(2, cfg.duration_us, 1).unwrap();
+//! let result = run(&Echo, &profile, &trace, &cfg).unwrap();
+//! assert!(result.metrics.input_latency_ms.own.p50 >= 60.0);
+//! ```
+//!
+//! Register it in the `algorithms` crate's registry to make it selectable
+//! by name from the CLI.
+
+use crate::game::{Game, SeqInput, State};
+use crate::metrics::recorder::Recorder;
+use crate::time::Micros;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A node's address in a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u16);
+
+impl fmt::Display for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "node{}", self.0)
+    }
+}
+
+/// How the nodes of an algorithm are arranged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Topology {
+    /// One server (node 0) and one client per player (node 1 + player).
+    ClientServer,
+    /// One peer per player (node = player).
+    PeerToPeer,
+}
+
+impl Topology {
+    /// Short name for reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Topology::ClientServer => "client-server",
+            Topology::PeerToPeer => "peer-to-peer",
+        }
+    }
+}
+
+/// An algorithm option: name, default, meaning.
+#[derive(Clone, Copy, Debug)]
+pub struct OptionSpec {
+    /// Key used with `--opt key=value`.
+    pub name: &'static str,
+    /// Default value as text.
+    pub default: &'static str,
+    /// What it does.
+    pub help: &'static str,
+}
+
+/// Algorithm options given with `--opt key=value`, checked against the
+/// algorithm's [`Algorithm::options`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options(pub BTreeMap<String, String>);
+
+impl Options {
+    /// Parses `key=value` items.
+    pub fn parse(items: &[String]) -> Result<Options, String> {
+        let mut m = BTreeMap::new();
+        for it in items {
+            let (k, v) = it
+                .split_once('=')
+                .ok_or_else(|| format!("option `{it}`: expected key=value"))?;
+            m.insert(k.trim().to_string(), v.trim().to_string());
+        }
+        Ok(Options(m))
+    }
+
+    /// Rejects keys the algorithm does not declare.
+    pub fn check(&self, algorithm: &dyn Algorithm) -> Result<(), String> {
+        let known = algorithm.options();
+        for k in self.0.keys() {
+            if !known.iter().any(|o| o.name == k) {
+                let names: Vec<&str> = known.iter().map(|o| o.name).collect();
+                return Err(format!(
+                    "algorithm `{}` has no option `{k}` (its options: {})",
+                    algorithm.name(),
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ));
+            }
+        }
+        for o in known {
+            if let Some(v) = self.0.get(o.name) {
+                v.parse::<f64>()
+                    .map_err(|_| format!("option `{}={v}`: expected a number", o.name))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A numeric option, or the declared default.
+    pub fn number(&self, spec: &OptionSpec) -> f64 {
+        self.0
+            .get(spec.name)
+            .map(String::as_str)
+            .unwrap_or(spec.default)
+            .parse()
+            .unwrap_or(0.0)
+    }
+}
+
+/// What every node of a run is told at creation.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    /// Number of players.
+    pub players: usize,
+    /// Node tick rate, Hz (the game's step rate).
+    pub tick_hz: u32,
+    /// The state at frame 0, known to everyone.
+    pub initial: State,
+    /// Topology of this run.
+    pub topology: Topology,
+    /// Algorithm options.
+    pub options: Options,
+    /// A seed for anything the session must agree on (a game's random item
+    /// spawns, say); derived from the run seed.
+    pub session_seed: u64,
+}
+
+impl Setup {
+    /// The server's node (client/server runs).
+    pub fn server(&self) -> NodeId {
+        NodeId(0)
+    }
+
+    /// The node that plays player `p`.
+    pub fn node_of_player(&self, p: usize) -> NodeId {
+        match self.topology {
+            Topology::ClientServer => NodeId(1 + p as u16),
+            Topology::PeerToPeer => NodeId(p as u16),
+        }
+    }
+
+    /// The player a node plays, if any (not the server).
+    pub fn player_of_node(&self, n: NodeId) -> Option<usize> {
+        let p = match self.topology {
+            Topology::ClientServer => (n.0 as usize).checked_sub(1)?,
+            Topology::PeerToPeer => n.0 as usize,
+        };
+        (p < self.players).then_some(p)
+    }
+
+    /// Number of nodes in the run.
+    pub fn nodes(&self) -> usize {
+        match self.topology {
+            Topology::ClientServer => self.players + 1,
+            Topology::PeerToPeer => self.players,
+        }
+    }
+}
+
+/// A synchronization algorithm: a factory of nodes.
+pub trait Algorithm: Send + Sync {
+    /// Name used on the command line.
+    fn name(&self) -> &'static str;
+    /// One line for `list`.
+    fn description(&self) -> &'static str;
+    /// Client/server or peer-to-peer.
+    fn topology(&self) -> Topology;
+    /// Options accepted with `--opt`.
+    fn options(&self) -> &'static [OptionSpec] {
+        &[]
+    }
+    /// The server node (client/server algorithms only).
+    fn server(&self, setup: &Setup) -> Box<dyn Node> {
+        let _ = setup;
+        unimplemented!("{} is peer-to-peer and has no server", self.name())
+    }
+    /// The node of player `player` (a client or a peer).
+    fn client(&self, setup: &Setup, player: usize) -> Box<dyn Node>;
+}
+
+/// What an algorithm reports that only it can know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Report {
+    /// A reconciliation moved the predicted state.
+    Correction,
+    /// Frames re-simulated outside a rollback (e.g. replaying pending moves).
+    Resimulated(u32),
+    /// A rollback to `depth` frames ago, re-simulating them.
+    Rollback {
+        /// Frames re-simulated.
+        depth: u32,
+    },
+    /// This tick was spent waiting for input (the game did not advance).
+    Stalled,
+}
+
+/// A node's doorway to the world during a tick or a packet.
+pub struct Ctx<'a> {
+    pub(crate) now_global: Micros,
+    pub(crate) now_local: i64,
+    pub(crate) tick: u64,
+    pub(crate) me: NodeId,
+    pub(crate) setup: &'a Setup,
+    pub(crate) game: &'a Game,
+    pub(crate) outbox: &'a mut Vec<(NodeId, Vec<u8>)>,
+    pub(crate) recorder: &'a mut Recorder,
+}
+
+impl Ctx<'_> {
+    /// Local time of this node, µs (its clock, with offset and drift).
+    pub fn now(&self) -> i64 {
+        self.now_local
+    }
+
+    /// Index of this node's current tick (0, 1, …); on a packet, the index
+    /// of the next tick.
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// This node.
+    pub fn me(&self) -> NodeId {
+        self.me
+    }
+
+    /// The player this node plays, if any.
+    pub fn player(&self) -> Option<usize> {
+        self.setup.player_of_node(self.me)
+    }
+
+    /// The run's setup.
+    pub fn setup(&self) -> &Setup {
+        self.setup
+    }
+
+    /// The game rules; steps taken through it are counted as simulation cost.
+    pub fn game(&self) -> &Game {
+        self.game
+    }
+
+    /// Samples the player's input device now: the input held at this
+    /// instant, with a new sequence number. `None` on a server.
+    pub fn sample_input(&mut self) -> Option<SeqInput> {
+        let p = self.player()?;
+        Some(self.recorder.sample_input(p, self.now_global))
+    }
+
+    /// Sends `bytes` to `to` over the unreliable link.
+    pub fn send(&mut self, to: NodeId, bytes: Vec<u8>) {
+        self.outbox.push((to, bytes));
+    }
+
+    /// Server: publishes the authoritative state of frame `state.frame`.
+    pub fn publish_authority(&mut self, state: &State) {
+        self.recorder.publish_authority(self.now_global, state);
+    }
+
+    /// Peer: publishes a confirmed state and the inputs (one per player)
+    /// that stepped the previous confirmed state into it. Frames must be
+    /// published in order, each once per peer.
+    pub fn publish_confirmed(&mut self, state: &State, inputs: &[SeqInput]) {
+        self.recorder
+            .publish_confirmed(self.me, self.now_global, state, inputs);
+    }
+
+    /// Reports something only the algorithm knows.
+    pub fn report(&mut self, what: Report) {
+        self.recorder.report(self.me, what);
+    }
+}
+
+/// What a node may read while rendering.
+pub struct RenderCtx<'a> {
+    pub(crate) now_local: i64,
+    pub(crate) me: NodeId,
+    pub(crate) setup: &'a Setup,
+    pub(crate) game: &'a Game,
+}
+
+impl RenderCtx<'_> {
+    /// Local time of this render, µs.
+    pub fn now(&self) -> i64 {
+        self.now_local
+    }
+    /// This node.
+    pub fn me(&self) -> NodeId {
+        self.me
+    }
+    /// The player this node plays.
+    pub fn player(&self) -> Option<usize> {
+        self.setup.player_of_node(self.me)
+    }
+    /// The run's setup.
+    pub fn setup(&self) -> &Setup {
+        self.setup
+    }
+    /// The game rules (e.g. for extrapolation). Steps taken here count.
+    pub fn game(&self) -> &Game {
+        self.game
+    }
+}
+
+/// One entity as a screen shows it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EntityView {
+    /// Entity id (= player id).
+    pub id: u16,
+    /// Displayed x, µm.
+    pub x: i32,
+    /// Displayed y, µm.
+    pub y: i32,
+    /// Displayed height, µm.
+    pub z: i32,
+    /// Sequence number of the last input of this entity's player that the
+    /// displayed state includes.
+    pub seq: u32,
+}
+
+/// What a client's screen shows at a render instant.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct View {
+    /// The entities shown (an entity not listed is not on screen).
+    pub entities: Vec<EntityView>,
+}
+
+impl View {
+    /// Shows every player of `state` as it is.
+    pub fn show_state(&mut self, state: &State) {
+        self.entities.clear();
+        self.entities
+            .extend(state.players.iter().enumerate().map(|(i, p)| EntityView {
+                id: i as u16,
+                x: p.x,
+                y: p.y,
+                z: p.z,
+                seq: p.last_seq,
+            }));
+    }
+}
+
+/// A participant of a run.
+pub trait Node {
+    /// This node's fixed-rate timer fired.
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>);
+    /// A packet arrived from `from`.
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]);
+    /// Fill `view` with what this node's screen shows now (clients and
+    /// peers; servers are never asked). `view` arrives empty.
+    fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
+        let _ = (ctx, view);
+    }
+}

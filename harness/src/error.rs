@@ -1,0 +1,49 @@
+//! Input errors: every bad profile, trace or scenario is reported with the
+//! file (or inline source), the line, the offending token and what was
+//! expected. The CLI turns these into exit code 2.
+
+use std::fmt;
+
+/// Where a piece of input came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// A file on disk.
+    File(String),
+    /// A string given on the command line, e.g. `--profile "delay 50ms"`.
+    Inline(String),
+    /// A built-in (generator name, default).
+    BuiltIn(String),
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::File(p) => write!(f, "{p}"),
+            Source::Inline(what) => write!(f, "{what}"),
+            Source::BuiltIn(what) => write!(f, "built-in {what}"),
+        }
+    }
+}
+
+/// A malformed input: file, line, token and what was expected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{source_name}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+pub struct InputError {
+    /// The file or inline source.
+    pub source_name: Source,
+    /// 1-based line, where it applies.
+    pub line: Option<usize>,
+    /// What was wrong and what was expected.
+    pub message: String,
+}
+
+impl InputError {
+    /// An error at `line` of `source`.
+    pub fn at(source: &Source, line: Option<usize>, message: impl Into<String>) -> InputError {
+        InputError {
+            source_name: source.clone(),
+            line,
+            message: message.into(),
+        }
+    }
+}

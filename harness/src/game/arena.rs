@@ -1,0 +1,222 @@
+//! The reference game's world geometry: the arena bounds, its walls, spawn
+//! points, and the integer ray cast used by hitscan shots.
+//!
+//! Lengths are integer micrometres (µm). Walls are axis-aligned boxes; so
+//! are players, which keeps collision exact and deterministic.
+
+/// An axis-aligned box `[min_x, max_x] × [min_y, max_y]`, µm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Aabb {
+    /// Left edge.
+    pub min_x: i64,
+    /// Bottom edge.
+    pub min_y: i64,
+    /// Right edge.
+    pub max_x: i64,
+    /// Top edge.
+    pub max_y: i64,
+}
+
+impl Aabb {
+    /// A box from metres (for readable constants).
+    pub const fn metres(min_x: f32, min_y: f32, max_x: f32, max_y: f32) -> Aabb {
+        Aabb {
+            min_x: (min_x * 1e6) as i64,
+            min_y: (min_y * 1e6) as i64,
+            max_x: (max_x * 1e6) as i64,
+            max_y: (max_y * 1e6) as i64,
+        }
+    }
+
+    /// The box of half-size `h` centred on `(x, y)`.
+    pub fn around(x: i64, y: i64, h: i64) -> Aabb {
+        Aabb {
+            min_x: x - h,
+            min_y: y - h,
+            max_x: x + h,
+            max_y: y + h,
+        }
+    }
+
+    /// Whether the interiors overlap (touching edges do not).
+    pub fn overlaps(&self, o: &Aabb) -> bool {
+        self.min_x < o.max_x && o.min_x < self.max_x && self.min_y < o.max_y && o.min_y < self.max_y
+    }
+
+    /// This box grown by `h` on every side.
+    pub fn grown(&self, h: i64) -> Aabb {
+        Aabb {
+            min_x: self.min_x - h,
+            min_y: self.min_y - h,
+            max_x: self.max_x + h,
+            max_y: self.max_y + h,
+        }
+    }
+}
+
+/// A non-negative fraction `num / den` (den > 0), compared exactly.
+#[derive(Clone, Copy, Debug)]
+struct Frac {
+    num: i128,
+    den: i128,
+}
+
+impl Frac {
+    fn new(num: i128, den: i128) -> Frac {
+        if den < 0 {
+            Frac {
+                num: -num,
+                den: -den,
+            }
+        } else {
+            Frac { num, den }
+        }
+    }
+    fn lt(self, o: Frac) -> bool {
+        self.num * o.den < o.num * self.den
+    }
+    fn max(self, o: Frac) -> Frac {
+        if self.lt(o) {
+            o
+        } else {
+            self
+        }
+    }
+    fn min(self, o: Frac) -> Frac {
+        if o.lt(self) {
+            o
+        } else {
+            self
+        }
+    }
+}
+
+/// Where a ray from `(ox, oy)` along `(dx, dy)` enters `b`, as the ray
+/// parameter `t` (position = origin + t·direction), if it does at `t ≥ 0`.
+/// Exact integer arithmetic; returns `(num, den)` for comparison.
+pub fn ray_enter(ox: i64, oy: i64, dx: i64, dy: i64, b: &Aabb) -> Option<(i128, i128)> {
+    let mut enter = Frac { num: 0, den: 1 };
+    let mut exit: Option<Frac> = None;
+    for (o, d, lo, hi) in [(ox, dx, b.min_x, b.max_x), (oy, dy, b.min_y, b.max_y)] {
+        if d == 0 {
+            if o < lo || o > hi {
+                return None;
+            }
+            continue;
+        }
+        let t1 = Frac::new((lo - o) as i128, d as i128);
+        let t2 = Frac::new((hi - o) as i128, d as i128);
+        let (near, far) = if t1.lt(t2) { (t1, t2) } else { (t2, t1) };
+        enter = enter.max(near);
+        exit = Some(exit.map_or(far, |e| e.min(far)));
+    }
+    let exit = exit?;
+    if exit.lt(enter) || exit.num < 0 {
+        return None;
+    }
+    Some((enter.num, enter.den))
+}
+
+/// Whether ray parameter `a` is smaller than `b` (both `(num, den)`).
+pub fn t_less(a: (i128, i128), b: (i128, i128)) -> bool {
+    Frac { num: a.0, den: a.1 }.lt(Frac { num: b.0, den: b.1 })
+}
+
+/// The arena: bounds, walls, spawns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arena {
+    /// Width, µm (x from 0 to width).
+    pub width: i64,
+    /// Height, µm (y from 0 to height).
+    pub height: i64,
+    /// Interior walls.
+    pub walls: Vec<Aabb>,
+}
+
+impl Arena {
+    /// The standard 40 m × 30 m arena: a central pillar and four bars that
+    /// players run into (so mispredicted turns really diverge).
+    pub fn standard() -> Arena {
+        Arena {
+            width: 40_000_000,
+            height: 30_000_000,
+            walls: vec![
+                Aabb::metres(18.0, 13.0, 22.0, 17.0),
+                Aabb::metres(7.0, 8.0, 7.6, 22.0),
+                Aabb::metres(32.4, 8.0, 33.0, 22.0),
+                Aabb::metres(14.0, 24.0, 26.0, 24.6),
+                Aabb::metres(14.0, 5.4, 26.0, 6.0),
+            ],
+        }
+    }
+
+    /// Whether a player box of half-size `h` at `(x, y)` is inside the
+    /// bounds and clear of every wall.
+    pub fn is_free(&self, x: i64, y: i64, h: i64) -> bool {
+        let b = Aabb::around(x, y, h);
+        b.min_x >= 0
+            && b.min_y >= 0
+            && b.max_x <= self.width
+            && b.max_y <= self.height
+            && !self.walls.iter().any(|w| w.overlaps(&b))
+    }
+
+    /// `n` distinct free spawn points on a 3 m grid from (4 m, 4 m), row by
+    /// row. Players that do not fit are stacked on the last free point
+    /// (the push rule then separates them).
+    pub fn spawns(&self, n: usize, h: i64) -> Vec<(i64, i64)> {
+        let step = 3_000_000;
+        let mut out = Vec::with_capacity(n);
+        let mut y = 4_000_000;
+        while y + h <= self.height && out.len() < n {
+            let mut x = 4_000_000;
+            while x + h <= self.width && out.len() < n {
+                if self.is_free(x, y, h + 200_000) {
+                    out.push((x, y));
+                }
+                x += step;
+            }
+            y += step;
+        }
+        let last = out
+            .last()
+            .copied()
+            .unwrap_or((self.width / 2, self.height / 2));
+        out.resize(n, last);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ray_hits_box_ahead_not_behind() {
+        let b = Aabb {
+            min_x: 10,
+            min_y: -5,
+            max_x: 20,
+            max_y: 5,
+        };
+        assert_eq!(ray_enter(0, 0, 1, 0, &b).map(|(n, d)| n / d), Some(10));
+        assert_eq!(ray_enter(0, 0, -1, 0, &b), None);
+        assert_eq!(ray_enter(0, 10, 1, 0, &b), None);
+        // Diagonal into the corner region.
+        assert!(ray_enter(0, 0, 3, 1, &b).is_some());
+        assert!(ray_enter(0, 0, 1, 3, &b).is_none());
+        // Origin inside the box: t = 0.
+        assert_eq!(ray_enter(15, 0, 1, 0, &b).map(|(n, _)| n), Some(0));
+    }
+
+    #[test]
+    fn spawns_are_free_and_distinct() {
+        let a = Arena::standard();
+        let s = a.spawns(16, 400_000);
+        assert_eq!(s.len(), 16);
+        for (i, p) in s.iter().enumerate() {
+            assert!(a.is_free(p.0, p.1, 400_000), "{p:?}");
+            assert!(!s[..i].contains(p));
+        }
+    }
+}

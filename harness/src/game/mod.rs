@@ -1,0 +1,19 @@
+//! The deterministic reference game every algorithm synchronizes.
+//!
+//! A 2-D arena with walls; players with inertia (acceleration, friction, max
+//! speed) who collide with walls and push each other; a jump with take-off
+//! and landing; hitscan shots. All integer arithmetic: `step(state,
+//! inputs)` gives bit-identical results everywhere, [`State::checksum`] is
+//! what peers compare, and each player's `last_seq` records the sequence
+//! number of the last input applied — which is how the harness measures
+//! input latency without trusting the algorithm.
+
+mod arena;
+mod input;
+mod rules;
+mod state;
+
+pub use arena::{Aabb, Arena};
+pub use input::{Input, SeqInput};
+pub use rules::{Game, GameConfig};
+pub use state::{Fnv64, PlayerState, State};

@@ -1,0 +1,559 @@
+//! The reference game's rules: `step(state, inputs)`, in integer arithmetic.
+//!
+//! Each step, in this order: every player (by id) accelerates towards its
+//! held direction (friction on idle axes, half control in the air), is
+//! clamped to the max speed, jumps on a press edge, falls under gravity and
+//! moves, x then y, stopping at walls and bounds. Then overlapping players
+//! push each other apart along the axis of least penetration, sharing
+//! their velocity along it (so one player's input moves another). Last,
+//! every player holding SHOOT off cooldown fires a hitscan ray, blocked by
+//! walls, at the final positions of the step.
+//!
+//! ```
+//! use harness::game::{Game, GameConfig, Input, SeqInput};
+//! let game = Game::new(GameConfig::default());
+//! let mut s = game.initial_state(2);
+//! let x0 = s.players[0].x;
+//! let right = SeqInput { seq: 1, input: Input::buttons(Input::RIGHT) };
+//! game.step(&mut s, &[right, SeqInput::default()]);
+//! assert!(s.players[0].x > x0);
+//! assert_eq!(s.players[0].last_seq, 1);
+//! assert_eq!(game.steps_executed(), 1);
+//! ```
+
+use super::arena::{ray_enter, t_less, Aabb, Arena};
+use super::input::{Input, SeqInput};
+use super::state::{PlayerState, State};
+use crate::time::period_us;
+use std::cell::Cell;
+
+/// Tunable constants of the game (SI units in the names, integers inside).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameConfig {
+    /// Steps per second; `dt = 10⁶ / tick_hz` µs.
+    pub tick_hz: u32,
+    /// Max horizontal speed, µm/s.
+    pub max_speed: i64,
+    /// Horizontal acceleration when a direction is held, µm/s².
+    pub accel: i64,
+    /// Deceleration on an axis with no direction held, µm/s².
+    pub friction: i64,
+    /// Gravity, µm/s².
+    pub gravity: i64,
+    /// Take-off vertical speed, µm/s.
+    pub jump_speed: i64,
+    /// Half the side of a player's square, µm.
+    pub half_size: i64,
+    /// Time between shots, µs.
+    pub shot_cooldown_us: u64,
+    /// Hitscan range, µm.
+    pub shot_range: i64,
+    /// The world.
+    pub arena: Arena,
+}
+
+impl Default for GameConfig {
+    fn default() -> Self {
+        GameConfig {
+            tick_hz: 60,
+            max_speed: 6_000_000,
+            accel: 30_000_000,
+            friction: 20_000_000,
+            gravity: 20_000_000,
+            jump_speed: 6_000_000,
+            half_size: 400_000,
+            shot_cooldown_us: 250_000,
+            shot_range: 30_000_000,
+            arena: Arena::standard(),
+        }
+    }
+}
+
+/// The game: its configuration, derived per-step constants, and a counter
+/// of the steps executed (the harness reports it as simulation cost).
+#[derive(Debug)]
+pub struct Game {
+    config: GameConfig,
+    dt_us: i64,
+    accel_dt: i64,
+    friction_dt: i64,
+    gravity_dt: i64,
+    cooldown_steps: u16,
+    steps: Cell<u64>,
+}
+
+impl Clone for Game {
+    fn clone(&self) -> Self {
+        let g = Game::new(self.config.clone());
+        g.steps.set(self.steps.get());
+        g
+    }
+}
+
+/// Diagonal scale ≈ 1/√2 as 181/256.
+const DIAG_NUM: i64 = 181;
+const DIAG_DEN: i64 = 256;
+
+impl Game {
+    /// A game with `config`.
+    pub fn new(config: GameConfig) -> Game {
+        let dt_us = period_us(config.tick_hz) as i64;
+        let per_step = |a: i64| a * dt_us / 1_000_000;
+        Game {
+            accel_dt: per_step(config.accel),
+            friction_dt: per_step(config.friction),
+            gravity_dt: per_step(config.gravity),
+            cooldown_steps: config
+                .shot_cooldown_us
+                .div_ceil(dt_us as u64)
+                .min(u16::MAX as u64) as u16,
+            dt_us,
+            config,
+            steps: Cell::new(0),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &GameConfig {
+        &self.config
+    }
+
+    /// Step length, µm of time (`10⁶ / tick_hz`).
+    pub fn dt_us(&self) -> u64 {
+        self.dt_us as u64
+    }
+
+    /// Steps executed so far through this value (re-simulation included).
+    pub fn steps_executed(&self) -> u64 {
+        self.steps.get()
+    }
+
+    /// The farthest a player can legitimately travel horizontally in
+    /// `interval_us`: its max speed plus an equal allowance for being pushed.
+    /// Displayed motion beyond this is a snap.
+    pub fn max_travel(&self, interval_us: u64) -> i64 {
+        2 * self.config.max_speed * interval_us as i64 / 1_000_000
+    }
+
+    /// The state at frame 0 for `players` players, standing on spawn points.
+    pub fn initial_state(&self, players: usize) -> State {
+        let spawns = self.config.arena.spawns(players, self.config.half_size);
+        State {
+            frame: 0,
+            players: spawns
+                .into_iter()
+                .map(|(x, y)| PlayerState {
+                    x: x as i32,
+                    y: y as i32,
+                    last_target: PlayerState::NO_TARGET,
+                    ..Default::default()
+                })
+                .collect(),
+        }
+    }
+
+    /// Advances `state` by one step with one input per player (missing
+    /// entries and `seq == 0` mean "nothing held, no new input").
+    pub fn step(&self, state: &mut State, inputs: &[SeqInput]) {
+        self.steps.set(self.steps.get() + 1);
+        state.frame = state.frame.wrapping_add(1);
+        for (i, p) in state.players.iter_mut().enumerate() {
+            let si = inputs.get(i).copied().unwrap_or_default();
+            self.move_player(p, si);
+        }
+        self.push_apart(&mut state.players);
+        for i in 0..state.players.len() {
+            let input = inputs.get(i).map(|s| s.input).unwrap_or_default();
+            if input.held(Input::SHOOT) && state.players[i].cooldown == 0 {
+                let target = self.hitscan(&state.players, i, input);
+                let p = &mut state.players[i];
+                p.shots += 1;
+                p.cooldown = self.cooldown_steps;
+                p.last_target = target.map_or(PlayerState::NO_TARGET, |t| t as u8);
+                if target.is_some() {
+                    p.hits += 1;
+                }
+            }
+        }
+    }
+
+    fn move_player(&self, p: &mut PlayerState, si: SeqInput) {
+        let input = si.input;
+        if si.seq != 0 {
+            p.last_seq = si.seq;
+        }
+        p.cooldown = p.cooldown.saturating_sub(1);
+        let (dx, dy) = input.direction();
+        let grounded = p.grounded();
+        let mut accel = if grounded {
+            self.accel_dt
+        } else {
+            self.accel_dt / 2
+        };
+        if dx != 0 && dy != 0 {
+            accel = accel * DIAG_NUM / DIAG_DEN;
+        }
+        let mut vx = p.vx as i64;
+        let mut vy = p.vy as i64;
+        vx = if dx != 0 {
+            vx + dx * accel
+        } else {
+            toward_zero(vx, self.friction_dt)
+        };
+        vy = if dy != 0 {
+            vy + dy * accel
+        } else {
+            toward_zero(vy, self.friction_dt)
+        };
+        let max = self.config.max_speed;
+        let sp2 = (vx * vx + vy * vy) as u64;
+        if sp2 > (max * max) as u64 {
+            let sp = sp2.isqrt() as i64;
+            vx = vx * max / sp;
+            vy = vy * max / sp;
+        }
+        if dx != 0 || dy != 0 {
+            p.facing_x = dx as i8;
+            p.facing_y = dy as i8;
+        }
+        // Jump on the press edge, while standing.
+        let pressed = input.buttons & !p.prev_buttons;
+        let mut vz = p.vz as i64;
+        let mut z = p.z as i64;
+        if pressed & Input::JUMP != 0 && grounded {
+            vz = self.config.jump_speed;
+        }
+        if z > 0 || vz != 0 {
+            vz -= self.gravity_dt;
+            z += vz * self.dt_us / 1_000_000;
+            if z <= 0 {
+                z = 0;
+                vz = 0;
+            }
+        }
+        p.z = z as i32;
+        p.vz = vz as i32;
+        p.prev_buttons = input.buttons;
+        p.vx = vx as i32;
+        p.vy = vy as i32;
+        self.move_axis(p, true, vx * self.dt_us / 1_000_000);
+        self.move_axis(p, false, vy * self.dt_us / 1_000_000);
+    }
+
+    /// Moves `p` by `delta` along one axis, stopping at bounds and walls
+    /// (and zeroing its velocity on that axis if it hits). Returns the
+    /// distance actually moved.
+    fn move_axis(&self, p: &mut PlayerState, x_axis: bool, delta: i64) -> i64 {
+        if delta == 0 {
+            return 0;
+        }
+        let h = self.config.half_size;
+        let arena = &self.config.arena;
+        let (pos, other, limit) = if x_axis {
+            (p.x as i64, p.y as i64, arena.width)
+        } else {
+            (p.y as i64, p.x as i64, arena.height)
+        };
+        let mut new = (pos + delta).clamp(h, limit - h);
+        for w in &arena.walls {
+            let b = if x_axis {
+                Aabb::around(new, other, h)
+            } else {
+                Aabb::around(other, new, h)
+            };
+            if b.overlaps(w) {
+                let (lo, hi) = if x_axis {
+                    (w.min_x, w.max_x)
+                } else {
+                    (w.min_y, w.max_y)
+                };
+                new = if delta > 0 { lo - h } else { hi + h };
+            }
+        }
+        let blocked = new != pos + delta;
+        if x_axis {
+            p.x = new as i32;
+            if blocked {
+                p.vx = 0;
+            }
+        } else {
+            p.y = new as i32;
+            if blocked {
+                p.vy = 0;
+            }
+        }
+        new - pos
+    }
+
+    /// Separates overlapping players, pair by pair in id order.
+    fn push_apart(&self, players: &mut [PlayerState]) {
+        let h2 = 2 * self.config.half_size;
+        for i in 0..players.len() {
+            for j in i + 1..players.len() {
+                let (a, b) = (players[i], players[j]);
+                let dx = b.x as i64 - a.x as i64;
+                let dy = b.y as i64 - a.y as i64;
+                let pen_x = h2 - dx.abs();
+                let pen_y = h2 - dy.abs();
+                if pen_x <= 0 || pen_y <= 0 {
+                    continue;
+                }
+                let x_axis = pen_x <= pen_y;
+                let (pen, d) = if x_axis { (pen_x, dx) } else { (pen_y, dy) };
+                // Direction from a to b; ties push b towards +.
+                let sign = if d >= 0 { 1 } else { -1 };
+                let (mut pa, mut pb) = (a, b);
+                let moved_a = self.move_axis(&mut pa, x_axis, -sign * (pen / 2)).abs();
+                let moved_b = self
+                    .move_axis(&mut pb, x_axis, sign * (pen - moved_a))
+                    .abs();
+                let rest = pen - moved_a - moved_b;
+                if rest > 0 {
+                    self.move_axis(&mut pa, x_axis, -sign * rest);
+                }
+                // Share velocity along the push axis when approaching.
+                let (va, vb) = if x_axis {
+                    (pa.vx, pb.vx)
+                } else {
+                    (pa.vy, pb.vy)
+                };
+                if (vb as i64 - va as i64) * sign < 0 {
+                    let avg = ((va as i64 + vb as i64) / 2) as i32;
+                    if x_axis {
+                        pa.vx = avg;
+                        pb.vx = avg;
+                    } else {
+                        pa.vy = avg;
+                        pb.vy = avg;
+                    }
+                }
+                players[i] = pa;
+                players[j] = pb;
+            }
+        }
+    }
+
+    /// The player hit by `shooter` aiming `input`'s aim (or where it last
+    /// moved) from the given positions, if any: the nearest player box the
+    /// ray enters within range, unless a wall is nearer.
+    pub fn hitscan(&self, players: &[PlayerState], shooter: usize, input: Input) -> Option<usize> {
+        let s = &players[shooter];
+        let (mut ax, mut ay) = (input.aim_x as i64, input.aim_y as i64);
+        if ax == 0 && ay == 0 {
+            (ax, ay) = (s.facing_x as i64, s.facing_y as i64);
+            if ax == 0 && ay == 0 {
+                ax = 1;
+            }
+        }
+        let (ox, oy) = (s.x as i64, s.y as i64);
+        let h = self.config.half_size;
+        let range2 = (self.config.shot_range as i128).pow(2);
+        let d2 = (ax * ax + ay * ay) as i128;
+        let mut best: Option<(usize, (i128, i128))> = None;
+        for (k, p) in players.iter().enumerate() {
+            if k == shooter {
+                continue;
+            }
+            if let Some(t) = ray_enter(ox, oy, ax, ay, &Aabb::around(p.x as i64, p.y as i64, h)) {
+                let in_range = t.0 * t.0 * d2 <= range2 * t.1 * t.1;
+                if in_range && best.is_none_or(|(_, bt)| t_less(t, bt)) {
+                    best = Some((k, t));
+                }
+            }
+        }
+        let (k, t) = best?;
+        let blocked = self
+            .config
+            .arena
+            .walls
+            .iter()
+            .any(|w| ray_enter(ox, oy, ax, ay, w).is_some_and(|wt| t_less(wt, t)));
+        (!blocked).then_some(k)
+    }
+}
+
+fn toward_zero(v: i64, by: i64) -> i64 {
+    if v > 0 {
+        (v - by).max(0)
+    } else {
+        (v + by).min(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn si(seq: u32, buttons: u8) -> SeqInput {
+        SeqInput {
+            seq,
+            input: Input::buttons(buttons),
+        }
+    }
+
+    fn run(game: &Game, s: &mut State, steps: u32, inputs: &[SeqInput]) {
+        for _ in 0..steps {
+            game.step(s, inputs);
+        }
+    }
+
+    #[test]
+    fn accelerates_to_max_speed_and_stops_with_friction() {
+        let g = Game::new(GameConfig::default());
+        let mut s = g.initial_state(1);
+        run(&g, &mut s, 30, &[si(1, Input::UP)]);
+        assert_eq!(s.players[0].vy as i64, g.config().max_speed);
+        run(&g, &mut s, 30, &[si(2, 0)]);
+        assert_eq!(s.players[0].vy, 0);
+        assert_eq!(s.players[0].last_seq, 2);
+    }
+
+    #[test]
+    fn walls_block_movement() {
+        let g = Game::new(GameConfig::default());
+        let mut s = g.initial_state(1);
+        // Run right for 10 s: the player stops at a wall or the bound,
+        // never inside one.
+        run(&g, &mut s, 600, &[si(1, Input::RIGHT)]);
+        let p = s.players[0];
+        assert!(g
+            .config()
+            .arena
+            .is_free(p.x as i64, p.y as i64, g.config().half_size));
+        assert_eq!(p.vx, 0, "stopped by something");
+    }
+
+    #[test]
+    fn jump_takes_off_and_lands() {
+        let g = Game::new(GameConfig::default());
+        let mut s = g.initial_state(1);
+        g.step(&mut s, &[si(1, Input::JUMP)]);
+        assert!(s.players[0].z > 0);
+        let mut peak = 0;
+        let mut landed_at = None;
+        for k in 0..120 {
+            g.step(&mut s, &[si(1, Input::JUMP)]); // held: no second jump
+            peak = peak.max(s.players[0].z);
+            if s.players[0].grounded() {
+                landed_at = Some(k);
+                break;
+            }
+        }
+        // v²/2g = 0.9 m; air time 2v/g = 0.6 s = 36 steps.
+        assert!((800_000..1_000_000).contains(&peak), "{peak}");
+        assert!(
+            landed_at.is_some_and(|k| (30..40).contains(&k)),
+            "{landed_at:?}"
+        );
+    }
+
+    #[test]
+    fn a_runner_pushes_a_standing_player() {
+        let g = Game::new(GameConfig::default());
+        let mut s = g.initial_state(2);
+        // Put player 1 just right of player 0 in open space.
+        s.players[0].x = 4_000_000;
+        s.players[0].y = 27_000_000;
+        s.players[1].x = 5_500_000;
+        s.players[1].y = 27_000_000;
+        let before = s.players[1].x;
+        run(&g, &mut s, 60, &[si(1, Input::RIGHT), si(1, 0)]);
+        assert!(
+            s.players[1].x > before + 1_000_000,
+            "pushed {}",
+            s.players[1].x - before
+        );
+        let gap = (s.players[1].x - s.players[0].x) as i64;
+        assert!(
+            gap >= 2 * g.config().half_size - 1,
+            "no overlap left: {gap}"
+        );
+    }
+
+    #[test]
+    fn hitscan_hits_nearest_and_walls_block() {
+        let g = Game::new(GameConfig::default());
+        let mut s = g.initial_state(3);
+        s.players[0].x = 4_000_000;
+        s.players[0].y = 27_000_000;
+        s.players[1].x = 10_000_000;
+        s.players[1].y = 27_000_000;
+        s.players[2].x = 12_000_000;
+        s.players[2].y = 27_000_000;
+        let aim_right = Input {
+            buttons: Input::SHOOT,
+            aim_x: 1,
+            aim_y: 0,
+        };
+        assert_eq!(g.hitscan(&s.players, 0, aim_right), Some(1));
+        assert_eq!(
+            g.hitscan(
+                &s.players,
+                2,
+                Input {
+                    aim_x: -1,
+                    ..aim_right
+                }
+            ),
+            Some(1)
+        );
+        assert_eq!(
+            g.hitscan(
+                &s.players,
+                0,
+                Input {
+                    aim_x: 0,
+                    aim_y: 1,
+                    ..aim_right
+                }
+            ),
+            None
+        );
+        // Through the central pillar (18..22 m, 13..17 m): blocked.
+        s.players[0].x = 16_000_000;
+        s.players[0].y = 15_000_000;
+        s.players[1].x = 24_000_000;
+        s.players[1].y = 15_000_000;
+        s.players[2].y = 2_000_000;
+        assert_eq!(g.hitscan(&s.players, 0, aim_right), None);
+        // A fired shot is counted and starts the cooldown.
+        g.step(
+            &mut s,
+            &[
+                SeqInput {
+                    seq: 1,
+                    input: aim_right,
+                },
+                si(0, 0),
+                si(0, 0),
+            ],
+        );
+        assert_eq!(s.players[0].shots, 1);
+        assert!(s.players[0].cooldown > 0);
+    }
+
+    proptest! {
+        #[test]
+        fn stepping_is_deterministic_and_players_stay_in_free_space(
+            seq in proptest::collection::vec(proptest::collection::vec(0u8..64, 4), 1..200)
+        ) {
+            let g = Game::new(GameConfig::default());
+            let mut a = g.initial_state(4);
+            let mut b = a.clone();
+            for (k, row) in seq.iter().enumerate() {
+                let inputs: Vec<SeqInput> = row.iter().map(|&bt| si(k as u32 + 1, bt)).collect();
+                g.step(&mut a, &inputs);
+                g.step(&mut b, &inputs);
+                prop_assert_eq!(a.checksum(), b.checksum());
+                for p in &a.players {
+                    let arena = &g.config().arena;
+                    let h = g.config().half_size;
+                    let bx = Aabb::around(p.x as i64, p.y as i64, h);
+                    prop_assert!(bx.min_x >= 0 && bx.max_x <= arena.width && bx.min_y >= 0 && bx.max_y <= arena.height);
+                    prop_assert!(!arena.walls.iter().any(|w| w.overlaps(&bx)), "inside a wall: {:?}", p);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! The reference game's state: per player position, velocity, jump height,
+//! weapon cooldown and the sequence number of the last input applied; a
+//! canonical byte encoding; and the checksum peers compare.
+//!
+//! Positions are integer micrometres and velocities micrometres per second,
+//! so every machine computes bit-identical states.
+
+/// One player's state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PlayerState {
+    /// Centre x, µm.
+    pub x: i32,
+    /// Centre y, µm.
+    pub y: i32,
+    /// Height above the ground, µm (0 when standing).
+    pub z: i32,
+    /// Velocity x, µm/s.
+    pub vx: i32,
+    /// Velocity y, µm/s.
+    pub vy: i32,
+    /// Vertical velocity, µm/s.
+    pub vz: i32,
+    /// Buttons held on the previous step (for press edges).
+    pub prev_buttons: u8,
+    /// Last movement direction x in {−1, 0, 1} (aim when no aim is given).
+    pub facing_x: i8,
+    /// Last movement direction y in {−1, 0, 1}.
+    pub facing_y: i8,
+    /// Steps until the weapon can fire again.
+    pub cooldown: u16,
+    /// Sequence number of the last input applied to this player.
+    pub last_seq: u32,
+    /// Shots fired.
+    pub shots: u32,
+    /// Shots that hit another player.
+    pub hits: u32,
+    /// Player hit by the latest shot, or [`PlayerState::NO_TARGET`].
+    pub last_target: u8,
+}
+
+impl PlayerState {
+    /// `last_target` when the latest shot hit nobody.
+    pub const NO_TARGET: u8 = u8::MAX;
+    /// Bytes in the canonical encoding.
+    pub const WIRE_BYTES: usize = 42;
+
+    /// Whether standing on the ground.
+    pub fn grounded(&self) -> bool {
+        self.z == 0 && self.vz == 0
+    }
+
+    fn encode(&self, out: &mut Vec<u8>) {
+        for v in [self.x, self.y, self.z, self.vx, self.vy, self.vz] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&[self.prev_buttons, self.facing_x as u8, self.facing_y as u8]);
+        out.extend_from_slice(&self.cooldown.to_le_bytes());
+        for v in [self.last_seq, self.shots, self.hits] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.push(self.last_target);
+    }
+
+    fn decode(b: &[u8]) -> PlayerState {
+        let i32_at = |o: usize| i32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+        let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+        PlayerState {
+            x: i32_at(0),
+            y: i32_at(4),
+            z: i32_at(8),
+            vx: i32_at(12),
+            vy: i32_at(16),
+            vz: i32_at(20),
+            prev_buttons: b[24],
+            facing_x: b[25] as i8,
+            facing_y: b[26] as i8,
+            cooldown: u16::from_le_bytes([b[27], b[28]]),
+            last_seq: u32_at(29),
+            shots: u32_at(33),
+            hits: u32_at(37),
+            last_target: b[41],
+        }
+    }
+}
+
+/// The whole world after `frame` steps.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct State {
+    /// Steps applied since the initial state.
+    pub frame: u32,
+    /// One entry per player, indexed by player id.
+    pub players: Vec<PlayerState>,
+}
+
+impl State {
+    /// Appends the canonical encoding: frame, player count, players.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.frame.to_le_bytes());
+        out.extend_from_slice(&(self.players.len() as u16).to_le_bytes());
+        for p in &self.players {
+            p.encode(out);
+        }
+    }
+
+    /// Reads the canonical encoding; `None` if malformed. Returns the state
+    /// and the bytes consumed.
+    pub fn decode(b: &[u8]) -> Option<(State, usize)> {
+        let frame = u32::from_le_bytes(b.get(..4)?.try_into().ok()?);
+        let n = u16::from_le_bytes(b.get(4..6)?.try_into().ok()?) as usize;
+        let end = 6 + n * PlayerState::WIRE_BYTES;
+        let body = b.get(6..end)?;
+        let players = body
+            .chunks_exact(PlayerState::WIRE_BYTES)
+            .map(PlayerState::decode)
+            .collect();
+        Some((State { frame, players }, end))
+    }
+
+    /// FNV-1a 64 of the canonical encoding: what peers compare to detect a
+    /// desync.
+    pub fn checksum(&self) -> u64 {
+        let mut h = Fnv64::new();
+        h.write(&self.frame.to_le_bytes());
+        let mut buf = Vec::with_capacity(PlayerState::WIRE_BYTES);
+        for p in &self.players {
+            buf.clear();
+            p.encode(&mut buf);
+            h.write(&buf);
+        }
+        h.finish()
+    }
+}
+
+/// FNV-1a, 64-bit: tiny, portable, order-sensitive.
+#[derive(Clone, Copy, Debug)]
+pub struct Fnv64(u64);
+
+impl Default for Fnv64 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Fnv64 {
+    /// A fresh hasher.
+    pub fn new() -> Fnv64 {
+        Fnv64(0xcbf2_9ce4_8422_2325)
+    }
+    /// Feeds bytes.
+    pub fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    /// The hash so far.
+    pub fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> State {
+        State {
+            frame: 77,
+            players: vec![
+                PlayerState {
+                    x: -3,
+                    y: 1_000_000,
+                    z: 5,
+                    vx: -6_000_000,
+                    last_seq: 9,
+                    last_target: 1,
+                    facing_x: -1,
+                    ..Default::default()
+                },
+                PlayerState {
+                    hits: 3,
+                    shots: 4,
+                    cooldown: 15,
+                    prev_buttons: 0x21,
+                    last_target: PlayerState::NO_TARGET,
+                    ..Default::default()
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn encoding_round_trips() {
+        let s = sample();
+        let mut b = Vec::new();
+        s.encode(&mut b);
+        assert_eq!(b.len(), 6 + 2 * PlayerState::WIRE_BYTES);
+        assert_eq!(State::decode(&b), Some((s, b.len())));
+        assert_eq!(State::decode(&b[..b.len() - 1]), None);
+    }
+
+    #[test]
+    fn checksum_sees_every_field() {
+        let s = sample();
+        let c = s.checksum();
+        let mut t = s.clone();
+        t.players[1].hits += 1;
+        assert_ne!(t.checksum(), c);
+        let mut t = s.clone();
+        t.frame += 1;
+        assert_ne!(t.checksum(), c);
+        assert_eq!(s.clone().checksum(), c);
+    }
+}

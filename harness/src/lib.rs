@@ -1,0 +1,29 @@
+//! # syncbench harness
+//!
+//! The deterministic simulator every syncbench algorithm runs in. It owns
+//! virtual time ([`time`], [`event`]), the network ([`net`]: netem-syntax
+//! profiles applied per direction), the reference game ([`game`]), input
+//! traces ([`trace`]), the plug-in contract algorithms implement
+//! ([`contract`]), the metrics it derives from what nodes publish
+//! ([`metrics`]), the [`runner`] that ties them together, and the [`report`]
+//! writers.
+//!
+//! The harness names no algorithm: algorithms live in the `algorithms`
+//! crate and reach the harness only through [`contract`]. A run is a pure
+//! function of (algorithm, profile, trace, seed, config) — no wall clock,
+//! no hash-order iteration, no unseeded randomness.
+//!
+//! See [`contract`] for a complete worked example of adding an algorithm.
+
+pub mod contract;
+pub mod error;
+pub mod event;
+pub mod game;
+pub mod library;
+pub mod metrics;
+pub mod net;
+pub mod report;
+pub mod rng;
+pub mod runner;
+pub mod time;
+pub mod trace;

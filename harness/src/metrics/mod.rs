@@ -1,0 +1,129 @@
+//! What is measured, with the definitions every algorithm shares.
+//!
+//! [`recorder::Recorder`] watches a run — the inputs the harness samples,
+//! what servers and peers publish, every client's view at each render — and
+//! derives the numbers in [`Metrics`]:
+//!
+//! - **divergence**: |displayed position − authority position at
+//!   `frame_at(t)`| per client, entity and render (3-D, metres), split into
+//!   the client's *own* entity and *remote* ones; and the same against the
+//!   **ideal world** (every input applied the instant it is pressed, no
+//!   network). Client/server: the authority is the server's latest
+//!   published frame at `t`. Peer-to-peer: the harness's own replay of the
+//!   agreed input log, at the frame due at `t` (`⌊t/dt⌋ + 1`); renders
+//!   are scored once that frame is confirmed, and renders whose frame never
+//!   is are counted as `unscored_samples`.
+//! - **desyncs**: frames for which a peer published a state whose checksum
+//!   differs from the harness's replay of the agreed inputs.
+//! - **snaps**: a displayed entity moving farther in one render interval
+//!   than [`crate::game::Game::max_travel`] allows.
+//! - **input latency**: from the instant an input was sampled to the first
+//!   render showing a state that includes it (by the entity's last-input
+//!   sequence number), own and remote.
+//! - **bandwidth**: bytes (with 28 bytes of UDP/IPv4 header per packet) and
+//!   packets per second each node sent (up) and that were sent to it
+//!   (down), before the link's loss; per client, mean over clients.
+//! - corrections, rollbacks, re-simulated frames and stalls as the algorithm
+//!   reports them; `sim_steps_per_s`: game steps executed by all nodes
+//!   (re-simulation included) per simulated second.
+
+pub mod recorder;
+pub mod stats;
+
+use serde::{Deserialize, Serialize};
+pub use stats::Stats;
+
+/// Statistics split into the viewer's own entity and the others.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OwnRemote {
+    /// The client's own player.
+    pub own: Stats,
+    /// Every other player.
+    pub remote: Stats,
+}
+
+/// Traffic rates.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Bandwidth {
+    /// Bytes per second sent, headers included.
+    pub up_bytes_per_s: f64,
+    /// Bytes per second sent to this node, headers included.
+    pub down_bytes_per_s: f64,
+    /// Packets per second sent.
+    pub up_packets_per_s: f64,
+    /// Packets per second sent to this node.
+    pub down_packets_per_s: f64,
+}
+
+/// The first frame on which a peer disagreed with the agreed input log.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Desync {
+    /// The frame.
+    pub frame: u32,
+    /// The peer's node index.
+    pub node: u16,
+    /// Checksum of the harness's replay.
+    pub expected_checksum: String,
+    /// Checksum the peer published.
+    pub published_checksum: String,
+    /// Fields that differ, `player.field: expected vs published`.
+    pub differences: Vec<String>,
+}
+
+/// What the links did over the run (all directions summed).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NetworkCounts {
+    /// Packets offered to a first link.
+    pub packets_sent: u64,
+    /// Copies delivered to their destination.
+    pub packets_delivered: u64,
+    /// Copies lost to the loss models.
+    pub lost: u64,
+    /// Extra copies made by duplication.
+    pub duplicated: u64,
+    /// Copies sent early by the reorder rule.
+    pub reordered: u64,
+    /// Copies with a flipped bit.
+    pub corrupted: u64,
+    /// Copies tail-dropped at a queue limit.
+    pub limit_dropped: u64,
+}
+
+/// Every number of one run (the `metrics` object of a report).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    /// Displayed vs authority, metres.
+    pub divergence_m: OwnRemote,
+    /// Displayed vs ideal world, metres.
+    pub ideal_divergence_m: OwnRemote,
+    /// Frames on which a peer's confirmed state differed from the replay.
+    pub desyncs: u64,
+    /// Reconciliations that moved the predicted state.
+    pub corrections: u64,
+    /// Rollbacks.
+    pub rollbacks: u64,
+    /// Frames re-simulated (rollbacks and replays).
+    pub resimulated_frames: u64,
+    /// Displayed jumps faster than the game allows.
+    pub snaps: u64,
+    /// Time a client spent waiting for input, ms (mean over clients).
+    pub stall_ms: f64,
+    /// Per client, mean over clients.
+    pub bandwidth: Bandwidth,
+    /// Server traffic (client/server runs).
+    pub server_bandwidth: Option<Bandwidth>,
+    /// Input to screen, ms.
+    pub input_latency_ms: OwnRemote,
+    /// Game steps executed by all nodes per simulated second.
+    pub sim_steps_per_s: f64,
+    /// Render samples whose authority frame was never confirmed.
+    pub unscored_samples: u64,
+    /// Published inputs that differ from what the harness sampled.
+    pub input_mismatches: u64,
+    /// First desync, with the fields that differ.
+    pub first_desync: Option<Desync>,
+    /// Contract violations seen (first few).
+    pub violations: Vec<String>,
+    /// What the network did.
+    pub network: NetworkCounts,
+}

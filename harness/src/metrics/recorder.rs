@@ -1,0 +1,516 @@
+//! The recorder: turns what nodes publish into [`Metrics`].
+//!
+//! It keeps the log of sampled inputs (sequence → time and input), the
+//! authority timeline, the ideal timeline, and per viewer the last sequence
+//! and position shown per entity. See the [module docs](super) for the
+//! definitions.
+
+use super::stats::{round4, Hist};
+use super::{Bandwidth, Desync, Metrics, NetworkCounts, OwnRemote};
+use crate::contract::{NodeId, Report, Topology, View};
+use crate::game::{Game, Input, PlayerState, SeqInput, State};
+use crate::net::LinkStats;
+use crate::time::Micros;
+use crate::trace::Trace;
+use std::collections::VecDeque;
+
+/// At most this many violation messages are kept.
+const MAX_VIOLATIONS: usize = 20;
+
+/// Positions of every player per frame, index = frame.
+#[derive(Clone, Debug, Default)]
+struct Timeline {
+    players: usize,
+    pos: Vec<[i32; 3]>,
+    checksums: Vec<u64>,
+}
+
+impl Timeline {
+    fn new(players: usize) -> Timeline {
+        Timeline {
+            players,
+            pos: Vec::new(),
+            checksums: Vec::new(),
+        }
+    }
+    fn frames(&self) -> usize {
+        self.checksums.len()
+    }
+    fn push(&mut self, s: &State) {
+        self.pos.extend(s.players.iter().map(|p| [p.x, p.y, p.z]));
+        self.pos
+            .resize(self.checksums.len() * self.players + self.players, [0; 3]);
+        self.checksums.push(s.checksum());
+    }
+    fn at(&self, frame: usize, entity: usize) -> [i32; 3] {
+        self.pos[frame * self.players + entity]
+    }
+}
+
+struct Pending {
+    viewer: usize,
+    frame: usize,
+    view: View,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Traffic {
+    up_bytes: u64,
+    up_packets: u64,
+    down_bytes: u64,
+    down_packets: u64,
+}
+
+#[derive(Clone, Default)]
+struct Seen {
+    seq: u32,
+    last: Option<(Micros, i32, i32)>,
+}
+
+/// Collects everything a run publishes.
+pub struct Recorder {
+    topology: Topology,
+    players: usize,
+    dt_us: u64,
+    header_bytes: usize,
+    trace: Trace,
+    game: Game,
+    samples: Vec<Vec<(Micros, Input)>>,
+    authority: Timeline,
+    authority_state: State,
+    ideal: Timeline,
+    pending: VecDeque<Pending>,
+    seen: Vec<Vec<Seen>>,
+    div: [Hist; 2],
+    ideal_div: [Hist; 2],
+    latency: [Hist; 2],
+    snaps: u64,
+    corrections: u64,
+    rollbacks: u64,
+    resimulated: u64,
+    stalled_ticks: Vec<u64>,
+    node_tick_us: u64,
+    desynced_frames: Vec<bool>,
+    first_desync: Option<Desync>,
+    input_mismatches: u64,
+    violations: Vec<String>,
+    unscored: u64,
+    traffic: Vec<Traffic>,
+}
+
+impl Recorder {
+    /// A recorder for a run of `players` players over `duration_us`, with
+    /// `game` (a private copy: its steps are not the algorithm's) and the
+    /// trace the harness feeds.
+    pub fn new(
+        topology: Topology,
+        game: &Game,
+        initial: &State,
+        trace: Trace,
+        duration_us: u64,
+        header_bytes: usize,
+    ) -> Recorder {
+        let players = initial.players.len();
+        let dt_us = game.dt_us();
+        let game = Game::new(game.config().clone());
+        // The ideal world: the frame due at t is ⌊t/dt⌋ + 1, stepped with the
+        // inputs held at each tick instant.
+        let mut ideal = Timeline::new(players);
+        let mut s = initial.clone();
+        ideal.push(&s);
+        let frames = duration_us / dt_us + 2;
+        let mut inputs = vec![SeqInput::default(); players];
+        for k in 0..frames {
+            for (p, inp) in inputs.iter_mut().enumerate() {
+                *inp = SeqInput {
+                    seq: k as u32 + 1,
+                    input: trace.input_at(p, k * dt_us),
+                };
+            }
+            game.step(&mut s, &inputs);
+            ideal.push(&s);
+        }
+        let mut authority = Timeline::new(players);
+        authority.push(initial);
+        let nodes = match topology {
+            Topology::ClientServer => players + 1,
+            Topology::PeerToPeer => players,
+        };
+        Recorder {
+            topology,
+            players,
+            dt_us,
+            header_bytes,
+            trace,
+            game,
+            samples: vec![Vec::new(); players],
+            authority,
+            authority_state: initial.clone(),
+            ideal,
+            pending: VecDeque::new(),
+            seen: vec![vec![Seen::default(); players]; players],
+            div: Default::default(),
+            ideal_div: Default::default(),
+            latency: Default::default(),
+            snaps: 0,
+            corrections: 0,
+            rollbacks: 0,
+            resimulated: 0,
+            stalled_ticks: vec![0; nodes],
+            node_tick_us: dt_us,
+            desynced_frames: Vec::new(),
+            first_desync: None,
+            input_mismatches: 0,
+            violations: Vec::new(),
+            unscored: 0,
+            traffic: vec![Traffic::default(); nodes],
+        }
+    }
+
+    fn violation(&mut self, msg: String) {
+        if self.violations.len() < MAX_VIOLATIONS {
+            self.violations.push(msg);
+        }
+    }
+
+    /// Samples player `p`'s device at `t`.
+    pub(crate) fn sample_input(&mut self, p: usize, t: Micros) -> SeqInput {
+        let input = self.trace.input_at(p, t.0);
+        self.samples[p].push((t, input));
+        SeqInput {
+            seq: self.samples[p].len() as u32,
+            input,
+        }
+    }
+
+    /// Counts a packet of `payload` bytes sent from `from` to `to`.
+    pub(crate) fn count_send(&mut self, from: NodeId, to: NodeId, payload: usize) {
+        let bytes = (payload + self.header_bytes) as u64;
+        if let Some(t) = self.traffic.get_mut(from.0 as usize) {
+            t.up_bytes += bytes;
+            t.up_packets += 1;
+        }
+        if let Some(t) = self.traffic.get_mut(to.0 as usize) {
+            t.down_bytes += bytes;
+            t.down_packets += 1;
+        }
+    }
+
+    pub(crate) fn report(&mut self, node: NodeId, what: Report) {
+        match what {
+            Report::Correction => self.corrections += 1,
+            Report::Resimulated(n) => self.resimulated += n as u64,
+            Report::Rollback { depth } => {
+                self.rollbacks += 1;
+                self.resimulated += depth as u64;
+            }
+            Report::Stalled => {
+                if let Some(s) = self.stalled_ticks.get_mut(node.0 as usize) {
+                    *s += 1;
+                }
+            }
+        }
+    }
+
+    /// Server publishes its state.
+    pub(crate) fn publish_authority(&mut self, _t: Micros, state: &State) {
+        if self.topology != Topology::ClientServer {
+            self.violation("a peer-to-peer node called publish_authority".into());
+            return;
+        }
+        let f = state.frame as usize;
+        if f < self.authority.frames() {
+            return; // republished frame: the first wins
+        }
+        if state.players.len() != self.players {
+            self.violation(format!(
+                "authority frame {f} has {} players, expected {}",
+                state.players.len(),
+                self.players
+            ));
+            return;
+        }
+        // Frames skipped by the server hold the previous state.
+        while self.authority.frames() < f {
+            let last = self.authority_state.clone();
+            self.authority.push(&last);
+        }
+        self.authority.push(state);
+        self.authority_state = state.clone();
+    }
+
+    /// Peer publishes a confirmed state and the inputs that produced it.
+    pub(crate) fn publish_confirmed(
+        &mut self,
+        node: NodeId,
+        _t: Micros,
+        state: &State,
+        inputs: &[SeqInput],
+    ) {
+        if self.topology != Topology::PeerToPeer {
+            self.violation("a client/server node called publish_confirmed".into());
+            return;
+        }
+        let f = state.frame as usize;
+        let have = self.authority.frames();
+        if f == 0 || f > have {
+            self.violation(format!(
+                "{node} confirmed frame {f} but the agreed log ends at frame {}",
+                have - 1
+            ));
+            return;
+        }
+        if f == have {
+            // Extend the agreed log: replay with the published inputs.
+            if inputs.len() != self.players {
+                self.violation(format!(
+                    "{node} confirmed frame {f} with {} inputs, expected {}",
+                    inputs.len(),
+                    self.players
+                ));
+                return;
+            }
+            for (p, si) in inputs.iter().enumerate() {
+                let ok = match si.seq {
+                    0 => si.input == Input::IDLE,
+                    s => self.samples[p]
+                        .get(s as usize - 1)
+                        .is_some_and(|(_, i)| *i == si.input),
+                };
+                if !ok {
+                    self.input_mismatches += 1;
+                    if self.input_mismatches == 1 {
+                        self.violation(format!("{node} frame {f}: player {p} input seq {} is not what the harness sampled", si.seq));
+                    }
+                }
+            }
+            let mut next = self.authority_state.clone();
+            self.game.step(&mut next, inputs);
+            self.authority.push(&next);
+            self.desynced_frames.push(false);
+            self.authority_state = next;
+            self.drain_pending();
+        }
+        if state.checksum() != self.authority.checksums[f] {
+            if !self.desynced_frames[f - 1] {
+                self.desynced_frames[f - 1] = true;
+                if self.first_desync.is_none() {
+                    self.first_desync = Some(self.describe_desync(node, f, state));
+                }
+            }
+        }
+    }
+
+    fn describe_desync(&self, node: NodeId, f: usize, published: &State) -> Desync {
+        let mut differences = Vec::new();
+        // Only the last replayed state is kept in full; earlier frames are
+        // compared by position.
+        let expected: Option<&State> =
+            (self.authority_state.frame as usize == f).then_some(&self.authority_state);
+        for (p, got) in published.players.iter().enumerate() {
+            match expected.and_then(|e| e.players.get(p)) {
+                Some(want) => differences.extend(diff_player(p, want, got)),
+                None if p < self.players => {
+                    let w = self.authority.at(f, p);
+                    if w != [got.x, got.y, got.z] {
+                        differences.push(format!(
+                            "player{p}.position: {w:?} vs {:?}",
+                            [got.x, got.y, got.z]
+                        ));
+                    }
+                }
+                None => differences.push(format!("player{p}: not in the agreed state")),
+            }
+        }
+        Desync {
+            frame: f as u32,
+            node: node.0,
+            expected_checksum: format!("{:016x}", self.authority.checksums[f]),
+            published_checksum: format!("{:016x}", published.checksum()),
+            differences,
+        }
+    }
+
+    /// Records what `viewer` (a player's client or peer) shows at `t`.
+    pub(crate) fn record_view(&mut self, viewer: usize, t: Micros, view: &View) {
+        for e in &view.entities {
+            let id = e.id as usize;
+            if id >= self.players {
+                self.violation(format!("player {viewer}'s view shows unknown entity {id}"));
+                continue;
+            }
+            let own = (id == viewer) as usize;
+            let seen = &mut self.seen[viewer][id];
+            // Latency: every newly shown input of this entity's player.
+            if e.seq > seen.seq {
+                let taken = self.samples[id].len() as u32;
+                if e.seq > taken {
+                    let msg = format!("player {viewer}'s view shows input {} of player {id}, which was never sampled", e.seq);
+                    self.violation(msg);
+                } else {
+                    for s in seen.seq + 1..=e.seq {
+                        let at = self.samples[id][s as usize - 1].0;
+                        self.latency[own].record(t.since(at));
+                    }
+                    self.seen[viewer][id].seq = e.seq;
+                }
+            }
+            let seen = &mut self.seen[viewer][id];
+            if let Some((pt, px, py)) = seen.last {
+                let dx = (e.x as i64 - px as i64).unsigned_abs();
+                let dy = (e.y as i64 - py as i64).unsigned_abs();
+                let moved = (dx * dx + dy * dy).isqrt() as i64;
+                if moved > self.game.max_travel(t.since(pt)) + 1_000 {
+                    self.snaps += 1;
+                }
+            }
+            seen.last = Some((t, e.x, e.y));
+            let f = ((t.0 / self.dt_us) as usize + 1).min(self.ideal.frames() - 1);
+            self.ideal_div[own].record(dist(self.ideal.at(f, id), e));
+        }
+        let frame = match self.topology {
+            Topology::ClientServer => self.authority.frames() - 1,
+            Topology::PeerToPeer => (t.0 / self.dt_us) as usize + 1,
+        };
+        if frame < self.authority.frames() {
+            self.score(viewer, frame, view);
+        } else {
+            self.pending.push_back(Pending {
+                viewer,
+                frame,
+                view: view.clone(),
+            });
+        }
+    }
+
+    fn score(&mut self, viewer: usize, frame: usize, view: &View) {
+        for e in &view.entities {
+            let id = e.id as usize;
+            if id < self.players {
+                let own = (id == viewer) as usize;
+                self.div[own].record(dist(self.authority.at(frame, id), e));
+            }
+        }
+    }
+
+    fn drain_pending(&mut self) {
+        while self
+            .pending
+            .front()
+            .is_some_and(|p| p.frame < self.authority.frames())
+        {
+            let p = self.pending.pop_front().expect("checked");
+            self.score(p.viewer, p.frame, &p.view);
+        }
+    }
+
+    /// The metrics of the run, after `duration_us` of simulated time.
+    pub fn finish(
+        mut self,
+        duration_us: u64,
+        algorithm_steps: u64,
+        links: &[LinkStats],
+        delivered: u64,
+    ) -> Metrics {
+        self.unscored = self.pending.len() as u64;
+        let secs = duration_us as f64 / 1e6;
+        let per_s = |x: u64| round4(x as f64 / secs);
+        let rate = |t: &[Traffic]| {
+            let n = t.len().max(1) as f64;
+            let sum = |f: fn(&Traffic) -> u64| t.iter().map(f).sum::<u64>() as f64 / n / secs;
+            Bandwidth {
+                up_bytes_per_s: round4(sum(|t| t.up_bytes)),
+                down_bytes_per_s: round4(sum(|t| t.down_bytes)),
+                up_packets_per_s: round4(sum(|t| t.up_packets)),
+                down_packets_per_s: round4(sum(|t| t.down_packets)),
+            }
+        };
+        let (server, clients) = match self.topology {
+            Topology::ClientServer => (Some(rate(&self.traffic[..1])), &self.traffic[1..]),
+            Topology::PeerToPeer => (None, &self.traffic[..]),
+        };
+        let client_stalls = match self.topology {
+            Topology::ClientServer => &self.stalled_ticks[1..],
+            Topology::PeerToPeer => &self.stalled_ticks[..],
+        };
+        let stall_ms = client_stalls.iter().sum::<u64>() as f64 * self.node_tick_us as f64
+            / 1e3
+            / self.players.max(1) as f64;
+        let mut net = NetworkCounts {
+            packets_delivered: delivered,
+            ..Default::default()
+        };
+        for l in links {
+            net.lost += l.lost;
+            net.duplicated += l.duplicated;
+            net.reordered += l.reordered;
+            net.corrupted += l.corrupted;
+            net.limit_dropped += l.limit_dropped;
+        }
+        net.packets_sent = self.traffic.iter().map(|t| t.up_packets).sum();
+        let split = |h: &[Hist; 2], scale: f64| OwnRemote {
+            own: h[1].stats(scale),
+            remote: h[0].stats(scale),
+        };
+        Metrics {
+            divergence_m: split(&self.div, 1e6),
+            ideal_divergence_m: split(&self.ideal_div, 1e6),
+            desyncs: self.desynced_frames.iter().filter(|d| **d).count() as u64,
+            corrections: self.corrections,
+            rollbacks: self.rollbacks,
+            resimulated_frames: self.resimulated,
+            snaps: self.snaps,
+            stall_ms: round4(stall_ms),
+            bandwidth: rate(clients),
+            server_bandwidth: server,
+            input_latency_ms: split(&self.latency, 1e3),
+            sim_steps_per_s: per_s(algorithm_steps),
+            unscored_samples: self.unscored,
+            input_mismatches: self.input_mismatches,
+            first_desync: self.first_desync,
+            violations: self.violations,
+            network: net,
+        }
+    }
+}
+
+fn dist(a: [i32; 3], e: &crate::contract::EntityView) -> u64 {
+    let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs();
+    let (dx, dy, dz) = (d(a[0], e.x), d(a[1], e.y), d(a[2], e.z));
+    (dx * dx + dy * dy + dz * dz).isqrt()
+}
+
+fn diff_player(p: usize, want: &PlayerState, got: &PlayerState) -> Vec<String> {
+    let fields: [(&str, i64, i64); 13] = [
+        ("x", want.x as i64, got.x as i64),
+        ("y", want.y as i64, got.y as i64),
+        ("z", want.z as i64, got.z as i64),
+        ("vx", want.vx as i64, got.vx as i64),
+        ("vy", want.vy as i64, got.vy as i64),
+        ("vz", want.vz as i64, got.vz as i64),
+        (
+            "prev_buttons",
+            want.prev_buttons as i64,
+            got.prev_buttons as i64,
+        ),
+        ("cooldown", want.cooldown as i64, got.cooldown as i64),
+        ("last_seq", want.last_seq as i64, got.last_seq as i64),
+        ("shots", want.shots as i64, got.shots as i64),
+        ("hits", want.hits as i64, got.hits as i64),
+        (
+            "last_target",
+            want.last_target as i64,
+            got.last_target as i64,
+        ),
+        (
+            "facing",
+            (want.facing_x as i64) * 3 + want.facing_y as i64,
+            (got.facing_x as i64) * 3 + got.facing_y as i64,
+        ),
+    ];
+    fields
+        .iter()
+        .filter(|(_, w, g)| w != g)
+        .map(|(name, w, g)| format!("player{p}.{name}: {w} vs {g}"))
+        .collect()
+}

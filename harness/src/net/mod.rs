@@ -1,0 +1,25 @@
+//! The simulated network: netem-syntax profiles, per-direction links, and
+//! the topology that joins nodes.
+//!
+//! Every node has an access link to the network core: an uplink (node →
+//! core) and a downlink (core → node), each applying its own [`Netem`]
+//! description with its own random stream. The core adds nothing. A packet
+//! from A to B crosses A's uplink and then B's downlink. In client/server
+//! runs the server's own link is clean by default, so a client's profile is
+//! exactly what its packets see each way; in peer-to-peer runs a packet
+//! crosses two access links, the sender's and the receiver's (so two peers
+//! on `delay 50ms` are 100 ms apart one way — the physical truth of two home
+//! connections, and what makes "one player on 4G" affect every packet to and
+//! from that player only).
+
+pub mod link;
+pub mod netem;
+pub mod profile;
+
+pub use link::{Delivery, Link, LinkStats};
+pub use netem::Netem;
+pub use profile::Profile;
+
+/// IPv4 (20 bytes) + UDP (8 bytes): the per-packet header overhead counted
+/// in every bandwidth figure.
+pub const UDP_IPV4_HEADER_BYTES: usize = 28;

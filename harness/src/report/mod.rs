@@ -1,0 +1,74 @@
+//! Reports: the `syncbench.report.v1` JSON document and the text and
+//! Markdown tables people read.
+//!
+//! A report is `{"schema": "syncbench.report.v1", "tool": ..., "runs":
+//! [...]}`; each run names its full configuration and carries its
+//! [`Metrics`]. Field names are a contract users and CI scripts rely on.
+
+pub mod table;
+
+use crate::metrics::Metrics;
+use serde::{Deserialize, Serialize};
+
+/// The schema identifier written in every JSON report.
+pub const SCHEMA: &str = "syncbench.report.v1";
+
+/// One run: its configuration and what was measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    /// Algorithm name.
+    pub algorithm: String,
+    /// Profile name (or inline string).
+    pub profile: String,
+    /// Trace name.
+    pub trace: String,
+    /// Run seed.
+    pub seed: u64,
+    /// Players.
+    pub clients: usize,
+    /// Simulated duration, seconds.
+    pub duration_s: f64,
+    /// Tick rate, Hz.
+    pub tick_hz: u32,
+    /// Render rate of each client, Hz.
+    pub render_hz: Vec<u32>,
+    /// `client-server` or `peer-to-peer`.
+    pub topology: String,
+    /// Uplink netem string as resolved.
+    pub uplink: String,
+    /// Downlink netem string as resolved.
+    pub downlink: String,
+    /// Algorithm options given.
+    pub options: std::collections::BTreeMap<String, String>,
+    /// The measurements.
+    pub metrics: Metrics,
+}
+
+/// A whole report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    /// `syncbench <version>`.
+    pub tool: String,
+    /// The runs, in a stable order.
+    pub runs: Vec<RunReport>,
+}
+
+impl Report {
+    /// A report of `runs` by tool version `version`.
+    pub fn new(version: &str, runs: Vec<RunReport>) -> Report {
+        Report {
+            schema: SCHEMA.to_string(),
+            tool: format!("syncbench {version}"),
+            runs,
+        }
+    }
+
+    /// Pretty JSON with a trailing newline; byte-identical for equal reports.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("reports serialize");
+        s.push('\n');
+        s
+    }
+}

@@ -1,0 +1,219 @@
+//! Text and Markdown tables: one run as a list, several side by side.
+
+use super::RunReport;
+use crate::metrics::Metrics;
+
+type Getter = fn(&Metrics) -> f64;
+
+/// The rows of a comparison: label, unit, how to read it, decimals.
+pub const ROWS: &[(&str, Getter, usize)] = &[
+    (
+        "own input latency p50 (ms)",
+        |m| m.input_latency_ms.own.p50,
+        1,
+    ),
+    (
+        "own input latency p99 (ms)",
+        |m| m.input_latency_ms.own.p99,
+        1,
+    ),
+    (
+        "remote input latency p50 (ms)",
+        |m| m.input_latency_ms.remote.p50,
+        1,
+    ),
+    (
+        "remote input latency p99 (ms)",
+        |m| m.input_latency_ms.remote.p99,
+        1,
+    ),
+    ("own divergence mean (m)", |m| m.divergence_m.own.mean, 3),
+    ("own divergence p99 (m)", |m| m.divergence_m.own.p99, 3),
+    (
+        "remote divergence mean (m)",
+        |m| m.divergence_m.remote.mean,
+        3,
+    ),
+    (
+        "remote divergence p99 (m)",
+        |m| m.divergence_m.remote.p99,
+        3,
+    ),
+    (
+        "own vs ideal mean (m)",
+        |m| m.ideal_divergence_m.own.mean,
+        3,
+    ),
+    (
+        "remote vs ideal mean (m)",
+        |m| m.ideal_divergence_m.remote.mean,
+        3,
+    ),
+    ("snaps", |m| m.snaps as f64, 0),
+    ("corrections", |m| m.corrections as f64, 0),
+    ("rollbacks", |m| m.rollbacks as f64, 0),
+    ("re-simulated frames", |m| m.resimulated_frames as f64, 0),
+    ("stall per client (ms)", |m| m.stall_ms, 0),
+    ("desyncs", |m| m.desyncs as f64, 0),
+    ("up per client (B/s)", |m| m.bandwidth.up_bytes_per_s, 0),
+    ("down per client (B/s)", |m| m.bandwidth.down_bytes_per_s, 0),
+    ("up per client (pkt/s)", |m| m.bandwidth.up_packets_per_s, 1),
+    (
+        "down per client (pkt/s)",
+        |m| m.bandwidth.down_packets_per_s,
+        1,
+    ),
+    ("sim steps per s", |m| m.sim_steps_per_s, 0),
+];
+
+fn render(header: &[String], rows: &[Vec<String>], markdown: bool) -> String {
+    let cols = header.len();
+    let mut width = vec![0; cols];
+    for r in std::iter::once(header).chain(rows.iter().map(|r| r.as_slice())) {
+        for (i, c) in r.iter().enumerate() {
+            width[i] = width[i].max(c.chars().count());
+        }
+    }
+    let line = |r: &[String]| -> String {
+        let cells: Vec<String> = r
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if i == 0 {
+                    format!("{c:<w$}", w = width[i])
+                } else {
+                    format!("{c:>w$}", w = width[i])
+                }
+            })
+            .collect();
+        if markdown {
+            format!("| {} |", cells.join(" | "))
+        } else {
+            cells.join("  ").trim_end().to_string()
+        }
+    };
+    let mut out = line(header);
+    out.push('\n');
+    if markdown {
+        let sep: Vec<String> = (0..cols)
+            .map(|i| {
+                if i == 0 {
+                    format!(":{}", "-".repeat(width[i] - 1))
+                } else {
+                    format!("{}:", "-".repeat(width[i] - 1))
+                }
+            })
+            .collect();
+        out.push_str(&format!("| {} |\n", sep.join(" | ")));
+    } else {
+        out.push_str(&"-".repeat(width.iter().sum::<usize>() + 2 * (cols - 1)));
+        out.push('\n');
+    }
+    for r in rows {
+        out.push_str(&line(r));
+        out.push('\n');
+    }
+    out
+}
+
+fn fmt(v: f64, decimals: usize) -> String {
+    format!("{v:.decimals$}")
+}
+
+/// Runs side by side: one column per algorithm (metrics averaged over the
+/// seeds of each), one table per (profile, trace).
+pub fn compare(runs: &[RunReport], markdown: bool) -> String {
+    let mut groups: Vec<(String, String)> = Vec::new();
+    for r in runs {
+        let g = (r.profile.clone(), r.trace.clone());
+        if !groups.contains(&g) {
+            groups.push(g);
+        }
+    }
+    let mut out = String::new();
+    for (profile, trace) in groups {
+        let in_group: Vec<&RunReport> = runs
+            .iter()
+            .filter(|r| r.profile == profile && r.trace == trace)
+            .collect();
+        let mut algos: Vec<&str> = Vec::new();
+        for r in &in_group {
+            if !algos.contains(&r.algorithm.as_str()) {
+                algos.push(&r.algorithm);
+            }
+        }
+        let seeds = in_group.iter().filter(|r| r.algorithm == algos[0]).count();
+        let first = in_group[0];
+        let title = format!(
+            "profile {profile} · trace {trace} · {} clients · {}s · {} Hz · {} seed{}",
+            first.clients,
+            first.duration_s,
+            first.tick_hz,
+            seeds,
+            if seeds == 1 { "" } else { "s (mean)" }
+        );
+        if markdown {
+            out.push_str(&format!("**{title}**\n\n"));
+        } else {
+            out.push_str(&format!("{title}\n"));
+        }
+        let mut header = vec!["metric".to_string()];
+        header.extend(algos.iter().map(|a| a.to_string()));
+        let rows: Vec<Vec<String>> = ROWS
+            .iter()
+            .map(|(label, get, dec)| {
+                let mut row = vec![label.to_string()];
+                for a in &algos {
+                    let vals: Vec<f64> = in_group
+                        .iter()
+                        .filter(|r| r.algorithm == *a)
+                        .map(|r| get(&r.metrics))
+                        .collect();
+                    row.push(fmt(
+                        vals.iter().sum::<f64>() / vals.len().max(1) as f64,
+                        *dec,
+                    ));
+                }
+                row
+            })
+            .collect();
+        out.push_str(&render(&header, &rows, markdown));
+        out.push('\n');
+    }
+    out
+}
+
+/// One run as a two-column list, with its configuration on top.
+pub fn single(r: &RunReport, markdown: bool) -> String {
+    let mut out = String::new();
+    let title = format!(
+        "{} on {} · trace {} · seed {} · {} clients · {}s · {} Hz",
+        r.algorithm, r.profile, r.trace, r.seed, r.clients, r.duration_s, r.tick_hz
+    );
+    if markdown {
+        out.push_str(&format!("**{title}**\n\n"));
+    } else {
+        out.push_str(&format!(
+            "{title}\nuplink: {}   downlink: {}\n",
+            r.uplink, r.downlink
+        ));
+    }
+    let header = vec!["metric".to_string(), "value".to_string()];
+    let rows: Vec<Vec<String>> = ROWS
+        .iter()
+        .map(|(l, g, d)| vec![l.to_string(), fmt(g(&r.metrics), *d)])
+        .collect();
+    out.push_str(&render(&header, &rows, markdown));
+    if let Some(d) = &r.metrics.first_desync {
+        out.push_str(&format!(
+            "\nfirst desync: frame {} on node {}: {}\n",
+            d.frame,
+            d.node,
+            d.differences.join("; ")
+        ));
+    }
+    for v in &r.metrics.violations {
+        out.push_str(&format!("violation: {v}\n"));
+    }
+    out
+}

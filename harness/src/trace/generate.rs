@@ -1,0 +1,267 @@
+//! Seeded input generators: named patterns that produce a [`Track`] per
+//! player. A generator is written `name` or `name:key=value,...`, e.g.
+//! `zigzag:period=2s` or `random-walk:seed=9`.
+//!
+//! | name | what the player does |
+//! |---|---|
+//! | `idle` | nothing |
+//! | `random-walk` | a random direction (or a stop) every 0.3–1.5 s, sometimes jumping |
+//! | `zigzag` | diagonals alternating up/down every `period` (default 1 s), reversing horizontally every 4 periods |
+//! | `stop-go` | moves for `period` (default 1 s), stops for `period`; direction turns R, U, L, D |
+//! | `strafe-shoot` | strafes left/right every 0.4–1.2 s while firing in a random aim |
+//!
+//! Each player's stream is seeded from `(seed, player)`, so players differ
+//! and the same seed always gives the same trace.
+
+use super::Track;
+use crate::error::{InputError, Source};
+use crate::game::Input;
+use crate::rng::{Purpose, Stream};
+use crate::time::parse_duration;
+use std::fmt;
+
+/// Which pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    /// Nothing held.
+    Idle,
+    /// Random directions and stops.
+    RandomWalk,
+    /// Alternating diagonals.
+    Zigzag,
+    /// Move, stop, turn.
+    StopGo,
+    /// Strafe and fire.
+    StrafeShoot,
+}
+
+/// A generator: a pattern and its parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Generator {
+    /// The pattern.
+    pub pattern: Pattern,
+    /// Its period, µs, for periodic patterns.
+    pub period_us: u64,
+    /// Its own seed, overriding the run's.
+    pub seed: Option<u64>,
+}
+
+impl Generator {
+    /// The generator names.
+    pub const NAMES: &'static [&'static str] =
+        &["idle", "random-walk", "zigzag", "stop-go", "strafe-shoot"];
+
+    /// Parses `name[:key=value,...]`; `Ok(None)` if `name` is no generator.
+    pub fn parse(spec: &str, source: &Source) -> Result<Option<Generator>, InputError> {
+        let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
+        let pattern = match name {
+            "idle" => Pattern::Idle,
+            "random-walk" => Pattern::RandomWalk,
+            "zigzag" => Pattern::Zigzag,
+            "stop-go" => Pattern::StopGo,
+            "strafe-shoot" => Pattern::StrafeShoot,
+            _ => return Ok(None),
+        };
+        let mut g = Generator {
+            pattern,
+            period_us: 1_000_000,
+            seed: None,
+        };
+        for kv in params.split(',').filter(|s| !s.is_empty()) {
+            let err = |m: String| InputError::at(source, None, format!("generator `{name}`: {m}"));
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| err(format!("`{kv}`: expected key=value")))?;
+            match k {
+                "period" => {
+                    g.period_us = parse_duration(v).map_err(err)?;
+                    if g.period_us == 0 {
+                        return Err(err("period must be positive".into()));
+                    }
+                }
+                "seed" => {
+                    g.seed = Some(
+                        v.parse()
+                            .map_err(|_| err(format!("seed `{v}`: expected an integer")))?,
+                    )
+                }
+                _ => {
+                    return Err(err(format!(
+                        "unknown parameter `{k}`: expected period or seed"
+                    )))
+                }
+            }
+        }
+        Ok(Some(g))
+    }
+
+    /// Player `p`'s track over `duration_us` (the last segment then holds).
+    pub fn track(&self, p: usize, duration_us: u64, run_seed: u64) -> Track {
+        let mut rng = Stream::new(self.seed.unwrap_or(run_seed), Purpose::Trace, p as u64);
+        let mut segs: Vec<(u64, Input)> = Vec::new();
+        let period = self.period_us;
+        let dirs = [Input::RIGHT, Input::UP, Input::LEFT, Input::DOWN];
+        match self.pattern {
+            Pattern::Idle => segs.push((0, Input::IDLE)),
+            Pattern::RandomWalk => {
+                let mut t = 0;
+                while t < duration_us {
+                    let k = rng.below(10);
+                    // Stop, one of four directions, or one of four diagonals.
+                    let mut b = match k {
+                        0 => 0,
+                        1..=4 => dirs[k as usize - 1],
+                        _ => dirs[(k as usize - 5) % 4] | dirs[(k as usize - 4) % 4],
+                    };
+                    if rng.below(10) == 0 {
+                        b |= Input::JUMP;
+                    }
+                    segs.push((t, Input::buttons(b)));
+                    t += rng.range_inclusive(300_000, 1_500_000) as u64;
+                }
+            }
+            Pattern::Zigzag => {
+                let offset = (p as u64 % 4) * period / 4;
+                segs.push((0, Input::IDLE));
+                let mut k = 0u64;
+                let mut t = offset;
+                while t < duration_us {
+                    let h = if (k / 4) % 2 == 0 {
+                        Input::RIGHT
+                    } else {
+                        Input::LEFT
+                    };
+                    let v = if k % 2 == 0 { Input::UP } else { Input::DOWN };
+                    segs.push((t, Input::buttons(h | v)));
+                    k += 1;
+                    t += period;
+                }
+            }
+            Pattern::StopGo => {
+                let mut k = (p % 4) as u64;
+                let mut t = 0;
+                while t < duration_us {
+                    segs.push((t, Input::buttons(dirs[(k % 4) as usize])));
+                    segs.push((t + period, Input::IDLE));
+                    k += 1;
+                    t += 2 * period;
+                }
+            }
+            Pattern::StrafeShoot => {
+                let mut t = 0;
+                let mut left = p % 2 == 0;
+                while t < duration_us {
+                    let aim_x = rng.range_inclusive(-127, 127) as i8;
+                    let aim_y = rng.range_inclusive(-127, 127) as i8;
+                    let dir = if left { Input::LEFT } else { Input::RIGHT };
+                    segs.push((
+                        t,
+                        Input {
+                            buttons: dir | Input::SHOOT,
+                            aim_x,
+                            aim_y,
+                        },
+                    ));
+                    left = !left;
+                    t += rng.range_inclusive(400_000, 1_200_000) as u64;
+                }
+            }
+        }
+        // Normalise: start at 0, a later segment at the same instant wins,
+        // and consecutive equal inputs merge.
+        let mut out: Vec<(u64, Input)> = vec![(0, Input::IDLE)];
+        for (t, input) in segs {
+            match out.last_mut() {
+                Some(last) if last.0 == t => last.1 = input,
+                _ => out.push((t, input)),
+            }
+        }
+        out.dedup_by(|b, a| a.1 == b.1);
+        Track {
+            segments: out,
+            repeat_us: None,
+        }
+    }
+}
+
+impl fmt::Display for Generator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = Self::NAMES[self.pattern as usize];
+        write!(f, "{name}")?;
+        let mut params = Vec::new();
+        if self.period_us != 1_000_000 && matches!(self.pattern, Pattern::Zigzag | Pattern::StopGo)
+        {
+            params.push(format!("period={}ms", self.period_us / 1000));
+        }
+        if let Some(s) = self.seed {
+            params.push(format!("seed={s}"));
+        }
+        if !params.is_empty() {
+            write!(f, ":{}", params.join(","))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gen(spec: &str) -> Generator {
+        Generator::parse(spec, &Source::BuiltIn("test".into()))
+            .unwrap()
+            .unwrap()
+    }
+
+    #[test]
+    fn every_generator_is_seeded_and_deterministic() {
+        for name in Generator::NAMES {
+            let g = gen(name);
+            assert_eq!(
+                g.track(1, 20_000_000, 5),
+                g.track(1, 20_000_000, 5),
+                "{name}"
+            );
+            let t = g.track(0, 20_000_000, 5);
+            assert_eq!(t.segments[0].0, 0);
+            assert!(
+                t.segments
+                    .windows(2)
+                    .all(|w| w[0].0 < w[1].0 && w[0].1 != w[1].1),
+                "{name}"
+            );
+        }
+        let rw = gen("random-walk");
+        assert_ne!(rw.track(0, 20_000_000, 1), rw.track(0, 20_000_000, 2));
+        assert_ne!(rw.track(0, 20_000_000, 1), rw.track(1, 20_000_000, 1));
+        assert_eq!(
+            gen("random-walk:seed=4").track(0, 20_000_000, 1),
+            gen("random-walk:seed=4").track(0, 20_000_000, 99)
+        );
+    }
+
+    #[test]
+    fn zigzag_alternates_with_its_period() {
+        let t = gen("zigzag:period=500ms").track(0, 4_000_000, 0);
+        assert_eq!(
+            t.input_at(100_000),
+            Input::buttons(Input::RIGHT | Input::UP)
+        );
+        assert_eq!(
+            t.input_at(600_000),
+            Input::buttons(Input::RIGHT | Input::DOWN)
+        );
+        assert_eq!(
+            t.input_at(2_100_000),
+            Input::buttons(Input::LEFT | Input::UP)
+        );
+    }
+
+    #[test]
+    fn bad_parameters_are_reported() {
+        let src = Source::BuiltIn("t".into());
+        assert!(Generator::parse("zigzag:period=fast", &src).is_err());
+        assert!(Generator::parse("zigzag:speed=2", &src).is_err());
+        assert_eq!(Generator::parse("teleport", &src), Ok(None));
+    }
+}

@@ -1,0 +1,206 @@
+//! Input traces: what each player holds over time.
+//!
+//! A trace is, per player, a list of segments `(start, input)`: the input
+//! held from `start` until the next segment (optionally looping). Traces
+//! come from three places, all compiled to the same [`Trace`]:
+//!
+//! - **scripts**: the human-writable text format in `traces/*.trace`
+//!   (see [`script`] for the grammar);
+//! - **generators**: seeded, named patterns (`idle`, `random-walk`,
+//!   `zigzag`, `stop-go`, `strafe-shoot`), see [`generate`];
+//! - the **exact per-tick form** that failing property tests write out: one
+//!   row per tick, one column per player.
+//!
+//! The harness samples a player's input by global time with
+//! [`Trace::input_at`]; the ideal world uses the same function.
+
+pub mod generate;
+pub mod script;
+
+use crate::error::{InputError, Source};
+use crate::game::Input;
+use std::path::{Path, PathBuf};
+
+/// One player's inputs over time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Track {
+    /// `(start µs, input)`, sorted by start, first start 0.
+    pub segments: Vec<(u64, Input)>,
+    /// Loop period, µs: the track repeats with this period.
+    pub repeat_us: Option<u64>,
+}
+
+impl Track {
+    /// A track that holds nothing, forever.
+    pub fn idle() -> Track {
+        Track {
+            segments: vec![(0, Input::IDLE)],
+            repeat_us: None,
+        }
+    }
+
+    /// The input held at `t_us`.
+    pub fn input_at(&self, t_us: u64) -> Input {
+        let t = match self.repeat_us {
+            Some(p) if p > 0 => t_us % p,
+            _ => t_us,
+        };
+        let idx = self.segments.partition_point(|&(s, _)| s <= t);
+        if idx == 0 {
+            Input::IDLE
+        } else {
+            self.segments[idx - 1].1
+        }
+    }
+}
+
+/// Inputs for every player of a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trace {
+    /// Display name (file stem or generator name).
+    pub name: String,
+    /// One track per player.
+    pub tracks: Vec<Track>,
+}
+
+impl Trace {
+    /// Player `p`'s input at global time `t_us` (idle for unknown players).
+    pub fn input_at(&self, p: usize, t_us: u64) -> Input {
+        self.tracks.get(p).map_or(Input::IDLE, |t| t.input_at(t_us))
+    }
+}
+
+/// A trace before it is instantiated for a number of players, a duration and
+/// a seed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TraceSpec {
+    /// A parsed script file.
+    Script(script::Script),
+    /// A named generator for every player.
+    Generator(generate::Generator),
+}
+
+impl TraceSpec {
+    /// Display name.
+    pub fn name(&self) -> String {
+        match self {
+            TraceSpec::Script(s) => s.name.clone(),
+            TraceSpec::Generator(g) => g.to_string(),
+        }
+    }
+
+    /// The concrete trace for `players` players over `duration_us`.
+    /// Generators without their own seed use `seed`.
+    pub fn instantiate(
+        &self,
+        players: usize,
+        duration_us: u64,
+        seed: u64,
+    ) -> Result<Trace, InputError> {
+        match self {
+            TraceSpec::Script(s) => s.instantiate(players, duration_us, seed),
+            TraceSpec::Generator(g) => Ok(Trace {
+                name: g.to_string(),
+                tracks: (0..players)
+                    .map(|p| g.track(p, duration_us, seed))
+                    .collect(),
+            }),
+        }
+    }
+
+    /// Resolves a `--trace` argument: a generator (`zigzag`,
+    /// `random-walk:seed=3`), a name in one of `dirs` (`dodge` →
+    /// `traces/dodge.trace`), or a path to a trace file.
+    pub fn resolve(arg: &str, dirs: &[PathBuf]) -> Result<TraceSpec, InputError> {
+        let path = Path::new(arg);
+        if arg.ends_with(".trace") || arg.contains('/') {
+            return Self::load(path);
+        }
+        if let Some(g) = generate::Generator::parse(arg, &Source::Inline(format!("--trace {arg}")))?
+        {
+            return Ok(TraceSpec::Generator(g));
+        }
+        for d in dirs {
+            let p = d.join(format!("{arg}.trace"));
+            if p.is_file() {
+                return Self::load(&p);
+            }
+        }
+        let mut known: Vec<String> = generate::Generator::NAMES
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        known.extend(list(dirs).into_iter().map(|(n, _)| n));
+        Err(InputError::at(
+            &Source::Inline(format!("--trace {arg}")),
+            None,
+            format!("unknown trace `{arg}`: expected a generator, a name from traces/, or a path to a .trace file (known: {})", known.join(", ")),
+        ))
+    }
+
+    /// Loads a trace file.
+    pub fn load(path: &Path) -> Result<TraceSpec, InputError> {
+        let source = Source::File(path.display().to_string());
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| InputError::at(&source, None, format!("cannot read trace file: {e}")))?;
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("trace");
+        Ok(TraceSpec::Script(script::Script::parse(
+            &text, stem, &source,
+        )?))
+    }
+}
+
+/// The trace files in `dirs`: `(name, first comment line)`, sorted by name,
+/// first directory winning on duplicates.
+pub fn list(dirs: &[PathBuf]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for d in dirs {
+        let Ok(rd) = std::fs::read_dir(d) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        files.sort();
+        for f in files {
+            if f.extension().is_some_and(|e| e == "trace") {
+                let name = f
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or_default()
+                    .to_string();
+                if out.iter().any(|(n, _)| *n == name) {
+                    continue;
+                }
+                let desc = std::fs::read_to_string(&f)
+                    .ok()
+                    .and_then(|t| {
+                        t.lines()
+                            .find_map(|l| l.trim().strip_prefix('#').map(|s| s.trim().to_string()))
+                    })
+                    .unwrap_or_default();
+                out.push((name, desc));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn track_lookup_and_repeat() {
+        let r = Input::buttons(Input::RIGHT);
+        let l = Input::buttons(Input::LEFT);
+        let t = Track {
+            segments: vec![(0, r), (1_000, l)],
+            repeat_us: Some(2_000),
+        };
+        assert_eq!(t.input_at(0), r);
+        assert_eq!(t.input_at(999), r);
+        assert_eq!(t.input_at(1_000), l);
+        assert_eq!(t.input_at(2_500), r);
+        assert_eq!(t.input_at(3_500), l);
+    }
+}
