@@ -1,0 +1,177 @@
+//! `lockstep`: strict, DOOM-style lockstep (seed 003, `TryRunTics`).
+//!
+//! Peer to peer. Every tick a peer samples its player's input for the next
+//! frame it has not made yet (`maketic`) — unless it is already `max-ahead`
+//! frames ahead of the game, in which case the device is not read — and
+//! sends every other peer all its inputs that peer has not acknowledged,
+//! with an acknowledgement of the inputs it holds from that peer. Then it
+//! runs every frame (`gametic`) for which it holds every player's input; a
+//! tick in which no frame ran while the game is behind is a stall. Every
+//! peer simulates exactly the same inputs for every frame, so no peer can
+//! diverge: the harness checks that by replaying the inputs each peer
+//! confirms.
+//!
+//! Input packets (peer → peer, little-endian): `3, ack: u32, start: u32, n:
+//! u8, n × input(3)` — `ack` is how many of the receiver's inputs the
+//! sender holds contiguously, `start` the frame of the first input carried.
+//! An input made for frame `f` has sequence number `f + 1` (one sample per
+//! frame), so sequence numbers need not travel.
+
+use crate::wire::{Reader, Writer};
+use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
+use harness::game::{Input, SeqInput, State};
+
+const TAG_INPUTS: u8 = 3;
+/// Inputs carried per packet at most.
+const MAX_BATCH: usize = 64;
+/// Frames a peer will accept ahead of its game (anything farther is junk).
+const ACCEPT_WINDOW: u32 = 4096;
+
+const MAX_AHEAD: OptionSpec = OptionSpec {
+    name: "max-ahead",
+    default: "6",
+    help: "frames of input a peer may make before the game has run them (DOOM: BACKUPTICS/2)",
+};
+
+/// The algorithm.
+pub struct Lockstep;
+
+impl Algorithm for Lockstep {
+    fn name(&self) -> &'static str {
+        "lockstep"
+    }
+    fn description(&self) -> &'static str {
+        "strict peer-to-peer lockstep: a frame runs only when every player's input for it is there (DOOM, seed 003)"
+    }
+    fn topology(&self) -> Topology {
+        Topology::PeerToPeer
+    }
+    fn options(&self) -> &'static [OptionSpec] {
+        &[MAX_AHEAD]
+    }
+    fn client(&self, setup: &Setup, player: usize) -> Box<dyn Node> {
+        let n = setup.players;
+        Box::new(Peer {
+            me: player,
+            state: setup.initial.clone(),
+            inputs: vec![Vec::new(); n],
+            have: vec![0; n],
+            acked_by: vec![0; n],
+            max_ahead: setup.options.number(&MAX_AHEAD).clamp(1.0, 1000.0) as u32,
+            frame_inputs: vec![SeqInput::default(); n],
+        })
+    }
+}
+
+struct Peer {
+    me: usize,
+    state: State,
+    /// Per player, the input of each frame received so far.
+    inputs: Vec<Vec<Option<Input>>>,
+    /// Per player, how many inputs from frame 0 on are held contiguously
+    /// (for `me`: `maketic`).
+    have: Vec<u32>,
+    /// Per peer, how many of my inputs it has acknowledged.
+    acked_by: Vec<u32>,
+    max_ahead: u32,
+    frame_inputs: Vec<SeqInput>,
+}
+
+impl Peer {
+    fn gametic(&self) -> u32 {
+        self.state.frame
+    }
+
+    fn store(&mut self, p: usize, frame: u32, input: Input) {
+        let v = &mut self.inputs[p];
+        if v.len() <= frame as usize {
+            v.resize(frame as usize + 1, None);
+        }
+        if v[frame as usize].is_none() {
+            v[frame as usize] = Some(input);
+        }
+        while self.inputs[p].get(self.have[p] as usize).is_some_and(|i| i.is_some()) {
+            self.have[p] += 1;
+        }
+    }
+
+    /// Runs every frame whose inputs are all here; returns how many ran.
+    fn try_run(&mut self, ctx: &mut Ctx<'_>) -> u32 {
+        let mut ran = 0;
+        loop {
+            let f = self.gametic();
+            if self.have.iter().any(|&h| h <= f) {
+                return ran;
+            }
+            for (p, slot) in self.frame_inputs.iter_mut().enumerate() {
+                let input = self.inputs[p][f as usize].expect("have covers it");
+                *slot = SeqInput { seq: f + 1, input };
+            }
+            ctx.game().step(&mut self.state, &self.frame_inputs);
+            ctx.publish_confirmed(&self.state, &self.frame_inputs);
+            ran += 1;
+        }
+    }
+
+    fn packet_for(&self, q: usize) -> Vec<u8> {
+        let start = self.acked_by[q];
+        let end = self.have[self.me].min(start + MAX_BATCH as u32);
+        let mut w = Writer::with_capacity(10 + 3 * (end - start) as usize);
+        w.u8(TAG_INPUTS).u32(self.have[q]).u32(start).u8((end - start) as u8);
+        for f in start..end {
+            self.inputs[self.me][f as usize].expect("own inputs are contiguous").encode(&mut w.0);
+        }
+        w.finish()
+    }
+}
+
+impl Node for Peer {
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        let maketic = self.have[self.me];
+        if maketic < self.gametic() + self.max_ahead {
+            if let Some(s) = ctx.sample_input() {
+                debug_assert_eq!(s.seq, maketic + 1, "one sample per frame");
+                self.store(self.me, maketic, s.input);
+            }
+        }
+        for q in 0..ctx.setup().players {
+            if q != self.me {
+                let msg = self.packet_for(q);
+                ctx.send(ctx.setup().node_of_player(q), msg);
+            }
+        }
+        if self.try_run(ctx) == 0 {
+            ctx.report(Report::Stalled);
+        }
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
+        let Some(q) = ctx.setup().player_of_node(from).filter(|&q| q != self.me) else { return };
+        let Some((ack, start, inputs)) = decode(bytes) else { return };
+        if ack <= self.have[self.me] {
+            self.acked_by[q] = self.acked_by[q].max(ack);
+        }
+        for (k, input) in inputs.into_iter().enumerate() {
+            let f = start.saturating_add(k as u32);
+            if f < self.gametic().saturating_add(ACCEPT_WINDOW) {
+                self.store(q, f, input);
+            }
+        }
+    }
+
+    fn render(&mut self, _ctx: &RenderCtx<'_>, view: &mut View) {
+        view.show_state(&self.state);
+    }
+}
+
+fn decode(bytes: &[u8]) -> Option<(u32, u32, Vec<Input>)> {
+    let mut r = Reader::new(bytes);
+    if r.u8()? != TAG_INPUTS {
+        return None;
+    }
+    let ack = r.u32()?;
+    let start = r.u32()?;
+    let n = r.u8()? as usize;
+    let inputs = (0..n).map(|_| r.take(3).and_then(Input::decode)).collect::<Option<Vec<_>>>()?;
+    r.is_done().then_some((ack, start, inputs))
+}

@@ -1,0 +1,26 @@
+//! The registry: every algorithm by name, in a stable order.
+//!
+//! ```
+//! let a = algorithms::registry::find("lockstep").unwrap();
+//! assert_eq!(a.name(), "lockstep");
+//! assert!(algorithms::registry::find("telepathy").is_none());
+//! ```
+
+use harness::contract::Algorithm;
+
+static ALL: &[&dyn Algorithm] = &[&crate::server_verified::ServerVerified, &crate::lockstep::Lockstep];
+
+/// Every algorithm, in listing order.
+pub fn all() -> &'static [&'static dyn Algorithm] {
+    ALL
+}
+
+/// The algorithm called `name`.
+pub fn find(name: &str) -> Option<&'static dyn Algorithm> {
+    ALL.iter().copied().find(|a| a.name() == name)
+}
+
+/// The names, in listing order.
+pub fn names() -> Vec<&'static str> {
+    ALL.iter().map(|a| a.name()).collect()
+}

@@ -1,0 +1,206 @@
+//! `server-verified`: the client waits for the server (seed 000 §1.4 (1)).
+//!
+//! No prediction, no interpolation. Each tick a client samples its input
+//! and sends it — with the previous two inputs again, so one lost packet
+//! loses nothing — to the server. The server keeps a queue of inputs per
+//! client and applies one per tick (repeating the last one when the queue is
+//! empty, dropping the oldest when it grows past `max-queue`), steps the
+//! world, publishes it and sends every client a snapshot of positions. A
+//! client shows the newest snapshot it has. Own input therefore reaches the
+//! screen about one round trip after it was pressed: the baseline every
+//! other client/server algorithm is measured against.
+//!
+//! Wire format (little-endian):
+//! - input, client → server: `1, newest_seq: u32, n: u8, n × input(3)`
+//!   (newest first);
+//! - snapshot, server → client: `2, frame: u32, players: u16, players ×
+//!   (x: i32, y: i32, z: i32, last_seq: u32)`.
+
+use crate::wire::{Reader, Writer};
+use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
+use harness::game::{Input, SeqInput, State};
+use std::collections::VecDeque;
+
+const TAG_INPUT: u8 = 1;
+const TAG_SNAPSHOT: u8 = 2;
+
+const REDUNDANCY: OptionSpec = OptionSpec { name: "redundancy", default: "3", help: "inputs carried per packet (the newest and the ones before it)" };
+const MAX_QUEUE: OptionSpec = OptionSpec { name: "max-queue", default: "4", help: "server input queue per client; older inputs beyond it are dropped" };
+
+/// The algorithm.
+pub struct ServerVerified;
+
+impl Algorithm for ServerVerified {
+    fn name(&self) -> &'static str {
+        "server-verified"
+    }
+    fn description(&self) -> &'static str {
+        "client waits for the server: no prediction, shows the latest server state (seed 000 §1.4)"
+    }
+    fn topology(&self) -> Topology {
+        Topology::ClientServer
+    }
+    fn options(&self) -> &'static [OptionSpec] {
+        &[REDUNDANCY, MAX_QUEUE]
+    }
+    fn server(&self, setup: &Setup) -> Box<dyn Node> {
+        Box::new(Server {
+            state: setup.initial.clone(),
+            queues: vec![VecDeque::new(); setup.players],
+            newest: vec![0; setup.players],
+            current: vec![SeqInput::default(); setup.players],
+            max_queue: setup.options.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize,
+        })
+    }
+    fn client(&self, setup: &Setup, _player: usize) -> Box<dyn Node> {
+        Box::new(Client {
+            shown: Snapshot::of(&setup.initial),
+            recent: VecDeque::new(),
+            redundancy: setup.options.number(&REDUNDANCY).clamp(1.0, 255.0) as usize,
+        })
+    }
+}
+
+/// What a client shows: positions and last-input sequences per player.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Snapshot {
+    frame: u32,
+    players: Vec<[i32; 3]>,
+    seqs: Vec<u32>,
+}
+
+impl Snapshot {
+    fn of(s: &State) -> Snapshot {
+        Snapshot {
+            frame: s.frame,
+            players: s.players.iter().map(|p| [p.x, p.y, p.z]).collect(),
+            seqs: s.players.iter().map(|p| p.last_seq).collect(),
+        }
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::with_capacity(7 + 16 * self.players.len());
+        w.u8(TAG_SNAPSHOT).u32(self.frame).u16(self.players.len() as u16);
+        for (p, seq) in self.players.iter().zip(&self.seqs) {
+            w.i32(p[0]).i32(p[1]).i32(p[2]).u32(*seq);
+        }
+        w.finish()
+    }
+
+    fn decode(bytes: &[u8]) -> Option<Snapshot> {
+        let mut r = Reader::new(bytes);
+        if r.u8()? != TAG_SNAPSHOT {
+            return None;
+        }
+        let frame = r.u32()?;
+        let n = r.u16()? as usize;
+        let mut s = Snapshot { frame, players: Vec::with_capacity(n), seqs: Vec::with_capacity(n) };
+        for _ in 0..n {
+            s.players.push([r.i32()?, r.i32()?, r.i32()?]);
+            s.seqs.push(r.u32()?);
+        }
+        r.is_done().then_some(s)
+    }
+}
+
+struct Client {
+    shown: Snapshot,
+    recent: VecDeque<SeqInput>,
+    redundancy: usize,
+}
+
+impl Node for Client {
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(s) = ctx.sample_input() else { return };
+        self.recent.push_front(s);
+        self.recent.truncate(self.redundancy);
+        let mut w = Writer::with_capacity(6 + 3 * self.recent.len());
+        w.u8(TAG_INPUT).u32(s.seq).u8(self.recent.len() as u8);
+        for r in &self.recent {
+            r.input.encode(&mut w.0);
+        }
+        ctx.send(ctx.setup().server(), w.finish());
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
+        if let Some(s) = Snapshot::decode(bytes) {
+            if s.frame > self.shown.frame && s.players.len() == ctx.setup().players {
+                self.shown = s;
+            }
+        }
+    }
+
+    fn render(&mut self, _ctx: &RenderCtx<'_>, view: &mut View) {
+        for (i, (p, seq)) in self.shown.players.iter().zip(&self.shown.seqs).enumerate() {
+            view.entities.push(harness::contract::EntityView { id: i as u16, x: p[0], y: p[1], z: p[2], seq: *seq });
+        }
+    }
+}
+
+struct Server {
+    state: State,
+    queues: Vec<VecDeque<SeqInput>>,
+    newest: Vec<u32>,
+    current: Vec<SeqInput>,
+    max_queue: usize,
+}
+
+/// Decodes an input packet into `(newest_seq, inputs newest first)`.
+fn decode_inputs(bytes: &[u8]) -> Option<(u32, Vec<Input>)> {
+    let mut r = Reader::new(bytes);
+    if r.u8()? != TAG_INPUT {
+        return None;
+    }
+    let newest = r.u32()?;
+    let n = r.u8()? as usize;
+    let inputs = (0..n).map(|_| r.take(3).and_then(Input::decode)).collect::<Option<Vec<_>>>()?;
+    (r.is_done() && newest as usize >= n).then_some((newest, inputs))
+}
+
+impl Node for Server {
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        for (p, q) in self.queues.iter_mut().enumerate() {
+            if let Some(next) = q.pop_front() {
+                self.current[p] = next;
+            }
+        }
+        ctx.game().step(&mut self.state, &self.current);
+        ctx.publish_authority(&self.state);
+        let msg = Snapshot::of(&self.state).encode();
+        for p in 0..ctx.setup().players {
+            ctx.send(ctx.setup().node_of_player(p), msg.clone());
+        }
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
+        let Some(p) = ctx.setup().player_of_node(from) else { return };
+        let Some((newest, inputs)) = decode_inputs(bytes) else { return };
+        // inputs[k] has sequence newest - k; queue the ones not seen yet,
+        // oldest first.
+        for (k, input) in inputs.iter().enumerate().rev() {
+            let seq = newest - k as u32;
+            if seq > self.newest[p] {
+                self.newest[p] = seq;
+                self.queues[p].push_back(SeqInput { seq, input: *input });
+            }
+        }
+        while self.queues[p].len() > self.max_queue {
+            self.queues[p].pop_front();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snapshot_round_trip_and_garbage() {
+        let s = Snapshot { frame: 9, players: vec![[1, -2, 3], [4, 5, 6]], seqs: vec![7, 8] };
+        let b = s.encode();
+        assert_eq!(Snapshot::decode(&b), Some(s));
+        assert_eq!(Snapshot::decode(&b[..b.len() - 1]), None);
+        assert_eq!(Snapshot::decode(&[]), None);
+        assert_eq!(decode_inputs(&[TAG_INPUT, 1, 0, 0, 0, 2, 0, 0, 0]), None, "claims 2 inputs before seq 1");
+    }
+}

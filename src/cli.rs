@@ -1,0 +1,145 @@
+//! Command-line definitions (clap).
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const EXAMPLES: &str = "\
+Examples:
+  syncbench compare --profile wifi
+  syncbench run --algo lockstep --profile 4g --trace zigzag --duration 30s
+  syncbench run --algo server-verified --profile \"delay 50ms 5ms loss 1%\" --format json
+  syncbench list algorithms
+
+Exit codes: 0 fine, 1 a violation found, 2 bad usage or bad input.";
+
+/// A benchmark and conformance suite for game network synchronization.
+#[derive(Parser, Debug)]
+#[command(name = "syncbench", version, about, after_help = EXAMPLES)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// List algorithms, network profiles or traces.
+    #[command(after_help = "Examples:\n  syncbench list\n  syncbench list profiles --format json")]
+    List {
+        /// What to list (everything if omitted).
+        what: Option<ListWhat>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+        format: ListFormat,
+    },
+    /// Run one algorithm on one profile and trace, and print its metrics.
+    #[command(after_help = "Examples:\n  syncbench run --algo lockstep --profile wifi --trace zigzag\n  syncbench run --algo server-verified --profile \"delay 50ms\" --clients 2 --duration 10s --format json\n  syncbench run --algo lockstep --profile lan --trace traces/dodge.trace --seed 7")]
+    Run(RunArgs),
+    /// Run several algorithms on one profile and print them side by side.
+    #[command(after_help = "Examples:\n  syncbench compare --profile wifi\n  syncbench compare --profile 4g --algos lockstep,server-verified --traces zigzag,random-walk --seeds 3\n  syncbench compare --profile lan --out reports/lan   # also writes report.json and report.md")]
+    Compare(CompareArgs),
+}
+
+/// What `list` shows.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListWhat {
+    /// Synchronization algorithms.
+    Algorithms,
+    /// Network profiles in netem-profiles/.
+    Profiles,
+    /// Traces in traces/ and the generators.
+    Traces,
+}
+
+/// Format of `list`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListFormat {
+    /// Aligned text.
+    Table,
+    /// JSON.
+    Json,
+}
+
+/// Format of run and compare output.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Aligned text table.
+    Table,
+    /// The syncbench.report.v1 JSON document.
+    Json,
+    /// Markdown table.
+    Md,
+}
+
+/// Settings shared by every command that runs matches.
+#[derive(Args, Debug, Clone)]
+pub struct MatchArgs {
+    /// Players (one client or peer each).
+    #[arg(long, default_value_t = 4)]
+    pub clients: usize,
+    /// Simulated duration per run: 60s, 2m, 1500ms.
+    #[arg(long, default_value = "60s")]
+    pub duration: String,
+    /// Game step and node tick rate, Hz.
+    #[arg(long = "tick-rate", default_value_t = 60)]
+    pub tick_rate: u32,
+    /// Render rate of the clients, Hz; a list gives one per client (the last repeats): 60,144,30.
+    #[arg(long = "render-rate", default_value = "60", value_delimiter = ',')]
+    pub render_rate: Vec<u32>,
+    /// Algorithm option key=value (repeatable); `list algorithms` shows each algorithm's.
+    #[arg(long = "opt")]
+    pub opt: Vec<String>,
+}
+
+/// `run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Algorithm name (see `syncbench list algorithms`).
+    #[arg(long)]
+    pub algo: String,
+    /// Network profile: a name from netem-profiles/, a .toml path, or an inline netem string.
+    #[arg(long, default_value = "wifi")]
+    pub profile: String,
+    /// Input trace: a generator (zigzag, random-walk:seed=3, ...), a name from traces/, or a path.
+    #[arg(long, default_value = "random-walk")]
+    pub trace: String,
+    /// Run seed: network draws and generated traces derive from it.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    #[command(flatten)]
+    pub common: MatchArgs,
+}
+
+/// `compare`.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Network profile: a name, a .toml path, or an inline netem string.
+    #[arg(long, default_value = "wifi")]
+    pub profile: String,
+    /// Algorithms, comma-separated, or `all`.
+    #[arg(long, default_value = "all", value_delimiter = ',')]
+    pub algos: Vec<String>,
+    /// Traces, comma-separated (generators, names or paths).
+    #[arg(long, default_value = "random-walk", value_delimiter = ',')]
+    pub traces: Vec<String>,
+    /// Seeds per (algorithm, trace): seeds 1..=N; tables show the mean.
+    #[arg(long, default_value_t = 1)]
+    pub seeds: u64,
+    /// Parallel runs (default: all cores). The output does not depend on it.
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Also write report.json and report.md into this directory.
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// No progress on stderr.
+    #[arg(long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub common: MatchArgs,
+}
