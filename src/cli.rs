@@ -33,10 +33,14 @@ pub enum Command {
         format: ListFormat,
     },
     /// Run one algorithm on one profile and trace, and print its metrics.
-    #[command(after_help = "Examples:\n  syncbench run --algo lockstep --profile wifi --trace zigzag\n  syncbench run --algo server-verified --profile \"delay 50ms\" --clients 2 --duration 10s --format json\n  syncbench run --algo lockstep --profile lan --trace traces/dodge.trace --seed 7")]
+    #[command(
+        after_help = "Examples:\n  syncbench run --algo lockstep --profile wifi --trace zigzag\n  syncbench run --algo server-verified --profile \"delay 50ms\" --clients 2 --duration 10s --format json\n  syncbench run --algo lockstep --profile lan --trace traces/dodge.trace --seed 7"
+    )]
     Run(RunArgs),
     /// Run several algorithms on one profile and print them side by side.
-    #[command(after_help = "Examples:\n  syncbench compare --profile wifi\n  syncbench compare --profile 4g --algos lockstep,server-verified --traces zigzag,random-walk --seeds 3\n  syncbench compare --profile lan --out reports/lan   # also writes report.json and report.md")]
+    #[command(
+        after_help = "Examples:\n  syncbench compare --profile wifi\n  syncbench compare --profile 4g --algos lockstep,server-verified --traces zigzag,random-walk --seeds 3\n  syncbench compare --profile lan --out reports/lan   # also writes report.json and report.md"
+    )]
     Compare(CompareArgs),
 }
 

@@ -1,6 +1,6 @@
 //! The subcommands: resolve names, run matches, print reports.
 
-use crate::cli::{CompareArgs, Command, Format, ListFormat, ListWhat, MatchArgs, RunArgs};
+use crate::cli::{Command, CompareArgs, Format, ListFormat, ListWhat, MatchArgs, RunArgs};
 use crate::output::write_atomic;
 use crate::{BadInput, Violation};
 use anyhow::Result;
@@ -29,8 +29,12 @@ fn bad(msg: impl Into<String>) -> anyhow::Error {
 }
 
 fn find_algo(name: &str) -> Result<&'static dyn Algorithm> {
-    algorithms::registry::find(name)
-        .ok_or_else(|| bad(format!("unknown algorithm `{name}`: expected one of {}", algorithms::registry::names().join(", "))))
+    algorithms::registry::find(name).ok_or_else(|| {
+        bad(format!(
+            "unknown algorithm `{name}`: expected one of {}",
+            algorithms::registry::names().join(", ")
+        ))
+    })
 }
 
 fn resolve_profile(arg: &str) -> Result<Profile> {
@@ -44,7 +48,10 @@ fn resolve_trace(arg: &str) -> Result<TraceSpec> {
 fn run_config(m: &MatchArgs, seed: u64) -> Result<RunConfig> {
     let duration_us = parse_duration(&m.duration).map_err(|e| bad(format!("--duration {e}")))?;
     if duration_us < 100_000 {
-        return Err(bad(format!("--duration {}: expected at least 100ms", m.duration)));
+        return Err(bad(format!(
+            "--duration {}: expected at least 100ms",
+            m.duration
+        )));
     }
     Ok(RunConfig {
         clients: m.clients,
@@ -58,8 +65,15 @@ fn run_config(m: &MatchArgs, seed: u64) -> Result<RunConfig> {
 }
 
 /// One match, as a report entry.
-fn run_one(algo: &dyn Algorithm, profile: &Profile, spec: &TraceSpec, cfg: &RunConfig) -> Result<RunReport> {
-    let trace = spec.instantiate(cfg.clients, cfg.duration_us, cfg.seed).map_err(|e| bad(e.to_string()))?;
+fn run_one(
+    algo: &dyn Algorithm,
+    profile: &Profile,
+    spec: &TraceSpec,
+    cfg: &RunConfig,
+) -> Result<RunReport> {
+    let trace = spec
+        .instantiate(cfg.clients, cfg.duration_us, cfg.seed)
+        .map_err(|e| bad(e.to_string()))?;
     let result = run(algo, profile, &trace, cfg).map_err(|e| bad(e.to_string()))?;
     Ok(RunReport {
         algorithm: algo.name().to_string(),
@@ -69,7 +83,9 @@ fn run_one(algo: &dyn Algorithm, profile: &Profile, spec: &TraceSpec, cfg: &RunC
         clients: cfg.clients,
         duration_s: cfg.duration_us as f64 / 1e6,
         tick_hz: cfg.tick_hz,
-        render_hz: (0..cfg.clients).map(|i| *cfg.render_hz.get(i).or(cfg.render_hz.last()).unwrap_or(&60)).collect(),
+        render_hz: (0..cfg.clients)
+            .map(|i| *cfg.render_hz.get(i).or(cfg.render_hz.last()).unwrap_or(&60))
+            .collect(),
         topology: algo.topology().as_str().to_string(),
         uplink: profile.uplink.to_string(),
         downlink: profile.downlink.to_string(),
@@ -82,8 +98,23 @@ fn run_one(algo: &dyn Algorithm, profile: &Profile, spec: &TraceSpec, cfg: &RunC
 fn check_violations(runs: &[RunReport]) -> Result<()> {
     let bad: Vec<String> = runs
         .iter()
-        .filter(|r| r.metrics.desyncs > 0 || r.metrics.input_mismatches > 0 || !r.metrics.violations.is_empty())
-        .map(|r| format!("{} on {} / {} seed {}: {} desyncs, {} input mismatches, {} violations", r.algorithm, r.profile, r.trace, r.seed, r.metrics.desyncs, r.metrics.input_mismatches, r.metrics.violations.len()))
+        .filter(|r| {
+            r.metrics.desyncs > 0
+                || r.metrics.input_mismatches > 0
+                || !r.metrics.violations.is_empty()
+        })
+        .map(|r| {
+            format!(
+                "{} on {} / {} seed {}: {} desyncs, {} input mismatches, {} violations",
+                r.algorithm,
+                r.profile,
+                r.trace,
+                r.seed,
+                r.metrics.desyncs,
+                r.metrics.input_mismatches,
+                r.metrics.violations.len()
+            )
+        })
         .collect();
     if bad.is_empty() {
         Ok(())
@@ -94,8 +125,13 @@ fn check_violations(runs: &[RunReport]) -> Result<()> {
 
 fn print_runs(runs: &[RunReport], format: Format, single: bool) {
     match format {
-        Format::Json => print!("{}", Report::new(env!("CARGO_PKG_VERSION"), runs.to_vec()).to_json()),
-        Format::Table | Format::Md if single => print!("{}", table::single(&runs[0], format == Format::Md)),
+        Format::Json => print!(
+            "{}",
+            Report::new(env!("CARGO_PKG_VERSION"), runs.to_vec()).to_json()
+        ),
+        Format::Table | Format::Md if single => {
+            print!("{}", table::single(&runs[0], format == Format::Md))
+        }
         Format::Table | Format::Md => print!("{}", table::compare(runs, format == Format::Md)),
     }
 }
@@ -115,28 +151,49 @@ fn compare(a: CompareArgs) -> Result<()> {
     let algos: Vec<&'static dyn Algorithm> = if a.algos.iter().any(|s| s == "all") {
         algorithms::registry::all().to_vec()
     } else {
-        a.algos.iter().map(|n| find_algo(n.trim())).collect::<Result<_>>()?
+        a.algos
+            .iter()
+            .map(|n| find_algo(n.trim()))
+            .collect::<Result<_>>()?
     };
     if a.seeds == 0 {
         return Err(bad("--seeds must be at least 1"));
     }
     let profile = resolve_profile(&a.profile)?;
-    let specs: Vec<TraceSpec> = a.traces.iter().map(|t| resolve_trace(t.trim())).collect::<Result<_>>()?;
+    let specs: Vec<TraceSpec> = a
+        .traces
+        .iter()
+        .map(|t| resolve_trace(t.trim()))
+        .collect::<Result<_>>()?;
     let base = run_config(&a.common, 1)?;
     for algo in &algos {
-        base.options.check(*algo).map_err(|e| bad(format!("--opt: {e}")))?;
+        base.options
+            .check(*algo)
+            .map_err(|e| bad(format!("--opt: {e}")))?;
     }
     // The job list, in the order the report lists runs.
     let mut jobs = Vec::new();
     for spec in &specs {
         for algo in &algos {
             for seed in 1..=a.seeds {
-                jobs.push((*algo, spec, RunConfig { seed, ..base.clone() }));
+                jobs.push((
+                    *algo,
+                    spec,
+                    RunConfig {
+                        seed,
+                        ..base.clone()
+                    },
+                ));
             }
         }
     }
-    let threads = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1).min(jobs.len());
-    let results: Vec<Mutex<Option<Result<RunReport>>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
+    let threads = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1)
+        .min(jobs.len());
+    let results: Vec<Mutex<Option<Result<RunReport>>>> =
+        jobs.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let progress = !a.quiet && std::io::stderr().is_terminal();
@@ -144,12 +201,20 @@ fn compare(a: CompareArgs) -> Result<()> {
         for _ in 0..threads {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((algo, spec, cfg)) = jobs.get(i) else { break };
+                let Some((algo, spec, cfg)) = jobs.get(i) else {
+                    break;
+                };
                 let r = run_one(*algo, &profile, spec, cfg);
                 *results[i].lock().expect("no poisoning") = Some(r);
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if progress {
-                    eprint!("\r[{d}/{}] {} · {} · seed {}        ", jobs.len(), algo.name(), spec.name(), cfg.seed);
+                    eprint!(
+                        "\r[{d}/{}] {} · {} · seed {}        ",
+                        jobs.len(),
+                        algo.name(),
+                        spec.name(),
+                        cfg.seed
+                    );
                 }
             });
         }
@@ -159,7 +224,11 @@ fn compare(a: CompareArgs) -> Result<()> {
     }
     let mut runs = Vec::with_capacity(jobs.len());
     for r in results {
-        runs.push(r.into_inner().expect("no poisoning").expect("every job ran")?);
+        runs.push(
+            r.into_inner()
+                .expect("no poisoning")
+                .expect("every job ran")?,
+        );
     }
     print_runs(&runs, a.format, false);
     if let Some(dir) = &a.out {
@@ -194,7 +263,12 @@ fn list(what: Option<ListWhat>, format: ListFormat) -> Result<()> {
         } else {
             println!("ALGORITHMS");
             for a in algos {
-                println!("  {:<18} {:<14} {}", a.name(), a.topology().as_str(), a.description());
+                println!(
+                    "  {:<18} {:<14} {}",
+                    a.name(),
+                    a.topology().as_str(),
+                    a.description()
+                );
                 for o in a.options() {
                     println!("  {:<18} --opt {}={}  {}", "", o.name, o.default, o.help);
                 }
@@ -221,18 +295,36 @@ fn list(what: Option<ListWhat>, format: ListFormat) -> Result<()> {
     if show(ListWhat::Traces) {
         let files = trace::list(&library::dirs("traces"));
         if format == ListFormat::Json {
-            json.insert("generators".into(), Generator::NAMES.iter().map(|n| serde_json::json!(n)).collect());
-            json.insert("traces".into(), files.iter().map(|(n, d)| serde_json::json!({"name": n, "description": d})).collect());
+            json.insert(
+                "generators".into(),
+                Generator::NAMES
+                    .iter()
+                    .map(|n| serde_json::json!(n))
+                    .collect(),
+            );
+            json.insert(
+                "traces".into(),
+                files
+                    .iter()
+                    .map(|(n, d)| serde_json::json!({"name": n, "description": d}))
+                    .collect(),
+            );
         } else {
             println!("TRACES (traces/, a path, or a generator)");
             for (n, d) in &files {
                 println!("  {n:<18} {d}");
             }
-            println!("  generators: {} (e.g. zigzag:period=2s, random-walk:seed=3)", Generator::NAMES.join(", "));
+            println!(
+                "  generators: {} (e.g. zigzag:period=2s, random-walk:seed=3)",
+                Generator::NAMES.join(", ")
+            );
         }
     }
     if format == ListFormat::Json {
-        println!("{}", serde_json::to_string_pretty(&serde_json::Value::Object(json))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::Value::Object(json))?
+        );
     }
     Ok(())
 }

@@ -10,6 +10,14 @@
 //! screen about one round trip after it was pressed: the baseline every
 //! other client/server algorithm is measured against.
 //!
+//! The queue is a jitter buffer: inputs arrive one per tick on average and
+//! leave one per tick, so its depth ratchets up to `max-queue` after a
+//! jitter burst and stays there, adding that many ticks of latency. A depth
+//! of 1 drops an input whenever two arrive within a tick, which shifts a
+//! player's timeline by a tick and — through collisions — sends the world on
+//! a different path. The default, 2, is the measured compromise on `wifi`
+//! (`--opt max-queue=N` to see the trade-off).
+//!
 //! Wire format (little-endian):
 //! - input, client → server: `1, newest_seq: u32, n: u8, n × input(3)`
 //!   (newest first);
@@ -17,15 +25,25 @@
 //!   (x: i32, y: i32, z: i32, last_seq: u32)`.
 
 use crate::wire::{Reader, Writer};
-use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
+use harness::contract::{
+    Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View,
+};
 use harness::game::{Input, SeqInput, State};
 use std::collections::VecDeque;
 
 const TAG_INPUT: u8 = 1;
 const TAG_SNAPSHOT: u8 = 2;
 
-const REDUNDANCY: OptionSpec = OptionSpec { name: "redundancy", default: "3", help: "inputs carried per packet (the newest and the ones before it)" };
-const MAX_QUEUE: OptionSpec = OptionSpec { name: "max-queue", default: "4", help: "server input queue per client; older inputs beyond it are dropped" };
+const REDUNDANCY: OptionSpec = OptionSpec {
+    name: "redundancy",
+    default: "3",
+    help: "inputs carried per packet (the newest and the ones before it)",
+};
+const MAX_QUEUE: OptionSpec = OptionSpec {
+    name: "max-queue",
+    default: "4",
+    help: "server input queue per client; older inputs beyond it are dropped",
+};
 
 /// The algorithm.
 pub struct ServerVerified;
@@ -80,7 +98,9 @@ impl Snapshot {
 
     fn encode(&self) -> Vec<u8> {
         let mut w = Writer::with_capacity(7 + 16 * self.players.len());
-        w.u8(TAG_SNAPSHOT).u32(self.frame).u16(self.players.len() as u16);
+        w.u8(TAG_SNAPSHOT)
+            .u32(self.frame)
+            .u16(self.players.len() as u16);
         for (p, seq) in self.players.iter().zip(&self.seqs) {
             w.i32(p[0]).i32(p[1]).i32(p[2]).u32(*seq);
         }
@@ -94,7 +114,11 @@ impl Snapshot {
         }
         let frame = r.u32()?;
         let n = r.u16()? as usize;
-        let mut s = Snapshot { frame, players: Vec::with_capacity(n), seqs: Vec::with_capacity(n) };
+        let mut s = Snapshot {
+            frame,
+            players: Vec::with_capacity(n),
+            seqs: Vec::with_capacity(n),
+        };
         for _ in 0..n {
             s.players.push([r.i32()?, r.i32()?, r.i32()?]);
             s.seqs.push(r.u32()?);
@@ -132,7 +156,13 @@ impl Node for Client {
 
     fn render(&mut self, _ctx: &RenderCtx<'_>, view: &mut View) {
         for (i, (p, seq)) in self.shown.players.iter().zip(&self.shown.seqs).enumerate() {
-            view.entities.push(harness::contract::EntityView { id: i as u16, x: p[0], y: p[1], z: p[2], seq: *seq });
+            view.entities.push(harness::contract::EntityView {
+                id: i as u16,
+                x: p[0],
+                y: p[1],
+                z: p[2],
+                seq: *seq,
+            });
         }
     }
 }
@@ -153,7 +183,9 @@ fn decode_inputs(bytes: &[u8]) -> Option<(u32, Vec<Input>)> {
     }
     let newest = r.u32()?;
     let n = r.u8()? as usize;
-    let inputs = (0..n).map(|_| r.take(3).and_then(Input::decode)).collect::<Option<Vec<_>>>()?;
+    let inputs = (0..n)
+        .map(|_| r.take(3).and_then(Input::decode))
+        .collect::<Option<Vec<_>>>()?;
     (r.is_done() && newest as usize >= n).then_some((newest, inputs))
 }
 
@@ -173,8 +205,12 @@ impl Node for Server {
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
-        let Some(p) = ctx.setup().player_of_node(from) else { return };
-        let Some((newest, inputs)) = decode_inputs(bytes) else { return };
+        let Some(p) = ctx.setup().player_of_node(from) else {
+            return;
+        };
+        let Some((newest, inputs)) = decode_inputs(bytes) else {
+            return;
+        };
         // inputs[k] has sequence newest - k; queue the ones not seen yet,
         // oldest first.
         for (k, input) in inputs.iter().enumerate().rev() {
@@ -196,11 +232,19 @@ mod tests {
 
     #[test]
     fn snapshot_round_trip_and_garbage() {
-        let s = Snapshot { frame: 9, players: vec![[1, -2, 3], [4, 5, 6]], seqs: vec![7, 8] };
+        let s = Snapshot {
+            frame: 9,
+            players: vec![[1, -2, 3], [4, 5, 6]],
+            seqs: vec![7, 8],
+        };
         let b = s.encode();
         assert_eq!(Snapshot::decode(&b), Some(s));
         assert_eq!(Snapshot::decode(&b[..b.len() - 1]), None);
         assert_eq!(Snapshot::decode(&[]), None);
-        assert_eq!(decode_inputs(&[TAG_INPUT, 1, 0, 0, 0, 2, 0, 0, 0]), None, "claims 2 inputs before seq 1");
+        assert_eq!(
+            decode_inputs(&[TAG_INPUT, 1, 0, 0, 0, 2, 0, 0, 0]),
+            None,
+            "claims 2 inputs before seq 1"
+        );
     }
 }

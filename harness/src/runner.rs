@@ -193,12 +193,12 @@ pub fn run(
     let mut delivered = 0u64;
 
     while let Some((now, ev)) = sched.pop() {
-        if now > end {
-            break;
+        if now >= end {
+            break; // the run covers [0, duration)
         }
         events += 1;
-        let from_node;
-        match ev {
+        // Handle the event; the nodes that ran code may have sent packets.
+        let from_node = match ev {
             Ev::Tick(i) => {
                 let s = &mut slots[i];
                 let mut ctx = Ctx {
@@ -218,7 +218,7 @@ pub fn run(
                     EventClass::Tick,
                     Ev::Tick(i),
                 );
-                from_node = NodeId(i as u16);
+                NodeId(i as u16)
             }
             Ev::Render(i) => {
                 let s = &mut slots[i];
@@ -264,9 +264,9 @@ pub fn run(
                     recorder: &mut recorder,
                 };
                 s.node.on_packet(&mut ctx, from, &bytes);
-                from_node = to;
+                to
             }
-        }
+        };
         // Put what the node sent on the wire.
         for (to, bytes) in outbox.drain(..) {
             if to.0 as usize >= slots.len() || to == from_node {

@@ -291,12 +291,10 @@ impl Recorder {
             self.authority_state = next;
             self.drain_pending();
         }
-        if state.checksum() != self.authority.checksums[f] {
-            if !self.desynced_frames[f - 1] {
-                self.desynced_frames[f - 1] = true;
-                if self.first_desync.is_none() {
-                    self.first_desync = Some(self.describe_desync(node, f, state));
-                }
+        if state.checksum() != self.authority.checksums[f] && !self.desynced_frames[f - 1] {
+            self.desynced_frames[f - 1] = true;
+            if self.first_desync.is_none() {
+                self.first_desync = Some(self.describe_desync(node, f, state));
             }
         }
     }

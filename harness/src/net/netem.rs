@@ -329,7 +329,7 @@ pub fn time(tok: Option<&&str>) -> Option<u64> {
         _ => return None,
     };
     let us = (value * scale).round();
-    (us.is_finite() && us >= 0.0 && us < 1e13).then_some(us as u64)
+    (0.0..1e13).contains(&us).then_some(us as u64)
 }
 
 /// Parses a netem percentage: `5` or `5%`, 0–100.

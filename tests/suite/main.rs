@@ -1,0 +1,9 @@
+//! syncbench's integration tests: one binary, one module per area.
+
+mod cli;
+mod determinism;
+mod lockstep;
+mod metrics;
+mod server_verified;
+mod toys;
+mod util;

@@ -1,0 +1,66 @@
+//! `server-verified`: own input reaches the screen one round trip later.
+
+use crate::util::{cfg, run_named, TICK_MS};
+
+#[test]
+fn own_latency_is_the_round_trip_plus_a_few_ticks() {
+    for one_way in [25.0, 50.0, 100.0] {
+        let m = run_named(
+            "server-verified",
+            &format!("delay {one_way}ms"),
+            "zigzag",
+            cfg(4, 20, 1),
+        );
+        let rtt = 2.0 * one_way;
+        let p50 = m.input_latency_ms.own.p50;
+        assert!(p50 >= rtt, "{one_way} ms: p50 {p50} below the round trip");
+        assert!(
+            p50 <= rtt + 3.0 * TICK_MS,
+            "{one_way} ms: p50 {p50} more than 3 ticks above {rtt}"
+        );
+        assert_eq!(m.desyncs + m.corrections + m.rollbacks, 0);
+    }
+}
+
+#[test]
+fn lan_latency_is_a_few_ticks() {
+    let m = run_named("server-verified", "lan", "random-walk", cfg(4, 20, 2));
+    assert!(
+        m.input_latency_ms.own.p50 <= 3.0 * TICK_MS,
+        "{:?}",
+        m.input_latency_ms.own
+    );
+    assert!(
+        m.input_latency_ms.remote.p50 <= 3.0 * TICK_MS,
+        "{:?}",
+        m.input_latency_ms.remote
+    );
+}
+
+#[test]
+fn loss_raises_the_latency_tail_but_nothing_breaks() {
+    let clean = run_named(
+        "server-verified",
+        "delay 40ms 10ms",
+        "random-walk",
+        cfg(4, 20, 3),
+    );
+    let lossy = run_named(
+        "server-verified",
+        "delay 40ms 10ms loss 10%",
+        "random-walk",
+        cfg(4, 20, 3),
+    );
+    assert!(lossy.input_latency_ms.own.p99 >= clean.input_latency_ms.own.p99);
+    assert!(lossy.violations.is_empty(), "{:?}", lossy.violations);
+    assert!(lossy.network.lost > 0);
+}
+
+#[test]
+fn bandwidth_counts_headers() {
+    // 4 players: snapshots are 7 + 16·4 = 71 bytes + 28 header, 60 per second.
+    let m = run_named("server-verified", "lan", "idle", cfg(4, 10, 1));
+    let down = m.bandwidth.down_bytes_per_s;
+    assert!((down - 99.0 * 60.0).abs() < 99.0, "{down}");
+    assert!((m.bandwidth.down_packets_per_s - 60.0).abs() < 1.0);
+}

@@ -1,0 +1,111 @@
+//! Toy algorithms with known answers, used to test the harness's metrics.
+//!
+//! `Oracle` is a peer-to-peer "algorithm" that cheats: its peers share the
+//! sampled inputs through memory instead of the network, so every peer runs
+//! frame k one tick after it was sampled. Its true latency, divergence and
+//! bandwidth are known exactly, and it can be told to misbehave (perturb
+//! its state, fabricate an input, teleport an entity on screen) so the
+//! tests can check that the harness catches each.
+
+use harness::contract::{Algorithm, Ctx, Node, NodeId, RenderCtx, Setup, Topology, View};
+use harness::game::{SeqInput, State};
+use std::sync::{Arc, Mutex};
+
+/// How the oracle misbehaves.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Faults {
+    /// Peer that adds 1 µm to player 0's x after stepping this frame.
+    pub perturb: Option<(usize, u32)>,
+    /// Frame whose published input of player 0 is replaced by a fake.
+    pub fake_input_at: Option<u32>,
+    /// Every this many renders, peer 0 shows entity 1 five metres off.
+    pub teleport_every: Option<u64>,
+    /// Bytes each peer sends to the next one every tick.
+    pub chatter: Option<usize>,
+}
+
+/// The cheating peer-to-peer oracle.
+pub struct Oracle {
+    shared: Arc<Mutex<Vec<Vec<SeqInput>>>>,
+    faults: Faults,
+}
+
+impl Oracle {
+    pub fn new(faults: Faults) -> Oracle {
+        Oracle {
+            shared: Arc::new(Mutex::new(Vec::new())),
+            faults,
+        }
+    }
+}
+
+impl Algorithm for Oracle {
+    fn name(&self) -> &'static str {
+        "oracle"
+    }
+    fn description(&self) -> &'static str {
+        "test toy: shares inputs through memory"
+    }
+    fn topology(&self) -> Topology {
+        Topology::PeerToPeer
+    }
+    fn client(&self, setup: &Setup, player: usize) -> Box<dyn Node> {
+        Box::new(OraclePeer {
+            me: player,
+            state: setup.initial.clone(),
+            shared: self.shared.clone(),
+            faults: self.faults,
+            renders: 0,
+        })
+    }
+}
+
+struct OraclePeer {
+    me: usize,
+    state: State,
+    shared: Arc<Mutex<Vec<Vec<SeqInput>>>>,
+    faults: Faults,
+    renders: u64,
+}
+
+impl Node for OraclePeer {
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        let k = ctx.tick() as usize;
+        let n = ctx.setup().players;
+        let s = ctx.sample_input().expect("peers have players");
+        let mut shared = self.shared.lock().unwrap();
+        if shared.len() <= k {
+            shared.resize(k + 1, vec![SeqInput::default(); n]);
+        }
+        shared[k][self.me] = s;
+        if k >= 1 {
+            let inputs = shared[k - 1].clone();
+            drop(shared);
+            ctx.game().step(&mut self.state, &inputs);
+            if self.faults.perturb == Some((self.me, self.state.frame)) {
+                self.state.players[0].x += 1;
+            }
+            let mut published = inputs.clone();
+            if self.faults.fake_input_at == Some(self.state.frame) {
+                published[0].input.buttons ^= harness::game::Input::JUMP;
+            }
+            ctx.publish_confirmed(&self.state, &published);
+        }
+        if let Some(bytes) = self.faults.chatter {
+            let next = (self.me + 1) % n;
+            ctx.send(ctx.setup().node_of_player(next), vec![0u8; bytes]);
+        }
+    }
+
+    fn on_packet(&mut self, _ctx: &mut Ctx<'_>, _from: NodeId, _bytes: &[u8]) {}
+
+    fn render(&mut self, _ctx: &RenderCtx<'_>, view: &mut View) {
+        view.show_state(&self.state);
+        self.renders += 1;
+        if let Some(every) = self.faults.teleport_every {
+            if self.me == 0 && self.renders % every == 0 {
+                view.entities[1].x += 5_000_000;
+            }
+        }
+    }
+}
