@@ -41,7 +41,7 @@ const REDUNDANCY: OptionSpec = OptionSpec {
 };
 const MAX_QUEUE: OptionSpec = OptionSpec {
     name: "max-queue",
-    default: "4",
+    default: "2",
     help: "server input queue per client; older inputs beyond it are dropped",
 };
 
