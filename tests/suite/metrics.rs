@@ -147,3 +147,13 @@ fn bandwidth_is_payload_plus_header_per_packet() {
     );
     assert_eq!(m.bandwidth.up_packets_per_s, ticks / 10.0);
 }
+
+#[test]
+fn each_client_renders_at_its_own_rate() {
+    let mut c = cfg(2, 10, 1);
+    c.render_hz = vec![144, 30];
+    let m = run_algo(&Oracle::new(Faults::default()), "lan", "idle", c);
+    // Own-entity samples: 144 + 30 renders per second for 10 s (±1 each).
+    let n = m.ideal_divergence_m.own.n as i64;
+    assert!((n - 1740).abs() <= 2, "{n}");
+}
