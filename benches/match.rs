@@ -20,30 +20,14 @@ use harness::trace::TraceSpec;
 use std::hint::black_box;
 
 fn matches(c: &mut Criterion) {
-    let profile = Profile::resolve("wifi", &harness::library::dirs("netem-profiles"))
-        .expect("wifi profile ships");
-    let cfg = RunConfig {
-        clients: 4,
-        duration_us: 60_000_000,
-        seed: 1,
-        ..RunConfig::default()
-    };
-    let trace = TraceSpec::resolve("random-walk", &[])
-        .unwrap()
-        .instantiate(4, cfg.duration_us, 1)
-        .unwrap();
+    let profile = Profile::resolve("wifi", &harness::library::dirs("netem-profiles")).expect("wifi profile ships");
+    let cfg = RunConfig { clients: 4, duration_us: 60_000_000, seed: 1, ..RunConfig::default() };
+    let trace = TraceSpec::resolve("random-walk", &[]).unwrap().instantiate(4, cfg.duration_us, 1).unwrap();
     let mut g = c.benchmark_group("match");
     g.throughput(Throughput::Elements(60)); // simulated seconds per iteration
     g.sample_size(20);
     for algo in algorithms::registry::all() {
-        g.bench_function(algo.name(), |b| {
-            b.iter(|| {
-                run(*algo, &profile, &trace, &cfg)
-                    .expect("runs")
-                    .metrics
-                    .desyncs
-            })
-        });
+        g.bench_function(algo.name(), |b| b.iter(|| run(*algo, &profile, &trace, &cfg).expect("runs").metrics.desyncs));
     }
     g.finish();
 }
@@ -52,18 +36,10 @@ fn game_step(c: &mut Criterion) {
     let mut g = c.benchmark_group("game");
     for players in [4usize, 16] {
         let game = Game::new(GameConfig::default());
-        let trace = TraceSpec::resolve("random-walk", &[])
-            .unwrap()
-            .instantiate(players, 60_000_000, 1)
-            .unwrap();
+        let trace = TraceSpec::resolve("random-walk", &[]).unwrap().instantiate(players, 60_000_000, 1).unwrap();
         let inputs: Vec<Vec<SeqInput>> = (0..600u64)
             .map(|k| {
-                (0..players)
-                    .map(|p| SeqInput {
-                        seq: k as u32 + 1,
-                        input: trace.input_at(p, k * 16_666),
-                    })
-                    .collect()
+                (0..players).map(|p| SeqInput { seq: k as u32 + 1, input: trace.input_at(p, k * 16_666) }).collect()
             })
             .collect();
         g.throughput(Throughput::Elements(inputs.len() as u64));

@@ -6,9 +6,9 @@ use crate::{BadInput, Violation};
 use anyhow::Result;
 use harness::contract::{Algorithm, Options};
 use harness::library;
-use harness::net::Profile;
+use harness::net::profile::NetworkPlan;
 use harness::report::{table, Report, RunReport};
-use harness::runner::{run, RunConfig};
+use harness::runner::{run_plan, RunConfig};
 use harness::time::parse_duration;
 use harness::trace::{self, generate::Generator, TraceSpec};
 use std::io::IsTerminal;
@@ -30,15 +30,12 @@ fn bad(msg: impl Into<String>) -> anyhow::Error {
 
 fn find_algo(name: &str) -> Result<&'static dyn Algorithm> {
     algorithms::registry::find(name).ok_or_else(|| {
-        bad(format!(
-            "unknown algorithm `{name}`: expected one of {}",
-            algorithms::registry::names().join(", ")
-        ))
+        bad(format!("unknown algorithm `{name}`: expected one of {}", algorithms::registry::names().join(", ")))
     })
 }
 
-fn resolve_profile(arg: &str) -> Result<Profile> {
-    Profile::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))
+fn resolve_profile(arg: &str) -> Result<NetworkPlan> {
+    NetworkPlan::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))
 }
 
 fn resolve_trace(arg: &str) -> Result<TraceSpec> {
@@ -48,10 +45,7 @@ fn resolve_trace(arg: &str) -> Result<TraceSpec> {
 fn run_config(m: &MatchArgs, seed: u64) -> Result<RunConfig> {
     let duration_us = parse_duration(&m.duration).map_err(|e| bad(format!("--duration {e}")))?;
     if duration_us < 100_000 {
-        return Err(bad(format!(
-            "--duration {}: expected at least 100ms",
-            m.duration
-        )));
+        return Err(bad(format!("--duration {}: expected at least 100ms", m.duration)));
     }
     Ok(RunConfig {
         clients: m.clients,
@@ -65,30 +59,29 @@ fn run_config(m: &MatchArgs, seed: u64) -> Result<RunConfig> {
 }
 
 /// One match, as a report entry.
-fn run_one(
-    algo: &dyn Algorithm,
-    profile: &Profile,
-    spec: &TraceSpec,
-    cfg: &RunConfig,
-) -> Result<RunReport> {
-    let trace = spec
-        .instantiate(cfg.clients, cfg.duration_us, cfg.seed)
-        .map_err(|e| bad(e.to_string()))?;
-    let result = run(algo, profile, &trace, cfg).map_err(|e| bad(e.to_string()))?;
+fn run_one(algo: &dyn Algorithm, plan: &NetworkPlan, spec: &TraceSpec, cfg: &RunConfig) -> Result<RunReport> {
+    let trace = spec.instantiate(cfg.clients, cfg.duration_us, cfg.seed).map_err(|e| bad(e.to_string()))?;
+    let result = run_plan(algo, plan, &trace, cfg).map_err(|e| bad(e.to_string()))?;
+    let per_client = |f: fn(&harness::net::Profile) -> String| {
+        let all: Vec<String> = (0..cfg.clients).map(|i| f(plan.client(i))).collect();
+        if all.iter().all(|s| *s == all[0]) {
+            all[0].clone()
+        } else {
+            all.join(" | ")
+        }
+    };
     Ok(RunReport {
         algorithm: algo.name().to_string(),
-        profile: profile.name.clone(),
+        profile: plan.name(),
         trace: spec.name(),
         seed: cfg.seed,
         clients: cfg.clients,
         duration_s: cfg.duration_us as f64 / 1e6,
         tick_hz: cfg.tick_hz,
-        render_hz: (0..cfg.clients)
-            .map(|i| *cfg.render_hz.get(i).or(cfg.render_hz.last()).unwrap_or(&60))
-            .collect(),
+        render_hz: (0..cfg.clients).map(|i| *cfg.render_hz.get(i).or(cfg.render_hz.last()).unwrap_or(&60)).collect(),
         topology: algo.topology().as_str().to_string(),
-        uplink: profile.uplink.to_string(),
-        downlink: profile.downlink.to_string(),
+        uplink: per_client(|p| p.uplink.to_string()),
+        downlink: per_client(|p| p.downlink.to_string()),
         options: cfg.options.0.clone(),
         metrics: result.metrics,
     })
@@ -98,11 +91,7 @@ fn run_one(
 fn check_violations(runs: &[RunReport]) -> Result<()> {
     let bad: Vec<String> = runs
         .iter()
-        .filter(|r| {
-            r.metrics.desyncs > 0
-                || r.metrics.input_mismatches > 0
-                || !r.metrics.violations.is_empty()
-        })
+        .filter(|r| r.metrics.desyncs > 0 || r.metrics.input_mismatches > 0 || !r.metrics.violations.is_empty())
         .map(|r| {
             format!(
                 "{} on {} / {} seed {}: {} desyncs, {} input mismatches, {} violations",
@@ -125,10 +114,7 @@ fn check_violations(runs: &[RunReport]) -> Result<()> {
 
 fn print_runs(runs: &[RunReport], format: Format, single: bool) {
     match format {
-        Format::Json => print!(
-            "{}",
-            Report::new(env!("CARGO_PKG_VERSION"), runs.to_vec()).to_json()
-        ),
+        Format::Json => print!("{}", Report::new(env!("CARGO_PKG_VERSION"), runs.to_vec()).to_json()),
         Format::Table | Format::Md if single => {
             print!("{}", table::single(&runs[0], format == Format::Md))
         }
@@ -151,49 +137,29 @@ fn compare(a: CompareArgs) -> Result<()> {
     let algos: Vec<&'static dyn Algorithm> = if a.algos.iter().any(|s| s == "all") {
         algorithms::registry::all().to_vec()
     } else {
-        a.algos
-            .iter()
-            .map(|n| find_algo(n.trim()))
-            .collect::<Result<_>>()?
+        a.algos.iter().map(|n| find_algo(n.trim())).collect::<Result<_>>()?
     };
     if a.seeds == 0 {
         return Err(bad("--seeds must be at least 1"));
     }
     let profile = resolve_profile(&a.profile)?;
-    let specs: Vec<TraceSpec> = a
-        .traces
-        .iter()
-        .map(|t| resolve_trace(t.trim()))
-        .collect::<Result<_>>()?;
+    let specs: Vec<TraceSpec> = a.traces.iter().map(|t| resolve_trace(t.trim())).collect::<Result<_>>()?;
     let base = run_config(&a.common, 1)?;
     for algo in &algos {
-        base.options
-            .check(*algo)
-            .map_err(|e| bad(format!("--opt: {e}")))?;
+        base.options.check(*algo).map_err(|e| bad(format!("--opt: {e}")))?;
     }
     // The job list, in the order the report lists runs.
     let mut jobs = Vec::new();
     for spec in &specs {
         for algo in &algos {
             for seed in 1..=a.seeds {
-                jobs.push((
-                    *algo,
-                    spec,
-                    RunConfig {
-                        seed,
-                        ..base.clone()
-                    },
-                ));
+                jobs.push((*algo, spec, RunConfig { seed, ..base.clone() }));
             }
         }
     }
-    let threads = a
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1)
-        .min(jobs.len());
-    let results: Vec<Mutex<Option<Result<RunReport>>>> =
-        jobs.iter().map(|_| Mutex::new(None)).collect();
+    let threads =
+        a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1).min(jobs.len());
+    let results: Vec<Mutex<Option<Result<RunReport>>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let progress = !a.quiet && std::io::stderr().is_terminal();
@@ -208,13 +174,7 @@ fn compare(a: CompareArgs) -> Result<()> {
                 *results[i].lock().expect("no poisoning") = Some(r);
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if progress {
-                    eprint!(
-                        "\r[{d}/{}] {} · {} · seed {}        ",
-                        jobs.len(),
-                        algo.name(),
-                        spec.name(),
-                        cfg.seed
-                    );
+                    eprint!("\r[{d}/{}] {} · {} · seed {}        ", jobs.len(), algo.name(), spec.name(), cfg.seed);
                 }
             });
         }
@@ -224,11 +184,7 @@ fn compare(a: CompareArgs) -> Result<()> {
     }
     let mut runs = Vec::with_capacity(jobs.len());
     for r in results {
-        runs.push(
-            r.into_inner()
-                .expect("no poisoning")
-                .expect("every job ran")?,
-        );
+        runs.push(r.into_inner().expect("no poisoning").expect("every job ran")?);
     }
     print_runs(&runs, a.format, false);
     if let Some(dir) = &a.out {
@@ -263,12 +219,7 @@ fn list(what: Option<ListWhat>, format: ListFormat) -> Result<()> {
         } else {
             println!("ALGORITHMS");
             for a in algos {
-                println!(
-                    "  {:<18} {:<14} {}",
-                    a.name(),
-                    a.topology().as_str(),
-                    a.description()
-                );
+                println!("  {:<18} {:<14} {}", a.name(), a.topology().as_str(), a.description());
                 for o in a.options() {
                     println!("  {:<18} --opt {}={}  {}", "", o.name, o.default, o.help);
                 }
@@ -295,36 +246,21 @@ fn list(what: Option<ListWhat>, format: ListFormat) -> Result<()> {
     if show(ListWhat::Traces) {
         let files = trace::list(&library::dirs("traces"));
         if format == ListFormat::Json {
-            json.insert(
-                "generators".into(),
-                Generator::NAMES
-                    .iter()
-                    .map(|n| serde_json::json!(n))
-                    .collect(),
-            );
+            json.insert("generators".into(), Generator::NAMES.iter().map(|n| serde_json::json!(n)).collect());
             json.insert(
                 "traces".into(),
-                files
-                    .iter()
-                    .map(|(n, d)| serde_json::json!({"name": n, "description": d}))
-                    .collect(),
+                files.iter().map(|(n, d)| serde_json::json!({"name": n, "description": d})).collect(),
             );
         } else {
             println!("TRACES (traces/, a path, or a generator)");
             for (n, d) in &files {
                 println!("  {n:<18} {d}");
             }
-            println!(
-                "  generators: {} (e.g. zigzag:period=2s, random-walk:seed=3)",
-                Generator::NAMES.join(", ")
-            );
+            println!("  generators: {} (e.g. zigzag:period=2s, random-walk:seed=3)", Generator::NAMES.join(", "));
         }
     }
     if format == ListFormat::Json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::Value::Object(json))?
-        );
+        println!("{}", serde_json::to_string_pretty(&serde_json::Value::Object(json))?);
     }
     Ok(())
 }

@@ -18,9 +18,7 @@
 //! frame), so sequence numbers need not travel.
 
 use crate::wire::{Reader, Writer};
-use harness::contract::{
-    Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View,
-};
+use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
 use harness::game::{Input, SeqInput, State};
 
 const TAG_INPUTS: u8 = 3;
@@ -92,10 +90,7 @@ impl Peer {
         if v[frame as usize].is_none() {
             v[frame as usize] = Some(input);
         }
-        while self.inputs[p]
-            .get(self.have[p] as usize)
-            .is_some_and(|i| i.is_some())
-        {
+        while self.inputs[p].get(self.have[p] as usize).is_some_and(|i| i.is_some()) {
             self.have[p] += 1;
         }
     }
@@ -122,14 +117,9 @@ impl Peer {
         let start = self.acked_by[q];
         let end = self.have[self.me].min(start + MAX_BATCH as u32);
         let mut w = Writer::with_capacity(10 + 3 * (end - start) as usize);
-        w.u8(TAG_INPUTS)
-            .u32(self.have[q])
-            .u32(start)
-            .u8((end - start) as u8);
+        w.u8(TAG_INPUTS).u32(self.have[q]).u32(start).u8((end - start) as u8);
         for f in start..end {
-            self.inputs[self.me][f as usize]
-                .expect("own inputs are contiguous")
-                .encode(&mut w.0);
+            self.inputs[self.me][f as usize].expect("own inputs are contiguous").encode(&mut w.0);
         }
         w.finish()
     }
@@ -186,8 +176,6 @@ fn decode(bytes: &[u8]) -> Option<(u32, u32, Vec<Input>)> {
     let ack = r.u32()?;
     let start = r.u32()?;
     let n = r.u8()? as usize;
-    let inputs = (0..n)
-        .map(|_| r.take(3).and_then(Input::decode))
-        .collect::<Option<Vec<_>>>()?;
+    let inputs = (0..n).map(|_| r.take(3).and_then(Input::decode)).collect::<Option<Vec<_>>>()?;
     r.is_done().then_some((ack, start, inputs))
 }

@@ -8,10 +8,7 @@
 
 use harness::contract::Algorithm;
 
-static ALL: &[&dyn Algorithm] = &[
-    &crate::server_verified::ServerVerified,
-    &crate::lockstep::Lockstep,
-];
+static ALL: &[&dyn Algorithm] = &[&crate::server_verified::ServerVerified, &crate::lockstep::Lockstep];
 
 /// Every algorithm, in listing order.
 pub fn all() -> &'static [&'static dyn Algorithm] {

@@ -25,9 +25,7 @@
 //!   (x: i32, y: i32, z: i32, last_seq: u32)`.
 
 use crate::wire::{Reader, Writer};
-use harness::contract::{
-    Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View,
-};
+use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
 use harness::game::{Input, SeqInput, State};
 use std::collections::VecDeque;
 
@@ -98,9 +96,7 @@ impl Snapshot {
 
     fn encode(&self) -> Vec<u8> {
         let mut w = Writer::with_capacity(7 + 16 * self.players.len());
-        w.u8(TAG_SNAPSHOT)
-            .u32(self.frame)
-            .u16(self.players.len() as u16);
+        w.u8(TAG_SNAPSHOT).u32(self.frame).u16(self.players.len() as u16);
         for (p, seq) in self.players.iter().zip(&self.seqs) {
             w.i32(p[0]).i32(p[1]).i32(p[2]).u32(*seq);
         }
@@ -114,11 +110,7 @@ impl Snapshot {
         }
         let frame = r.u32()?;
         let n = r.u16()? as usize;
-        let mut s = Snapshot {
-            frame,
-            players: Vec::with_capacity(n),
-            seqs: Vec::with_capacity(n),
-        };
+        let mut s = Snapshot { frame, players: Vec::with_capacity(n), seqs: Vec::with_capacity(n) };
         for _ in 0..n {
             s.players.push([r.i32()?, r.i32()?, r.i32()?]);
             s.seqs.push(r.u32()?);
@@ -156,13 +148,7 @@ impl Node for Client {
 
     fn render(&mut self, _ctx: &RenderCtx<'_>, view: &mut View) {
         for (i, (p, seq)) in self.shown.players.iter().zip(&self.shown.seqs).enumerate() {
-            view.entities.push(harness::contract::EntityView {
-                id: i as u16,
-                x: p[0],
-                y: p[1],
-                z: p[2],
-                seq: *seq,
-            });
+            view.entities.push(harness::contract::EntityView { id: i as u16, x: p[0], y: p[1], z: p[2], seq: *seq });
         }
     }
 }
@@ -183,9 +169,7 @@ fn decode_inputs(bytes: &[u8]) -> Option<(u32, Vec<Input>)> {
     }
     let newest = r.u32()?;
     let n = r.u8()? as usize;
-    let inputs = (0..n)
-        .map(|_| r.take(3).and_then(Input::decode))
-        .collect::<Option<Vec<_>>>()?;
+    let inputs = (0..n).map(|_| r.take(3).and_then(Input::decode)).collect::<Option<Vec<_>>>()?;
     (r.is_done() && newest as usize >= n).then_some((newest, inputs))
 }
 
@@ -232,19 +216,11 @@ mod tests {
 
     #[test]
     fn snapshot_round_trip_and_garbage() {
-        let s = Snapshot {
-            frame: 9,
-            players: vec![[1, -2, 3], [4, 5, 6]],
-            seqs: vec![7, 8],
-        };
+        let s = Snapshot { frame: 9, players: vec![[1, -2, 3], [4, 5, 6]], seqs: vec![7, 8] };
         let b = s.encode();
         assert_eq!(Snapshot::decode(&b), Some(s));
         assert_eq!(Snapshot::decode(&b[..b.len() - 1]), None);
         assert_eq!(Snapshot::decode(&[]), None);
-        assert_eq!(
-            decode_inputs(&[TAG_INPUT, 1, 0, 0, 0, 2, 0, 0, 0]),
-            None,
-            "claims 2 inputs before seq 1"
-        );
+        assert_eq!(decode_inputs(&[TAG_INPUT, 1, 0, 0, 0, 2, 0, 0, 0]), None, "claims 2 inputs before seq 1");
     }
 }

@@ -88,10 +88,7 @@ mod tests {
         w.u8(7).u16(300).u32(70_000).i32(-5);
         let b = w.finish();
         let mut r = Reader::new(&b);
-        assert_eq!(
-            (r.u8(), r.u16(), r.u32(), r.i32()),
-            (Some(7), Some(300), Some(70_000), Some(-5))
-        );
+        assert_eq!((r.u8(), r.u16(), r.u32(), r.i32()), (Some(7), Some(300), Some(70_000), Some(-5)));
         assert!(r.is_done());
         assert_eq!(r.u8(), None);
         let mut r = Reader::new(&b[..2]);

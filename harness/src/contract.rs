@@ -151,9 +151,7 @@ impl Options {
     pub fn parse(items: &[String]) -> Result<Options, String> {
         let mut m = BTreeMap::new();
         for it in items {
-            let (k, v) = it
-                .split_once('=')
-                .ok_or_else(|| format!("option `{it}`: expected key=value"))?;
+            let (k, v) = it.split_once('=').ok_or_else(|| format!("option `{it}`: expected key=value"))?;
             m.insert(k.trim().to_string(), v.trim().to_string());
         }
         Ok(Options(m))
@@ -168,18 +166,13 @@ impl Options {
                 return Err(format!(
                     "algorithm `{}` has no option `{k}` (its options: {})",
                     algorithm.name(),
-                    if names.is_empty() {
-                        "none".to_string()
-                    } else {
-                        names.join(", ")
-                    }
+                    if names.is_empty() { "none".to_string() } else { names.join(", ") }
                 ));
             }
         }
         for o in known {
             if let Some(v) = self.0.get(o.name) {
-                v.parse::<f64>()
-                    .map_err(|_| format!("option `{}={v}`: expected a number", o.name))?;
+                v.parse::<f64>().map_err(|_| format!("option `{}={v}`: expected a number", o.name))?;
             }
         }
         Ok(())
@@ -187,12 +180,7 @@ impl Options {
 
     /// A numeric option, or the declared default.
     pub fn number(&self, spec: &OptionSpec) -> f64 {
-        self.0
-            .get(spec.name)
-            .map(String::as_str)
-            .unwrap_or(spec.default)
-            .parse()
-            .unwrap_or(0.0)
+        self.0.get(spec.name).map(String::as_str).unwrap_or(spec.default).parse().unwrap_or(0.0)
     }
 }
 
@@ -348,8 +336,7 @@ impl Ctx<'_> {
     /// that stepped the previous confirmed state into it. Frames must be
     /// published in order, each once per peer.
     pub fn publish_confirmed(&mut self, state: &State, inputs: &[SeqInput]) {
-        self.recorder
-            .publish_confirmed(self.me, self.now_global, state, inputs);
+        self.recorder.publish_confirmed(self.me, self.now_global, state, inputs);
     }
 
     /// Reports something only the algorithm knows.
@@ -416,14 +403,13 @@ impl View {
     /// Shows every player of `state` as it is.
     pub fn show_state(&mut self, state: &State) {
         self.entities.clear();
-        self.entities
-            .extend(state.players.iter().enumerate().map(|(i, p)| EntityView {
-                id: i as u16,
-                x: p.x,
-                y: p.y,
-                z: p.z,
-                seq: p.last_seq,
-            }));
+        self.entities.extend(state.players.iter().enumerate().map(|(i, p)| EntityView {
+            id: i as u16,
+            x: p.x,
+            y: p.y,
+            z: p.z,
+            seq: p.last_seq,
+        }));
     }
 }
 

@@ -40,10 +40,6 @@ pub struct InputError {
 impl InputError {
     /// An error at `line` of `source`.
     pub fn at(source: &Source, line: Option<usize>, message: impl Into<String>) -> InputError {
-        InputError {
-            source_name: source.clone(),
-            line,
-            message: message.into(),
-        }
+        InputError { source_name: source.clone(), line, message: message.into() }
     }
 }

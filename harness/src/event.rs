@@ -81,11 +81,7 @@ impl<E> Default for Scheduler<E> {
 impl<E> Scheduler<E> {
     /// An empty scheduler at time zero.
     pub fn new() -> Self {
-        Scheduler {
-            heap: BinaryHeap::new(),
-            next_seq: 0,
-            now: Micros::ZERO,
-        }
+        Scheduler { heap: BinaryHeap::new(), next_seq: 0, now: Micros::ZERO }
     }
 
     /// Schedules `event` at `time`. A time in the past is clamped to now:
@@ -94,12 +90,7 @@ impl<E> Scheduler<E> {
         let time = time.max(self.now);
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry {
-            time,
-            class,
-            seq,
-            event,
-        });
+        self.heap.push(Entry { time, class, seq, event });
     }
 
     /// Removes and returns the earliest event, advancing the clock to it.

@@ -14,9 +14,7 @@ pub fn dirs(kind: &str) -> Vec<PathBuf> {
         out.push(PathBuf::from(home).join(kind));
     }
     out.push(PathBuf::from(kind));
-    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join(kind);
+    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join(kind);
     out.push(built);
     out
 }

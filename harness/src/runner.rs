@@ -1,21 +1,24 @@
 //! The runner: builds a run's world — nodes, clocks, links, recorder — and
 //! drives the event loop until the simulated duration is over.
 //!
-//! A run is a pure function of (algorithm, profile, trace, seed, config):
-//! the only randomness comes from streams split off the seed, events are
-//! ordered by `(time, class, insertion)`, and nothing reads the wall clock.
+//! A run is a pure function of (algorithm, network plan, trace, seed,
+//! config): the only randomness comes from streams split off the seed,
+//! events are ordered by `(time, class, insertion)`, and nothing reads the
+//! wall clock.
 
 use crate::contract::{Algorithm, Ctx, Node, NodeId, Options, RenderCtx, Setup, View};
 use crate::event::{EventClass, Scheduler};
 use crate::game::{Game, GameConfig};
 use crate::metrics::recorder::Recorder;
 use crate::metrics::Metrics;
-use crate::net::{Link, LinkStats, Netem, Profile, UDP_IPV4_HEADER_BYTES};
+use crate::net::profile::NetworkPlan;
+use crate::net::{Link, LinkStats, Profile, UDP_IPV4_HEADER_BYTES};
 use crate::rng::{mix64, Purpose, Stream};
 use crate::time::{LocalClock, Micros, Periodic};
 use crate::trace::Trace;
+use std::collections::BTreeMap;
 
-/// How a run is set up, apart from algorithm, profile and trace.
+/// How a run is set up, apart from algorithm, network and trace.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunConfig {
     /// Players (one client or peer each).
@@ -69,19 +72,30 @@ pub struct RunResult {
     pub events: u64,
 }
 
+/// Which of a node's two links.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Dir {
+    Up,
+    Down,
+}
+
+/// A packet in flight.
+struct Packet {
+    from: NodeId,
+    to: NodeId,
+    bytes: Vec<u8>,
+}
+
 enum Ev {
     Tick(usize),
     Render(usize),
-    /// A packet reached the core; it still has to cross `to`'s downlink.
-    Core {
-        from: NodeId,
-        to: NodeId,
-        bytes: Vec<u8>,
-    },
-    Deliver {
-        from: NodeId,
-        to: NodeId,
-        bytes: Vec<u8>,
+    /// A packet left `from`'s uplink; it still has to cross `to`'s downlink.
+    Core(Packet),
+    Deliver(Packet),
+    /// A slotted link may release held packets.
+    Wake {
+        node: usize,
+        dir: Dir,
     },
 }
 
@@ -92,28 +106,107 @@ struct NodeSlot {
     ticks: u64,
     render: Option<(Periodic, u64)>,
     player: Option<usize>,
-    uplink: Link,
-    downlink: Link,
+    links: [Link; 2],
 }
 
-/// Runs `algorithm` on `profile` with `trace` (one track per client).
+/// The links of every node and the packets slotted links hold.
+struct Network {
+    held: BTreeMap<(usize, Dir, u64), Packet>,
+    wake: BTreeMap<(usize, Dir), Micros>,
+    delivered: u64,
+}
+
+impl Network {
+    /// Puts `p` on `node`'s link `dir` at `now`; schedules what comes out.
+    fn offer(
+        &mut self,
+        slots: &mut [NodeSlot],
+        sched: &mut Scheduler<Ev>,
+        now: Micros,
+        node: usize,
+        dir: Dir,
+        p: Packet,
+    ) {
+        let link = &mut slots[node].links[dir as usize];
+        let copies = link.send(now, p.bytes.len());
+        let n = copies.len();
+        let mut bytes = Some(p.bytes);
+        for (k, d) in copies.iter().enumerate() {
+            // The last copy takes the buffer; a duplicate gets a clone.
+            let mut b = if k + 1 == n { bytes.take().unwrap_or_default() } else { bytes.clone().unwrap_or_default() };
+            if let Some(bit) = d.corrupt_bit {
+                if let Some(byte) = b.get_mut((bit / 8) as usize) {
+                    *byte ^= 1 << (bit % 8);
+                }
+            }
+            let copy = Packet { from: p.from, to: p.to, bytes: b };
+            match d.held {
+                Some(token) => {
+                    self.held.insert((node, dir, token), copy);
+                }
+                None => self.forward(slots, sched, d.time, dir, copy),
+            }
+        }
+        if slots[node].links[dir as usize].has_slots() {
+            self.release(slots, sched, now, node, dir);
+        }
+    }
+
+    /// A copy left a link at `at`: on to the core, or to its destination.
+    fn forward(&mut self, slots: &[NodeSlot], sched: &mut Scheduler<Ev>, at: Micros, dir: Dir, p: Packet) {
+        let ev = if dir == Dir::Up && !slots[p.to.0 as usize].links[Dir::Down as usize].is_clean() {
+            Ev::Core(p)
+        } else {
+            Ev::Deliver(p)
+        };
+        sched.push(at, EventClass::Packet, ev);
+    }
+
+    /// Releases what a slotted link lets go at `now`; re-arms its wake-up.
+    fn release(&mut self, slots: &mut [NodeSlot], sched: &mut Scheduler<Ev>, now: Micros, node: usize, dir: Dir) {
+        let link = &mut slots[node].links[dir as usize];
+        let tokens = link.release(now);
+        let next = link.next_wake();
+        for t in tokens {
+            if let Some(p) = self.held.remove(&(node, dir, t)) {
+                self.forward(slots, sched, now, dir, p);
+            }
+        }
+        match next {
+            Some(at) if self.wake.get(&(node, dir)) != Some(&at) => {
+                self.wake.insert((node, dir), at);
+                sched.push(at, EventClass::Packet, Ev::Wake { node, dir });
+            }
+            Some(_) => {}
+            None => {
+                self.wake.remove(&(node, dir));
+            }
+        }
+    }
+}
+
+/// Runs `algorithm` on one profile for every client (see [`run_plan`]).
 pub fn run(
     algorithm: &dyn Algorithm,
     profile: &Profile,
     trace: &Trace,
     cfg: &RunConfig,
 ) -> Result<RunResult, RunError> {
+    run_plan(algorithm, &NetworkPlan::uniform(profile.clone()), trace, cfg)
+}
+
+/// Runs `algorithm` on `plan` (a profile per client) with `trace`.
+pub fn run_plan(
+    algorithm: &dyn Algorithm,
+    plan: &NetworkPlan,
+    trace: &Trace,
+    cfg: &RunConfig,
+) -> Result<RunResult, RunError> {
     if cfg.clients == 0 || cfg.clients > 4096 {
-        return Err(RunError::Config(format!(
-            "clients must be 1..=4096, got {}",
-            cfg.clients
-        )));
+        return Err(RunError::Config(format!("clients must be 1..=4096, got {}", cfg.clients)));
     }
     if !(1..=1000).contains(&cfg.tick_hz) {
-        return Err(RunError::Config(format!(
-            "tick rate must be 1..=1000 Hz, got {}",
-            cfg.tick_hz
-        )));
+        return Err(RunError::Config(format!("tick rate must be 1..=1000 Hz, got {}", cfg.tick_hz)));
     }
     if cfg.render_hz.iter().any(|&r| !(1..=1000).contains(&r)) {
         return Err(RunError::Config("render rates must be 1..=1000 Hz".into()));
@@ -121,11 +214,11 @@ pub fn run(
     if cfg.duration_us == 0 {
         return Err(RunError::Config("duration must be positive".into()));
     }
+    if plan.clients.is_empty() {
+        return Err(RunError::Config("no network profile".into()));
+    }
     cfg.options.check(algorithm).map_err(RunError::Config)?;
-    let game = Game::new(GameConfig {
-        tick_hz: cfg.tick_hz,
-        ..GameConfig::default()
-    });
+    let game = Game::new(GameConfig { tick_hz: cfg.tick_hz, ..GameConfig::default() });
     let initial = game.initial_state(cfg.clients);
     let topology = algorithm.topology();
     let setup = Setup {
@@ -136,36 +229,24 @@ pub fn run(
         options: cfg.options.clone(),
         session_seed: mix64(cfg.seed ^ 0x5E55_1011),
     };
-    let mut recorder = Recorder::new(
-        topology,
-        &game,
-        &initial,
-        trace.clone(),
-        cfg.duration_us,
-        cfg.header_bytes,
-    );
+    let mut recorder = Recorder::new(topology, &game, &initial, trace.clone(), cfg.duration_us, cfg.header_bytes);
     let pick = |v: &[u32], i: usize| *v.get(i).or(v.last()).unwrap_or(&60);
 
     let mut slots: Vec<NodeSlot> = Vec::with_capacity(setup.nodes());
     for n in 0..setup.nodes() {
         let id = NodeId(n as u16);
         let player = setup.player_of_node(id);
-        let (node, clock, up, down) = match player {
+        let (node, clock, profile) = match player {
             Some(p) => (
                 algorithm.client(&setup, p),
-                *cfg.clocks
-                    .get(p)
-                    .or(cfg.clocks.last())
-                    .unwrap_or(&LocalClock::EXACT),
-                profile.uplink.clone(),
-                profile.downlink.clone(),
+                *cfg.clocks.get(p).or(cfg.clocks.last()).unwrap_or(&LocalClock::EXACT),
+                plan.client(p),
             ),
-            None => (
-                algorithm.server(&setup),
-                LocalClock::EXACT,
-                Netem::clean(),
-                Netem::clean(),
-            ),
+            None => (algorithm.server(&setup), LocalClock::EXACT, &plan.server),
+        };
+        let link = |up: bool| {
+            let purpose = if up { Purpose::Uplink } else { Purpose::Downlink };
+            Link::scheduled(profile.schedule(up), profile.correlation, Stream::new(cfg.seed, purpose, n as u64))
         };
         slots.push(NodeSlot {
             node,
@@ -174,8 +255,7 @@ pub fn run(
             ticks: 0,
             render: player.map(|p| (Periodic::from_hz(pick(&cfg.render_hz, p)), 0)),
             player,
-            uplink: Link::new(up, Stream::new(cfg.seed, Purpose::Uplink, n as u64)),
-            downlink: Link::new(down, Stream::new(cfg.seed, Purpose::Downlink, n as u64)),
+            links: [link(true), link(false)],
         });
     }
 
@@ -187,17 +267,17 @@ pub fn run(
             sched.push(r.firing(&s.clock, 0), EventClass::Render, Ev::Render(i));
         }
     }
+    let mut net = Network { held: BTreeMap::new(), wake: BTreeMap::new(), delivered: 0 };
     let mut outbox: Vec<(NodeId, Vec<u8>)> = Vec::new();
     let mut view = View::default();
     let mut events = 0u64;
-    let mut delivered = 0u64;
 
     while let Some((now, ev)) = sched.pop() {
         if now >= end {
             break; // the run covers [0, duration)
         }
         events += 1;
-        // Handle the event; the nodes that ran code may have sent packets.
+        // Handle the event; the node that ran code may have sent packets.
         let from_node = match ev {
             Ev::Tick(i) => {
                 let s = &mut slots[i];
@@ -213,22 +293,14 @@ pub fn run(
                 };
                 s.node.on_tick(&mut ctx);
                 s.ticks += 1;
-                sched.push(
-                    s.tick.firing(&s.clock, s.ticks),
-                    EventClass::Tick,
-                    Ev::Tick(i),
-                );
-                NodeId(i as u16)
+                sched.push(s.tick.firing(&s.clock, s.ticks), EventClass::Tick, Ev::Tick(i));
+                i
             }
             Ev::Render(i) => {
                 let s = &mut slots[i];
                 let (r, k) = s.render.as_mut().expect("only clients render");
-                let rctx = RenderCtx {
-                    now_local: s.clock.local_at(now),
-                    me: NodeId(i as u16),
-                    setup: &setup,
-                    game: &game,
-                };
+                let rctx =
+                    RenderCtx { now_local: s.clock.local_at(now), me: NodeId(i as u16), setup: &setup, game: &game };
                 view.entities.clear();
                 s.node.render(&rctx, &mut view);
                 recorder.record_view(s.player.expect("clients have players"), now, &view);
@@ -237,85 +309,48 @@ pub fn run(
                 sched.push(next, EventClass::Render, Ev::Render(i));
                 continue;
             }
-            Ev::Core { from, to, bytes } => {
-                let down = &mut slots[to.0 as usize].downlink;
-                for d in down.send(now, bytes.len()).iter() {
-                    let mut b = bytes.clone();
-                    flip(&mut b, d.corrupt_bit);
-                    sched.push(
-                        d.time,
-                        EventClass::Packet,
-                        Ev::Deliver { from, to, bytes: b },
-                    );
+            Ev::Core(p) => {
+                let to = p.to.0 as usize;
+                net.offer(&mut slots, &mut sched, now, to, Dir::Down, p);
+                continue;
+            }
+            Ev::Wake { node, dir } => {
+                if net.wake.get(&(node, dir)) == Some(&now) {
+                    net.wake.remove(&(node, dir));
+                    net.release(&mut slots, &mut sched, now, node, dir);
                 }
                 continue;
             }
-            Ev::Deliver { from, to, bytes } => {
-                delivered += 1;
-                let s = &mut slots[to.0 as usize];
+            Ev::Deliver(p) => {
+                net.delivered += 1;
+                let to = p.to.0 as usize;
+                let s = &mut slots[to];
                 let mut ctx = Ctx {
                     now_global: now,
                     now_local: s.clock.local_at(now),
                     tick: s.ticks,
-                    me: to,
+                    me: p.to,
                     setup: &setup,
                     game: &game,
                     outbox: &mut outbox,
                     recorder: &mut recorder,
                 };
-                s.node.on_packet(&mut ctx, from, &bytes);
+                s.node.on_packet(&mut ctx, p.from, &p.bytes);
                 to
             }
         };
-        // Put what the node sent on the wire.
+        // Put what the node sent on the wire: its uplink first.
+        let from = NodeId(from_node as u16);
         for (to, bytes) in outbox.drain(..) {
-            if to.0 as usize >= slots.len() || to == from_node {
+            if to.0 as usize >= slots.len() || to == from {
                 continue;
             }
-            recorder.count_send(from_node, to, bytes.len());
-            let up = &mut slots[from_node.0 as usize].uplink;
-            let copies = up.send(now, bytes.len());
-            let down_clean = slots[to.0 as usize].downlink.is_clean();
-            let n = copies.len();
-            let mut bytes = Some(bytes);
-            for (k, d) in copies.iter().enumerate() {
-                // The last copy takes the buffer; a duplicate gets a clone.
-                let mut b = if k + 1 == n {
-                    bytes.take().unwrap_or_default()
-                } else {
-                    bytes.clone().unwrap_or_default()
-                };
-                flip(&mut b, d.corrupt_bit);
-                let ev = if down_clean {
-                    Ev::Deliver {
-                        from: from_node,
-                        to,
-                        bytes: b,
-                    }
-                } else {
-                    Ev::Core {
-                        from: from_node,
-                        to,
-                        bytes: b,
-                    }
-                };
-                sched.push(d.time, EventClass::Packet, ev);
-            }
+            recorder.count_send(from, to, bytes.len());
+            net.offer(&mut slots, &mut sched, now, from_node, Dir::Up, Packet { from, to, bytes });
         }
     }
 
-    let links: Vec<LinkStats> = slots
-        .iter()
-        .flat_map(|s| [s.uplink.stats(), s.downlink.stats()])
-        .collect();
-    let metrics = recorder.finish(cfg.duration_us, game.steps_executed(), &links, delivered);
+    let links: Vec<LinkStats> = slots.iter().flat_map(|s| [s.links[0].stats(), s.links[1].stats()]).collect();
+    let metrics = recorder.finish(cfg.duration_us, game.steps_executed(), &links, net.delivered);
     Ok(RunResult { metrics, events })
-}
-
-fn flip(bytes: &mut [u8], bit: Option<u32>) {
-    if let Some(b) = bit {
-        if let Some(byte) = bytes.get_mut((b / 8) as usize) {
-            *byte ^= 1 << (b % 8);
-        }
-    }
 }

@@ -79,10 +79,7 @@ pub struct LocalClock {
 
 impl LocalClock {
     /// The ideal clock: local time equals global time.
-    pub const EXACT: LocalClock = LocalClock {
-        offset_us: 0,
-        drift_ppm: 0,
-    };
+    pub const EXACT: LocalClock = LocalClock { offset_us: 0, drift_ppm: 0 };
 
     /// The local reading at global time `t`.
     pub fn local_at(&self, t: Micros) -> i64 {
@@ -126,10 +123,7 @@ pub struct Periodic {
 impl Periodic {
     /// A timer firing `hz` times per second of local time, starting at local zero.
     pub fn from_hz(hz: u32) -> Periodic {
-        Periodic {
-            period_us: period_us(hz),
-            phase_us: 0,
-        }
+        Periodic { period_us: period_us(hz), phase_us: 0 }
     }
 
     /// Global time of firing `k` on `clock`.
@@ -159,40 +153,19 @@ mod tests {
 
     #[test]
     fn offset_and_drift_shift_and_stretch() {
-        let fast = LocalClock {
-            offset_us: 0,
-            drift_ppm: 1_000,
-        };
+        let fast = LocalClock { offset_us: 0, drift_ppm: 1_000 };
         assert_eq!(fast.local_at(Micros::from_secs(10)), 10_010_000);
-        let slow = LocalClock {
-            offset_us: -2_000,
-            drift_ppm: -500,
-        };
-        assert_eq!(
-            slow.local_at(Micros::from_secs(2)),
-            2_000_000 - 2_000 - 1_000
-        );
+        let slow = LocalClock { offset_us: -2_000, drift_ppm: -500 };
+        assert_eq!(slow.local_at(Micros::from_secs(2)), 2_000_000 - 2_000 - 1_000);
     }
 
     #[test]
     fn global_at_inverts_local_at() {
         let clocks = [
-            LocalClock {
-                offset_us: 0,
-                drift_ppm: 0,
-            },
-            LocalClock {
-                offset_us: 7_777,
-                drift_ppm: 250,
-            },
-            LocalClock {
-                offset_us: -40_000,
-                drift_ppm: -999,
-            },
-            LocalClock {
-                offset_us: 3,
-                drift_ppm: 50_000,
-            },
+            LocalClock { offset_us: 0, drift_ppm: 0 },
+            LocalClock { offset_us: 7_777, drift_ppm: 250 },
+            LocalClock { offset_us: -40_000, drift_ppm: -999 },
+            LocalClock { offset_us: 3, drift_ppm: 50_000 },
         ];
         for c in clocks {
             for local in [-50_000i64, 0, 1, 16_666, 1_000_000, 59_999_999] {
@@ -207,10 +180,7 @@ mod tests {
 
     #[test]
     fn periodic_timer_fires_on_local_schedule() {
-        let c = LocalClock {
-            offset_us: 0,
-            drift_ppm: 10_000,
-        }; // 1% fast
+        let c = LocalClock { offset_us: 0, drift_ppm: 10_000 }; // 1% fast
         let t = Periodic::from_hz(100);
         // 100 firings of a 1% fast clock take 0.99 s of global time.
         let g = t.firing(&c, 100);
@@ -226,24 +196,16 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
     let t = text.trim();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .ok_or_else(|| {
-            format!("`{t}` has no unit: expected a duration like `60s`, `2m`, `250ms`")
-        })?;
+        .ok_or_else(|| format!("`{t}` has no unit: expected a duration like `60s`, `2m`, `250ms`"))?;
     let (num, unit) = t.split_at(split);
-    let value: f64 = num
-        .parse()
-        .map_err(|_| format!("`{t}`: expected a number before the unit"))?;
+    let value: f64 = num.parse().map_err(|_| format!("`{t}`: expected a number before the unit"))?;
     let scale = match unit {
         "us" => 1.0,
         "ms" => 1e3,
         "s" => 1e6,
         "m" | "min" => 60e6,
         "h" => 3600e6,
-        _ => {
-            return Err(format!(
-                "`{t}`: unknown unit `{unit}`, expected us, ms, s, m or h"
-            ))
-        }
+        _ => return Err(format!("`{t}`: unknown unit `{unit}`, expected us, ms, s, m or h")),
     };
     let us = (value * scale).round();
     if !(0.0..1e15).contains(&us) {

@@ -18,19 +18,10 @@ fn syncbench(args: &[&str]) -> (i32, String, String) {
 fn assert_bad_input(args: &[&str], needles: &[&str]) {
     let (code, out, err) = syncbench(args);
     assert_eq!(code, 2, "{args:?}: stderr {err}");
-    assert!(
-        out.is_empty(),
-        "{args:?}: no partial report on stdout, got {out}"
-    );
-    assert!(
-        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
-        "{err}"
-    );
+    assert!(out.is_empty(), "{args:?}: no partial report on stdout, got {out}");
+    assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "{err}");
     for n in needles {
-        assert!(
-            err.contains(n),
-            "{args:?}: stderr should mention `{n}`: {err}"
-        );
+        assert!(err.contains(n), "{args:?}: stderr should mention `{n}`: {err}");
     }
 }
 
@@ -63,68 +54,28 @@ fn run_twice_prints_identical_json() {
     for key in ["divergence_m", "ideal_divergence_m", "input_latency_ms"] {
         for side in ["own", "remote"] {
             for stat in ["mean", "p50", "p90", "p99", "max"] {
-                assert!(
-                    run["metrics"][key][side][stat].is_number(),
-                    "{key}.{side}.{stat}"
-                );
+                assert!(run["metrics"][key][side][stat].is_number(), "{key}.{side}.{stat}");
             }
         }
     }
-    for key in [
-        "desyncs",
-        "corrections",
-        "rollbacks",
-        "resimulated_frames",
-        "snaps",
-        "stall_ms",
-        "sim_steps_per_s",
-    ] {
+    for key in ["desyncs", "corrections", "rollbacks", "resimulated_frames", "snaps", "stall_ms", "sim_steps_per_s"] {
         assert!(run["metrics"][key].is_number(), "{key}");
     }
-    for key in [
-        "up_bytes_per_s",
-        "down_bytes_per_s",
-        "up_packets_per_s",
-        "down_packets_per_s",
-    ] {
+    for key in ["up_bytes_per_s", "down_bytes_per_s", "up_packets_per_s", "down_packets_per_s"] {
         assert!(run["metrics"]["bandwidth"][key].is_number(), "{key}");
     }
 }
 
 #[test]
 fn bad_input_exits_2_with_a_message() {
-    assert_bad_input(
-        &["run", "--algo", "lockstep", "--profile", "delay banana"],
-        &["banana", "unit"],
-    );
-    assert_bad_input(
-        &["run", "--algo", "lockstep", "--profile", "marsnet"],
-        &["unknown profile", "lan"],
-    );
-    assert_bad_input(
-        &["run", "--algo", "telepathy"],
-        &["unknown algorithm", "lockstep"],
-    );
-    assert_bad_input(
-        &["run", "--algo", "lockstep", "--trace", "warp"],
-        &["unknown trace", "zigzag"],
-    );
-    assert_bad_input(
-        &["run", "--algo", "lockstep", "--duration", "60"],
-        &["no unit"],
-    );
-    assert_bad_input(
-        &["run", "--algo", "lockstep", "--opt", "turbo=1"],
-        &["no option `turbo`", "max-ahead"],
-    );
-    assert_bad_input(
-        &["run", "--algo", "lockstep", "--clients", "0"],
-        &["clients"],
-    );
-    assert_bad_input(
-        &["compare", "--algos", "lockstep,nope"],
-        &["unknown algorithm `nope`"],
-    );
+    assert_bad_input(&["run", "--algo", "lockstep", "--profile", "delay banana"], &["banana", "unit"]);
+    assert_bad_input(&["run", "--algo", "lockstep", "--profile", "marsnet"], &["unknown profile", "lan"]);
+    assert_bad_input(&["run", "--algo", "telepathy"], &["unknown algorithm", "lockstep"]);
+    assert_bad_input(&["run", "--algo", "lockstep", "--trace", "warp"], &["unknown trace", "zigzag"]);
+    assert_bad_input(&["run", "--algo", "lockstep", "--duration", "60"], &["no unit"]);
+    assert_bad_input(&["run", "--algo", "lockstep", "--opt", "turbo=1"], &["no option `turbo`", "max-ahead"]);
+    assert_bad_input(&["run", "--algo", "lockstep", "--clients", "0"], &["clients"]);
+    assert_bad_input(&["compare", "--algos", "lockstep,nope"], &["unknown algorithm `nope`"]);
 }
 
 #[test]
@@ -134,21 +85,12 @@ fn malformed_files_are_named_with_their_line() {
     let trace = dir.join("bad.trace");
     std::fs::write(&trace, "player 0\n0s R\n1s Q\n").unwrap();
     let profile = dir.join("bad.toml");
-    std::fs::write(
-        &profile,
-        "description = \"x\"\nuplink = \"delay 10ms\"\ndownlink = \"delay 10ms loss lots\"\n",
-    )
-    .unwrap();
+    std::fs::write(&profile, "description = \"x\"\nuplink = \"delay 10ms\"\ndownlink = \"delay 10ms loss lots\"\n")
+        .unwrap();
     let t = trace.to_str().unwrap();
     let p = profile.to_str().unwrap();
-    assert_bad_input(
-        &["run", "--algo", "lockstep", "--trace", t],
-        &[&format!("{t}:3"), "`Q`"],
-    );
-    assert_bad_input(
-        &["run", "--algo", "lockstep", "--profile", p],
-        &[&format!("{p}:3"), "lots"],
-    );
+    assert_bad_input(&["run", "--algo", "lockstep", "--trace", t], &[&format!("{t}:3"), "`Q`"]);
+    assert_bad_input(&["run", "--algo", "lockstep", "--profile", p], &[&format!("{p}:3"), "lots"]);
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -156,27 +98,13 @@ fn malformed_files_are_named_with_their_line() {
 fn compare_prints_both_algorithms_and_writes_reports() {
     let dir = std::env::temp_dir().join(format!("syncbench-compare-{}", std::process::id()));
     let d = dir.to_str().unwrap();
-    let (code, out, err) = syncbench(&[
-        "compare",
-        "--profile",
-        "lan",
-        "--duration",
-        "5s",
-        "--out",
-        d,
-        "--quiet",
-    ]);
+    let (code, out, err) = syncbench(&["compare", "--profile", "lan", "--duration", "5s", "--out", d, "--quiet"]);
     assert_eq!(code, 0, "{err}");
-    assert!(
-        out.contains("server-verified") && out.contains("lockstep"),
-        "{out}"
-    );
+    assert!(out.contains("server-verified") && out.contains("lockstep"), "{out}");
     let json = std::fs::read_to_string(dir.join("report.json")).unwrap();
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["runs"].as_array().unwrap().len(), 2);
-    assert!(std::fs::read_to_string(dir.join("report.md"))
-        .unwrap()
-        .contains("| metric"));
+    assert!(std::fs::read_to_string(dir.join("report.md")).unwrap().contains("| metric"));
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -184,15 +112,7 @@ fn compare_prints_both_algorithms_and_writes_reports() {
 fn list_shows_algorithms_profiles_and_traces() {
     let (code, out, _) = syncbench(&["list"]);
     assert_eq!(code, 0);
-    for n in [
-        "server-verified",
-        "lockstep",
-        "wifi",
-        "4g",
-        "lan",
-        "dodge",
-        "zigzag",
-    ] {
+    for n in ["server-verified", "lockstep", "wifi", "4g", "lan", "dodge", "zigzag"] {
         assert!(out.contains(n), "{n}: {out}");
     }
     let (code, out, _) = syncbench(&["list", "algorithms", "--format", "json"]);

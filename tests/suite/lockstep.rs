@@ -5,12 +5,7 @@ use proptest::prelude::*;
 
 #[test]
 fn no_desync_on_a_lossy_reordering_duplicating_link() {
-    let m = run_named(
-        "lockstep",
-        "delay 40ms 20ms loss 10% duplicate 5% reorder 10%",
-        "wall-run",
-        cfg(4, 30, 5),
-    );
+    let m = run_named("lockstep", "delay 40ms 20ms loss 10% duplicate 5% reorder 10%", "wall-run", cfg(4, 30, 5));
     assert_eq!(m.desyncs, 0);
     assert_eq!(m.input_mismatches, 0);
     assert!(m.violations.is_empty(), "{:?}", m.violations);
@@ -22,22 +17,10 @@ fn no_desync_on_a_lossy_reordering_duplicating_link() {
 #[test]
 fn stall_grows_when_one_direction_slows_down() {
     let stall = |up: &str| {
-        let dir = std::env::temp_dir().join(format!(
-            "syncbench-stall-{}-{}.toml",
-            std::process::id(),
-            up.replace(' ', "_")
-        ));
-        std::fs::write(
-            &dir,
-            format!("uplink = \"{up}\"\ndownlink = \"delay 10ms 2ms\"\n"),
-        )
-        .unwrap();
-        let m = run_named(
-            "lockstep",
-            dir.to_str().unwrap(),
-            "random-walk",
-            cfg(4, 30, 1),
-        );
+        let dir =
+            std::env::temp_dir().join(format!("syncbench-stall-{}-{}.toml", std::process::id(), up.replace(' ', "_")));
+        std::fs::write(&dir, format!("uplink = \"{up}\"\ndownlink = \"delay 10ms 2ms\"\n")).unwrap();
+        let m = run_named("lockstep", dir.to_str().unwrap(), "random-walk", cfg(4, 30, 1));
         std::fs::remove_file(&dir).ok();
         assert_eq!(m.desyncs, 0);
         m.stall_ms
@@ -45,10 +28,7 @@ fn stall_grows_when_one_direction_slows_down() {
     let fast = stall("delay 10ms 2ms");
     let slow = stall("delay 80ms 2ms");
     let slower = stall("delay 150ms 2ms");
-    assert!(
-        fast < slow && slow < slower,
-        "stall {fast} / {slow} / {slower} ms"
-    );
+    assert!(fast < slow && slow < slower, "stall {fast} / {slow} / {slower} ms");
 }
 
 #[test]
@@ -90,18 +70,9 @@ fn drifting_clocks_do_not_break_agreement() {
     use harness::time::LocalClock;
     let mut c = cfg(3, 20, 4);
     c.clocks = vec![
-        LocalClock {
-            offset_us: 0,
-            drift_ppm: 0,
-        },
-        LocalClock {
-            offset_us: 7_000,
-            drift_ppm: 2_000,
-        },
-        LocalClock {
-            offset_us: -3_000,
-            drift_ppm: -1_500,
-        },
+        LocalClock { offset_us: 0, drift_ppm: 0 },
+        LocalClock { offset_us: 7_000, drift_ppm: 2_000 },
+        LocalClock { offset_us: -3_000, drift_ppm: -1_500 },
     ];
     let m = run_named("lockstep", "delay 20ms 5ms loss 2%", "random-walk", c);
     assert_eq!(m.desyncs, 0);

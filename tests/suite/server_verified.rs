@@ -5,19 +5,11 @@ use crate::util::{cfg, run_named, TICK_MS};
 #[test]
 fn own_latency_is_the_round_trip_plus_a_few_ticks() {
     for one_way in [25.0, 50.0, 100.0] {
-        let m = run_named(
-            "server-verified",
-            &format!("delay {one_way}ms"),
-            "zigzag",
-            cfg(4, 20, 1),
-        );
+        let m = run_named("server-verified", &format!("delay {one_way}ms"), "zigzag", cfg(4, 20, 1));
         let rtt = 2.0 * one_way;
         let p50 = m.input_latency_ms.own.p50;
         assert!(p50 >= rtt, "{one_way} ms: p50 {p50} below the round trip");
-        assert!(
-            p50 <= rtt + 3.0 * TICK_MS,
-            "{one_way} ms: p50 {p50} more than 3 ticks above {rtt}"
-        );
+        assert!(p50 <= rtt + 3.0 * TICK_MS, "{one_way} ms: p50 {p50} more than 3 ticks above {rtt}");
         assert_eq!(m.desyncs + m.corrections + m.rollbacks, 0);
     }
 }
@@ -25,32 +17,14 @@ fn own_latency_is_the_round_trip_plus_a_few_ticks() {
 #[test]
 fn lan_latency_is_a_few_ticks() {
     let m = run_named("server-verified", "lan", "random-walk", cfg(4, 20, 2));
-    assert!(
-        m.input_latency_ms.own.p50 <= 3.0 * TICK_MS,
-        "{:?}",
-        m.input_latency_ms.own
-    );
-    assert!(
-        m.input_latency_ms.remote.p50 <= 3.0 * TICK_MS,
-        "{:?}",
-        m.input_latency_ms.remote
-    );
+    assert!(m.input_latency_ms.own.p50 <= 3.0 * TICK_MS, "{:?}", m.input_latency_ms.own);
+    assert!(m.input_latency_ms.remote.p50 <= 3.0 * TICK_MS, "{:?}", m.input_latency_ms.remote);
 }
 
 #[test]
 fn loss_raises_the_latency_tail_but_nothing_breaks() {
-    let clean = run_named(
-        "server-verified",
-        "delay 40ms 10ms",
-        "random-walk",
-        cfg(4, 20, 3),
-    );
-    let lossy = run_named(
-        "server-verified",
-        "delay 40ms 10ms loss 10%",
-        "random-walk",
-        cfg(4, 20, 3),
-    );
+    let clean = run_named("server-verified", "delay 40ms 10ms", "random-walk", cfg(4, 20, 3));
+    let lossy = run_named("server-verified", "delay 40ms 10ms loss 10%", "random-walk", cfg(4, 20, 3));
     assert!(lossy.input_latency_ms.own.p99 >= clean.input_latency_ms.own.p99);
     assert!(lossy.violations.is_empty(), "{:?}", lossy.violations);
     assert!(lossy.network.lost > 0);

@@ -32,10 +32,7 @@ pub struct Oracle {
 
 impl Oracle {
     pub fn new(faults: Faults) -> Oracle {
-        Oracle {
-            shared: Arc::new(Mutex::new(Vec::new())),
-            faults,
-        }
+        Oracle { shared: Arc::new(Mutex::new(Vec::new())), faults }
     }
 }
 

@@ -29,12 +29,7 @@ pub fn profile_of(s: &str) -> Profile {
 
 /// A config of `clients` players for `secs` seconds with `seed`.
 pub fn cfg(clients: usize, secs: u64, seed: u64) -> RunConfig {
-    RunConfig {
-        clients,
-        duration_us: secs * 1_000_000,
-        seed,
-        ..RunConfig::default()
-    }
+    RunConfig { clients, duration_us: secs * 1_000_000, seed, ..RunConfig::default() }
 }
 
 /// One 60 Hz tick in ms.

@@ -30,12 +30,7 @@ impl Aabb {
 
     /// The box of half-size `h` centred on `(x, y)`.
     pub fn around(x: i64, y: i64, h: i64) -> Aabb {
-        Aabb {
-            min_x: x - h,
-            min_y: y - h,
-            max_x: x + h,
-            max_y: y + h,
-        }
+        Aabb { min_x: x - h, min_y: y - h, max_x: x + h, max_y: y + h }
     }
 
     /// Whether the interiors overlap (touching edges do not).
@@ -45,12 +40,7 @@ impl Aabb {
 
     /// This box grown by `h` on every side.
     pub fn grown(&self, h: i64) -> Aabb {
-        Aabb {
-            min_x: self.min_x - h,
-            min_y: self.min_y - h,
-            max_x: self.max_x + h,
-            max_y: self.max_y + h,
-        }
+        Aabb { min_x: self.min_x - h, min_y: self.min_y - h, max_x: self.max_x + h, max_y: self.max_y + h }
     }
 }
 
@@ -64,10 +54,7 @@ struct Frac {
 impl Frac {
     fn new(num: i128, den: i128) -> Frac {
         if den < 0 {
-            Frac {
-                num: -num,
-                den: -den,
-            }
+            Frac { num: -num, den: -den }
         } else {
             Frac { num, den }
         }
@@ -178,10 +165,7 @@ impl Arena {
             }
             y += step;
         }
-        let last = out
-            .last()
-            .copied()
-            .unwrap_or((self.width / 2, self.height / 2));
+        let last = out.last().copied().unwrap_or((self.width / 2, self.height / 2));
         out.resize(n, last);
         out
     }
@@ -193,12 +177,7 @@ mod tests {
 
     #[test]
     fn ray_hits_box_ahead_not_behind() {
-        let b = Aabb {
-            min_x: 10,
-            min_y: -5,
-            max_x: 20,
-            max_y: 5,
-        };
+        let b = Aabb { min_x: 10, min_y: -5, max_x: 20, max_y: 5 };
         assert_eq!(ray_enter(0, 0, 1, 0, &b).map(|(n, d)| n / d), Some(10));
         assert_eq!(ray_enter(0, 0, -1, 0, &b), None);
         assert_eq!(ray_enter(0, 10, 1, 0, &b), None);

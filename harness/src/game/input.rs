@@ -47,19 +47,11 @@ impl Input {
     pub const WIRE_BYTES: usize = 3;
 
     /// No buttons, no aim.
-    pub const IDLE: Input = Input {
-        buttons: 0,
-        aim_x: 0,
-        aim_y: 0,
-    };
+    pub const IDLE: Input = Input { buttons: 0, aim_x: 0, aim_y: 0 };
 
     /// From button bits, no aim.
     pub const fn buttons(buttons: u8) -> Input {
-        Input {
-            buttons,
-            aim_x: 0,
-            aim_y: 0,
-        }
+        Input { buttons, aim_x: 0, aim_y: 0 }
     }
 
     /// Whether `button` is held.
@@ -82,11 +74,7 @@ impl Input {
     /// Reads the 3-byte wire form; `None` if too short or with undefined bits.
     pub fn decode(bytes: &[u8]) -> Option<Input> {
         let b = bytes.get(..3)?;
-        (b[0] & !Self::ALL == 0).then_some(Input {
-            buttons: b[0],
-            aim_x: b[1] as i8,
-            aim_y: b[2] as i8,
-        })
+        (b[0] & !Self::ALL == 0).then_some(Input { buttons: b[0], aim_x: b[1] as i8, aim_y: b[2] as i8 })
     }
 
     /// The key letters used by trace files: `U D L R J S`, `.` for none.
@@ -127,11 +115,7 @@ mod tests {
 
     #[test]
     fn wire_round_trip_and_rejects_garbage() {
-        let i = Input {
-            buttons: Input::UP | Input::SHOOT,
-            aim_x: -5,
-            aim_y: 127,
-        };
+        let i = Input { buttons: Input::UP | Input::SHOOT, aim_x: -5, aim_y: 127 };
         let mut v = Vec::new();
         i.encode(&mut v);
         assert_eq!(v.len(), Input::WIRE_BYTES);
@@ -142,23 +126,9 @@ mod tests {
 
     #[test]
     fn direction_cancels_opposites() {
-        assert_eq!(
-            Input::buttons(Input::LEFT | Input::RIGHT | Input::UP).direction(),
-            (0, 1)
-        );
-        assert_eq!(
-            Input::buttons(Input::DOWN | Input::LEFT).direction(),
-            (-1, -1)
-        );
+        assert_eq!(Input::buttons(Input::LEFT | Input::RIGHT | Input::UP).direction(), (0, 1));
+        assert_eq!(Input::buttons(Input::DOWN | Input::LEFT).direction(), (-1, -1));
         assert_eq!(Input::IDLE.to_string(), ".");
-        assert_eq!(
-            Input {
-                buttons: Input::RIGHT | Input::JUMP,
-                aim_x: 1,
-                aim_y: -1
-            }
-            .to_string(),
-            "RJ@1,-1"
-        );
+        assert_eq!(Input { buttons: Input::RIGHT | Input::JUMP, aim_x: 1, aim_y: -1 }.to_string(), "RJ@1,-1");
     }
 }

@@ -103,10 +103,7 @@ impl Game {
             accel_dt: per_step(config.accel),
             friction_dt: per_step(config.friction),
             gravity_dt: per_step(config.gravity),
-            cooldown_steps: config
-                .shot_cooldown_us
-                .div_ceil(dt_us as u64)
-                .min(u16::MAX as u64) as u16,
+            cooldown_steps: config.shot_cooldown_us.div_ceil(dt_us as u64).min(u16::MAX as u64) as u16,
             dt_us,
             config,
             steps: Cell::new(0),
@@ -185,26 +182,14 @@ impl Game {
         p.cooldown = p.cooldown.saturating_sub(1);
         let (dx, dy) = input.direction();
         let grounded = p.grounded();
-        let mut accel = if grounded {
-            self.accel_dt
-        } else {
-            self.accel_dt / 2
-        };
+        let mut accel = if grounded { self.accel_dt } else { self.accel_dt / 2 };
         if dx != 0 && dy != 0 {
             accel = accel * DIAG_NUM / DIAG_DEN;
         }
         let mut vx = p.vx as i64;
         let mut vy = p.vy as i64;
-        vx = if dx != 0 {
-            vx + dx * accel
-        } else {
-            toward_zero(vx, self.friction_dt)
-        };
-        vy = if dy != 0 {
-            vy + dy * accel
-        } else {
-            toward_zero(vy, self.friction_dt)
-        };
+        vx = if dx != 0 { vx + dx * accel } else { toward_zero(vx, self.friction_dt) };
+        vy = if dy != 0 { vy + dy * accel } else { toward_zero(vy, self.friction_dt) };
         let max = self.config.max_speed;
         let sp2 = (vx * vx + vy * vy) as u64;
         if sp2 > (max * max) as u64 {
@@ -249,24 +234,13 @@ impl Game {
         }
         let h = self.config.half_size;
         let arena = &self.config.arena;
-        let (pos, other, limit) = if x_axis {
-            (p.x as i64, p.y as i64, arena.width)
-        } else {
-            (p.y as i64, p.x as i64, arena.height)
-        };
+        let (pos, other, limit) =
+            if x_axis { (p.x as i64, p.y as i64, arena.width) } else { (p.y as i64, p.x as i64, arena.height) };
         let mut new = (pos + delta).clamp(h, limit - h);
         for w in &arena.walls {
-            let b = if x_axis {
-                Aabb::around(new, other, h)
-            } else {
-                Aabb::around(other, new, h)
-            };
+            let b = if x_axis { Aabb::around(new, other, h) } else { Aabb::around(other, new, h) };
             if b.overlaps(w) {
-                let (lo, hi) = if x_axis {
-                    (w.min_x, w.max_x)
-                } else {
-                    (w.min_y, w.max_y)
-                };
+                let (lo, hi) = if x_axis { (w.min_x, w.max_x) } else { (w.min_y, w.max_y) };
                 new = if delta > 0 { lo - h } else { hi + h };
             }
         }
@@ -304,19 +278,13 @@ impl Game {
                 let sign = if d >= 0 { 1 } else { -1 };
                 let (mut pa, mut pb) = (a, b);
                 let moved_a = self.move_axis(&mut pa, x_axis, -sign * (pen / 2)).abs();
-                let moved_b = self
-                    .move_axis(&mut pb, x_axis, sign * (pen - moved_a))
-                    .abs();
+                let moved_b = self.move_axis(&mut pb, x_axis, sign * (pen - moved_a)).abs();
                 let rest = pen - moved_a - moved_b;
                 if rest > 0 {
                     self.move_axis(&mut pa, x_axis, -sign * rest);
                 }
                 // Share velocity along the push axis when approaching.
-                let (va, vb) = if x_axis {
-                    (pa.vx, pb.vx)
-                } else {
-                    (pa.vy, pb.vy)
-                };
+                let (va, vb) = if x_axis { (pa.vx, pb.vx) } else { (pa.vy, pb.vy) };
                 if (vb as i64 - va as i64) * sign < 0 {
                     let avg = ((va as i64 + vb as i64) / 2) as i32;
                     if x_axis {
@@ -362,12 +330,8 @@ impl Game {
             }
         }
         let (k, t) = best?;
-        let blocked = self
-            .config
-            .arena
-            .walls
-            .iter()
-            .any(|w| ray_enter(ox, oy, ax, ay, w).is_some_and(|wt| t_less(wt, t)));
+        let blocked =
+            self.config.arena.walls.iter().any(|w| ray_enter(ox, oy, ax, ay, w).is_some_and(|wt| t_less(wt, t)));
         (!blocked).then_some(k)
     }
 }
@@ -386,10 +350,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn si(seq: u32, buttons: u8) -> SeqInput {
-        SeqInput {
-            seq,
-            input: Input::buttons(buttons),
-        }
+        SeqInput { seq, input: Input::buttons(buttons) }
     }
 
     fn run(game: &Game, s: &mut State, steps: u32, inputs: &[SeqInput]) {
@@ -417,10 +378,7 @@ mod tests {
         // never inside one.
         run(&g, &mut s, 600, &[si(1, Input::RIGHT)]);
         let p = s.players[0];
-        assert!(g
-            .config()
-            .arena
-            .is_free(p.x as i64, p.y as i64, g.config().half_size));
+        assert!(g.config().arena.is_free(p.x as i64, p.y as i64, g.config().half_size));
         assert_eq!(p.vx, 0, "stopped by something");
     }
 
@@ -442,10 +400,7 @@ mod tests {
         }
         // v²/2g = 0.9 m; air time 2v/g = 0.6 s = 36 steps.
         assert!((800_000..1_000_000).contains(&peak), "{peak}");
-        assert!(
-            landed_at.is_some_and(|k| (30..40).contains(&k)),
-            "{landed_at:?}"
-        );
+        assert!(landed_at.is_some_and(|k| (30..40).contains(&k)), "{landed_at:?}");
     }
 
     #[test]
@@ -459,16 +414,9 @@ mod tests {
         s.players[1].y = 27_000_000;
         let before = s.players[1].x;
         run(&g, &mut s, 60, &[si(1, Input::RIGHT), si(1, 0)]);
-        assert!(
-            s.players[1].x > before + 1_000_000,
-            "pushed {}",
-            s.players[1].x - before
-        );
+        assert!(s.players[1].x > before + 1_000_000, "pushed {}", s.players[1].x - before);
         let gap = (s.players[1].x - s.players[0].x) as i64;
-        assert!(
-            gap >= 2 * g.config().half_size - 1,
-            "no overlap left: {gap}"
-        );
+        assert!(gap >= 2 * g.config().half_size - 1, "no overlap left: {gap}");
     }
 
     #[test]
@@ -481,35 +429,10 @@ mod tests {
         s.players[1].y = 27_000_000;
         s.players[2].x = 12_000_000;
         s.players[2].y = 27_000_000;
-        let aim_right = Input {
-            buttons: Input::SHOOT,
-            aim_x: 1,
-            aim_y: 0,
-        };
+        let aim_right = Input { buttons: Input::SHOOT, aim_x: 1, aim_y: 0 };
         assert_eq!(g.hitscan(&s.players, 0, aim_right), Some(1));
-        assert_eq!(
-            g.hitscan(
-                &s.players,
-                2,
-                Input {
-                    aim_x: -1,
-                    ..aim_right
-                }
-            ),
-            Some(1)
-        );
-        assert_eq!(
-            g.hitscan(
-                &s.players,
-                0,
-                Input {
-                    aim_x: 0,
-                    aim_y: 1,
-                    ..aim_right
-                }
-            ),
-            None
-        );
+        assert_eq!(g.hitscan(&s.players, 2, Input { aim_x: -1, ..aim_right }), Some(1));
+        assert_eq!(g.hitscan(&s.players, 0, Input { aim_x: 0, aim_y: 1, ..aim_right }), None);
         // Through the central pillar (18..22 m, 13..17 m): blocked.
         s.players[0].x = 16_000_000;
         s.players[0].y = 15_000_000;
@@ -518,17 +441,7 @@ mod tests {
         s.players[2].y = 2_000_000;
         assert_eq!(g.hitscan(&s.players, 0, aim_right), None);
         // A fired shot is counted and starts the cooldown.
-        g.step(
-            &mut s,
-            &[
-                SeqInput {
-                    seq: 1,
-                    input: aim_right,
-                },
-                si(0, 0),
-                si(0, 0),
-            ],
-        );
+        g.step(&mut s, &[SeqInput { seq: 1, input: aim_right }, si(0, 0), si(0, 0)]);
         assert_eq!(s.players[0].shots, 1);
         assert!(s.players[0].cooldown > 0);
     }

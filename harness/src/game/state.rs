@@ -109,10 +109,7 @@ impl State {
         let n = u16::from_le_bytes(b.get(4..6)?.try_into().ok()?) as usize;
         let end = 6 + n * PlayerState::WIRE_BYTES;
         let body = b.get(6..end)?;
-        let players = body
-            .chunks_exact(PlayerState::WIRE_BYTES)
-            .map(PlayerState::decode)
-            .collect();
+        let players = body.chunks_exact(PlayerState::WIRE_BYTES).map(PlayerState::decode).collect();
         Some((State { frame, players }, end))
     }
 

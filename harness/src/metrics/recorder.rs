@@ -27,19 +27,14 @@ struct Timeline {
 
 impl Timeline {
     fn new(players: usize) -> Timeline {
-        Timeline {
-            players,
-            pos: Vec::new(),
-            checksums: Vec::new(),
-        }
+        Timeline { players, pos: Vec::new(), checksums: Vec::new() }
     }
     fn frames(&self) -> usize {
         self.checksums.len()
     }
     fn push(&mut self, s: &State) {
         self.pos.extend(s.players.iter().map(|p| [p.x, p.y, p.z]));
-        self.pos
-            .resize(self.checksums.len() * self.players + self.players, [0; 3]);
+        self.pos.resize(self.checksums.len() * self.players + self.players, [0; 3]);
         self.checksums.push(s.checksum());
     }
     fn at(&self, frame: usize, entity: usize) -> [i32; 3] {
@@ -122,10 +117,7 @@ impl Recorder {
         let mut inputs = vec![SeqInput::default(); players];
         for k in 0..frames {
             for (p, inp) in inputs.iter_mut().enumerate() {
-                *inp = SeqInput {
-                    seq: k as u32 + 1,
-                    input: trace.input_at(p, k * dt_us),
-                };
+                *inp = SeqInput { seq: k as u32 + 1, input: trace.input_at(p, k * dt_us) };
             }
             game.step(&mut s, &inputs);
             ideal.push(&s);
@@ -177,10 +169,7 @@ impl Recorder {
     pub(crate) fn sample_input(&mut self, p: usize, t: Micros) -> SeqInput {
         let input = self.trace.input_at(p, t.0);
         self.samples[p].push((t, input));
-        SeqInput {
-            seq: self.samples[p].len() as u32,
-            input,
-        }
+        SeqInput { seq: self.samples[p].len() as u32, input }
     }
 
     /// Counts a packet of `payload` bytes sent from `from` to `to`.
@@ -240,13 +229,7 @@ impl Recorder {
     }
 
     /// Peer publishes a confirmed state and the inputs that produced it.
-    pub(crate) fn publish_confirmed(
-        &mut self,
-        node: NodeId,
-        _t: Micros,
-        state: &State,
-        inputs: &[SeqInput],
-    ) {
+    pub(crate) fn publish_confirmed(&mut self, node: NodeId, _t: Micros, state: &State, inputs: &[SeqInput]) {
         if self.topology != Topology::PeerToPeer {
             self.violation("a client/server node called publish_confirmed".into());
             return;
@@ -254,10 +237,7 @@ impl Recorder {
         let f = state.frame as usize;
         let have = self.authority.frames();
         if f == 0 || f > have {
-            self.violation(format!(
-                "{node} confirmed frame {f} but the agreed log ends at frame {}",
-                have - 1
-            ));
+            self.violation(format!("{node} confirmed frame {f} but the agreed log ends at frame {}", have - 1));
             return;
         }
         if f == have {
@@ -273,14 +253,15 @@ impl Recorder {
             for (p, si) in inputs.iter().enumerate() {
                 let ok = match si.seq {
                     0 => si.input == Input::IDLE,
-                    s => self.samples[p]
-                        .get(s as usize - 1)
-                        .is_some_and(|(_, i)| *i == si.input),
+                    s => self.samples[p].get(s as usize - 1).is_some_and(|(_, i)| *i == si.input),
                 };
                 if !ok {
                     self.input_mismatches += 1;
                     if self.input_mismatches == 1 {
-                        self.violation(format!("{node} frame {f}: player {p} input seq {} is not what the harness sampled", si.seq));
+                        self.violation(format!(
+                            "{node} frame {f}: player {p} input seq {} is not what the harness sampled",
+                            si.seq
+                        ));
                     }
                 }
             }
@@ -303,18 +284,14 @@ impl Recorder {
         let mut differences = Vec::new();
         // Only the last replayed state is kept in full; earlier frames are
         // compared by position.
-        let expected: Option<&State> =
-            (self.authority_state.frame as usize == f).then_some(&self.authority_state);
+        let expected: Option<&State> = (self.authority_state.frame as usize == f).then_some(&self.authority_state);
         for (p, got) in published.players.iter().enumerate() {
             match expected.and_then(|e| e.players.get(p)) {
                 Some(want) => differences.extend(diff_player(p, want, got)),
                 None if p < self.players => {
                     let w = self.authority.at(f, p);
                     if w != [got.x, got.y, got.z] {
-                        differences.push(format!(
-                            "player{p}.position: {w:?} vs {:?}",
-                            [got.x, got.y, got.z]
-                        ));
+                        differences.push(format!("player{p}.position: {w:?} vs {:?}", [got.x, got.y, got.z]));
                     }
                 }
                 None => differences.push(format!("player{p}: not in the agreed state")),
@@ -343,7 +320,8 @@ impl Recorder {
             if e.seq > seen.seq {
                 let taken = self.samples[id].len() as u32;
                 if e.seq > taken {
-                    let msg = format!("player {viewer}'s view shows input {} of player {id}, which was never sampled", e.seq);
+                    let msg =
+                        format!("player {viewer}'s view shows input {} of player {id}, which was never sampled", e.seq);
                     self.violation(msg);
                 } else {
                     for s in seen.seq + 1..=e.seq {
@@ -373,11 +351,7 @@ impl Recorder {
         if frame < self.authority.frames() {
             self.score(viewer, frame, view);
         } else {
-            self.pending.push_back(Pending {
-                viewer,
-                frame,
-                view: view.clone(),
-            });
+            self.pending.push_back(Pending { viewer, frame, view: view.clone() });
         }
     }
 
@@ -392,24 +366,14 @@ impl Recorder {
     }
 
     fn drain_pending(&mut self) {
-        while self
-            .pending
-            .front()
-            .is_some_and(|p| p.frame < self.authority.frames())
-        {
+        while self.pending.front().is_some_and(|p| p.frame < self.authority.frames()) {
             let p = self.pending.pop_front().expect("checked");
             self.score(p.viewer, p.frame, &p.view);
         }
     }
 
     /// The metrics of the run, after `duration_us` of simulated time.
-    pub fn finish(
-        mut self,
-        duration_us: u64,
-        algorithm_steps: u64,
-        links: &[LinkStats],
-        delivered: u64,
-    ) -> Metrics {
+    pub fn finish(mut self, duration_us: u64, algorithm_steps: u64, links: &[LinkStats], delivered: u64) -> Metrics {
         self.unscored = self.pending.len() as u64;
         let secs = duration_us as f64 / 1e6;
         let per_s = |x: u64| round4(x as f64 / secs);
@@ -431,13 +395,9 @@ impl Recorder {
             Topology::ClientServer => &self.stalled_ticks[1..],
             Topology::PeerToPeer => &self.stalled_ticks[..],
         };
-        let stall_ms = client_stalls.iter().sum::<u64>() as f64 * self.node_tick_us as f64
-            / 1e3
-            / self.players.max(1) as f64;
-        let mut net = NetworkCounts {
-            packets_delivered: delivered,
-            ..Default::default()
-        };
+        let stall_ms =
+            client_stalls.iter().sum::<u64>() as f64 * self.node_tick_us as f64 / 1e3 / self.players.max(1) as f64;
+        let mut net = NetworkCounts { packets_delivered: delivered, ..Default::default() };
         for l in links {
             net.lost += l.lost;
             net.duplicated += l.duplicated;
@@ -446,10 +406,7 @@ impl Recorder {
             net.limit_dropped += l.limit_dropped;
         }
         net.packets_sent = self.traffic.iter().map(|t| t.up_packets).sum();
-        let split = |h: &[Hist; 2], scale: f64| OwnRemote {
-            own: h[1].stats(scale),
-            remote: h[0].stats(scale),
-        };
+        let split = |h: &[Hist; 2], scale: f64| OwnRemote { own: h[1].stats(scale), remote: h[0].stats(scale) };
         Metrics {
             divergence_m: split(&self.div, 1e6),
             ideal_divergence_m: split(&self.ideal_div, 1e6),
@@ -486,29 +443,13 @@ fn diff_player(p: usize, want: &PlayerState, got: &PlayerState) -> Vec<String> {
         ("vx", want.vx as i64, got.vx as i64),
         ("vy", want.vy as i64, got.vy as i64),
         ("vz", want.vz as i64, got.vz as i64),
-        (
-            "prev_buttons",
-            want.prev_buttons as i64,
-            got.prev_buttons as i64,
-        ),
+        ("prev_buttons", want.prev_buttons as i64, got.prev_buttons as i64),
         ("cooldown", want.cooldown as i64, got.cooldown as i64),
         ("last_seq", want.last_seq as i64, got.last_seq as i64),
         ("shots", want.shots as i64, got.shots as i64),
         ("hits", want.hits as i64, got.hits as i64),
-        (
-            "last_target",
-            want.last_target as i64,
-            got.last_target as i64,
-        ),
-        (
-            "facing",
-            (want.facing_x as i64) * 3 + want.facing_y as i64,
-            (got.facing_x as i64) * 3 + got.facing_y as i64,
-        ),
+        ("last_target", want.last_target as i64, got.last_target as i64),
+        ("facing", (want.facing_x as i64) * 3 + want.facing_y as i64, (got.facing_x as i64) * 3 + got.facing_y as i64),
     ];
-    fields
-        .iter()
-        .filter(|(_, w, g)| w != g)
-        .map(|(name, w, g)| format!("player{p}.{name}: {w} vs {g}"))
-        .collect()
+    fields.iter().filter(|(_, w, g)| w != g).map(|(name, w, g)| format!("player{p}.{name}: {w} vs {g}")).collect()
 }

@@ -12,14 +12,18 @@
 //! connections, and what makes "one player on 4G" affect every packet to and
 //! from that player only).
 
+pub mod dist;
 pub mod link;
 pub mod netem;
 pub mod profile;
 
-pub use link::{Delivery, Link, LinkStats};
+pub use link::{Correlation, Delivery, Link, LinkStats};
 pub use netem::Netem;
 pub use profile::Profile;
 
 /// IPv4 (20 bytes) + UDP (8 bytes): the per-packet header overhead counted
 /// in every bandwidth figure.
 pub const UDP_IPV4_HEADER_BYTES: usize = 28;
+
+/// Ethernet header bytes counted by netem's `rate` (the qdisc sees L2 frames).
+pub const ETHERNET_HEADER_BYTES: usize = 14;

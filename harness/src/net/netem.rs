@@ -3,22 +3,30 @@
 //!
 //! ```
 //! use harness::net::netem::Netem;
-//! let n = Netem::parse("delay 50ms 10ms 25% loss 2% duplicate 0.5%").unwrap();
+//! let n = Netem::parse("delay 50ms 10ms distribution normal loss gemodel 1% 30% rate 5mbit limit 200").unwrap();
 //! assert_eq!(n.delay_us, 50_000);
-//! assert_eq!(n.jitter_us, 10_000);
 //! assert!(Netem::parse("delay 50").is_err()); // a bare number has no unit
 //! ```
 //!
-//! Parsing follows iproute2 (`tc/q_netem.c`): percentages are `5` or `5%`,
-//! times need a unit (`s`, `ms`, `us`, `ns`; a bare number is rejected because
-//! iproute2 changed its meaning from µs to ns in 6.9), `reorder` needs a
-//! delay and sets `gap 1` by default, `gap` without `reorder` is an error.
-//! This version of the simulator implements delay with uniform jitter,
-//! random loss, duplication, corruption, reordering with gap, `limit`, and
-//! the kernel's correlation; the remaining netem options (`distribution`,
-//! `loss state`, `loss gemodel`, `rate`, `slot`) are recognised and rejected
-//! with a message saying they are not implemented yet.
+//! Parsing follows iproute2 (`tc/q_netem.c`): percentages are `5` or `5%`;
+//! times need a unit (`s`, `ms`, `us`, `ns`: a bare number is rejected,
+//! because iproute2 changed its meaning from µs to ns in 6.9); rates take
+//! iproute2's units (a bare number is bit/s; `kbit`/`mbit`/`gbit` ×1000,
+//! `kibit`/`mibit` ×1024, `bps`/`kbps`/`mbps` are bytes); `reorder` needs a
+//! delay and sets `gap 1` by default; `gap` without `reorder` is an error;
+//! `loss state` and `loss gemodel` fill in netem's defaults. Options:
+//!
+//! ```text
+//! delay TIME [JITTER [CORRELATION]]   distribution {uniform|normal|pareto|paretonormal}
+//! loss [random] PERCENT [CORRELATION] | loss state P13 [P31 [P32 [P23 [P14]]]]
+//! loss gemodel P [R [1-H [1-K]]]      duplicate PERCENT [CORRELATION]
+//! corrupt PERCENT [CORRELATION]       reorder PERCENT [CORRELATION] [gap DISTANCE]
+//! rate RATE [PACKETOVERHEAD [CELLSIZE [CELLOVERHEAD]]]   limit PACKETS   ecn
+//! slot MIN_DELAY [MAX_DELAY] [packets N] [bytes N]
+//! slot distribution DIST DELAY JITTER [packets N] [bytes N]
+//! ```
 
+use super::dist::Distribution;
 use std::fmt;
 
 /// A probability as netem stores it: `P · (2³² − 1)`.
@@ -28,33 +36,124 @@ pub struct Prob(pub u32);
 impl Prob {
     /// Zero probability.
     pub const NEVER: Prob = Prob(0);
+    /// Probability one.
+    pub const ALWAYS: Prob = Prob(u32::MAX);
     /// From a percentage in `[0, 100]`, rounded as iproute2 does (`rint`).
     pub fn from_percent(p: f64) -> Prob {
-        Prob((p / 100.0 * u32::MAX as f64).round() as u32)
+        Prob((p / 100.0 * u32::MAX as f64).round_ties_even() as u32)
     }
     /// As a percentage.
     pub fn percent(self) -> f64 {
         self.0 as f64 / u32::MAX as f64 * 100.0
     }
+    /// As a fraction.
+    pub fn fraction(self) -> f64 {
+        self.0 as f64 / u32::MAX as f64
+    }
     /// Whether non-zero.
     pub fn is_set(self) -> bool {
         self.0 != 0
     }
+    /// `1 − P`.
+    pub fn complement(self) -> Prob {
+        Prob(u32::MAX - self.0)
+    }
+}
+
+/// Which loss process drops packets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossModel {
+    /// Independent (or kernel-"correlated") loss.
+    Random {
+        /// Loss probability.
+        p: Prob,
+        /// Correlation.
+        corr: Prob,
+    },
+    /// The 4-state Markov model (`loss state`), netem's p13 … p14.
+    State {
+        /// Good → burst loss.
+        p13: Prob,
+        /// Burst loss → good.
+        p31: Prob,
+        /// Burst loss → good within burst.
+        p32: Prob,
+        /// Good within burst → burst loss.
+        p23: Prob,
+        /// Good → isolated loss.
+        p14: Prob,
+    },
+    /// Gilbert–Elliott (`loss gemodel p r 1-h 1-k`).
+    GilbertElliott {
+        /// Good → bad.
+        p: Prob,
+        /// Bad → good.
+        r: Prob,
+        /// Loss probability in the bad state (`1-h`).
+        bad_loss: Prob,
+        /// Loss probability in the good state (`1-k`).
+        good_loss: Prob,
+    },
+}
+
+impl Default for LossModel {
+    fn default() -> Self {
+        LossModel::Random { p: Prob::NEVER, corr: Prob::NEVER }
+    }
+}
+
+impl LossModel {
+    /// Whether it can ever drop a packet.
+    pub fn is_set(&self) -> bool {
+        match *self {
+            LossModel::Random { p, .. } => p.is_set(),
+            LossModel::State { p13, p14, .. } => p13.is_set() || p14.is_set(),
+            LossModel::GilbertElliott { p, good_loss, .. } => p.is_set() || good_loss.is_set(),
+        }
+    }
+}
+
+/// `rate RATE [PACKETOVERHEAD [CELLSIZE [CELLOVERHEAD]]]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rate {
+    /// Bytes per second.
+    pub bytes_per_s: u64,
+    /// Added to each packet's length (may be negative).
+    pub packet_overhead: i32,
+    /// Round lengths up to whole cells of this size (0 = off).
+    pub cell_size: u32,
+    /// Added to each cell.
+    pub cell_overhead: i32,
+}
+
+/// `slot`: packets leave in bursts (Wi-Fi / LTE aggregation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// Minimum gap between slots, µs (or the distribution's delay).
+    pub min_us: u64,
+    /// Maximum gap between slots, µs (or the distribution's jitter).
+    pub max_us: u64,
+    /// `Some(d)`: slot gaps drawn from `d` with delay `min_us` and jitter `max_us`.
+    pub distribution: Option<Distribution>,
+    /// Packets per slot (0 = unlimited).
+    pub packets: u32,
+    /// Bytes per slot (0 = unlimited).
+    pub bytes: u32,
 }
 
 /// One direction of a link in netem's terms.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Netem {
     /// Base one-way delay, µs.
     pub delay_us: u64,
-    /// Jitter (half-width of the uniform spread), µs.
+    /// Jitter (σ for tables, half-width for uniform), µs.
     pub jitter_us: u64,
-    /// Delay correlation (kernel semantics).
+    /// Delay correlation.
     pub delay_corr: Prob,
-    /// Random loss probability.
-    pub loss: Prob,
-    /// Loss correlation.
-    pub loss_corr: Prob,
+    /// Delay distribution.
+    pub distribution: Distribution,
+    /// Loss process.
+    pub loss: LossModel,
     /// Duplication probability.
     pub duplicate: Prob,
     /// Duplication correlation.
@@ -71,6 +170,40 @@ pub struct Netem {
     pub gap: u32,
     /// Queue limit in packets (default 1000).
     pub limit: u32,
+    /// Rate limit.
+    pub rate: Option<Rate>,
+    /// Slotting.
+    pub slot: Option<Slot>,
+    /// Mark ECN-capable packets instead of dropping them. Game traffic over
+    /// UDP is not ECN-capable, so this changes nothing in the simulator.
+    pub ecn: bool,
+    /// netem's own `seed`: when set, this direction's random stream is seeded
+    /// from it instead of the run seed.
+    pub seed: Option<u64>,
+}
+
+impl Default for Netem {
+    fn default() -> Self {
+        Netem {
+            delay_us: 0,
+            jitter_us: 0,
+            delay_corr: Prob::NEVER,
+            distribution: Distribution::Uniform,
+            loss: LossModel::default(),
+            duplicate: Prob::NEVER,
+            duplicate_corr: Prob::NEVER,
+            corrupt: Prob::NEVER,
+            corrupt_corr: Prob::NEVER,
+            reorder: Prob::NEVER,
+            reorder_corr: Prob::NEVER,
+            gap: 0,
+            limit: DEFAULT_LIMIT,
+            rate: None,
+            slot: None,
+            ecn: false,
+            seed: None,
+        }
+    }
 }
 
 /// Why a netem string did not parse: the token and what was expected.
@@ -90,7 +223,8 @@ impl fmt::Display for NetemError {
 
 impl std::error::Error for NetemError {}
 
-const DEFAULT_LIMIT: u32 = 1000;
+/// netem's default queue limit.
+pub const DEFAULT_LIMIT: u32 = 1000;
 
 /// Words that start a netem option; an inline `--profile` string must begin
 /// with one of these.
@@ -110,13 +244,47 @@ pub const KEYWORDS: &[&str] = &[
     "ecn",
 ];
 
+struct Tokens<'a> {
+    toks: Vec<&'a str>,
+    i: usize,
+}
+
+impl<'a> Tokens<'a> {
+    fn peek(&self) -> Option<&'a str> {
+        self.toks.get(self.i).copied()
+    }
+    fn next(&mut self) -> Option<&'a str> {
+        let t = self.peek();
+        self.i += 1;
+        t
+    }
+    fn err(&self, expected: impl Into<String>) -> NetemError {
+        NetemError { token: self.peek().unwrap_or("end of input").to_string(), expected: expected.into() }
+    }
+    /// The next token if it parses with `f`.
+    fn optional<T>(&mut self, f: impl Fn(&str) -> Option<T>) -> Option<T> {
+        let v = self.peek().and_then(&f)?;
+        self.i += 1;
+        Some(v)
+    }
+    fn required<T>(&mut self, f: impl Fn(&str) -> Option<T>, expected: &str) -> Result<T, NetemError> {
+        match self.peek().and_then(&f) {
+            Some(v) => {
+                self.i += 1;
+                Ok(v)
+            }
+            None => Err(self.err(expected)),
+        }
+    }
+    fn next_is_number(&self) -> bool {
+        self.peek().and_then(|t| t.chars().next()).is_some_and(|c| c.is_ascii_digit() || c == '.' || c == '-')
+    }
+}
+
 impl Netem {
     /// A clean link: no delay, no loss.
     pub fn clean() -> Netem {
-        Netem {
-            limit: DEFAULT_LIMIT,
-            ..Netem::default()
-        }
+        Netem::default()
     }
 
     /// Whether this direction changes nothing (packets pass at once).
@@ -127,83 +295,36 @@ impl Netem {
             && !self.duplicate.is_set()
             && !self.corrupt.is_set()
             && !self.reorder.is_set()
+            && self.rate.is_none()
+            && self.slot.is_none()
     }
 
     /// Parses a netem option string (everything after `netem` in a `tc`
     /// command line).
     pub fn parse(text: &str) -> Result<Netem, NetemError> {
-        let toks: Vec<&str> = text.split_whitespace().collect();
+        let mut t = Tokens { toks: text.split_whitespace().collect(), i: 0 };
         let mut n = Netem::clean();
-        let mut i = 0;
-        let err = |tok: Option<&&str>, expected: &str| NetemError {
-            token: tok
-                .map(|t| t.to_string())
-                .unwrap_or_else(|| "end of input".into()),
-            expected: expected.to_string(),
-        };
-        while i < toks.len() {
-            let word = toks[i];
-            i += 1;
+        let mut gap_seen = false;
+        while let Some(word) = t.next() {
             match word {
                 "delay" | "latency" => {
-                    n.delay_us = time(toks.get(i)).ok_or_else(|| {
-                        err(toks.get(i), "a delay with a unit, e.g. `50ms`")
-                    })?;
-                    i += 1;
-                    if let Some(j) = time(toks.get(i)) {
+                    n.delay_us = t.required(time, "a delay with a unit, e.g. `50ms`")?;
+                    if let Some(j) = t.optional(time) {
                         n.jitter_us = j;
-                        i += 1;
-                        if let Some(c) = percent(toks.get(i)) {
+                        if let Some(c) = t.optional(percent) {
                             n.delay_corr = c;
-                            i += 1;
                         }
-                    } else if looks_numeric(toks.get(i)) {
-                        return Err(err(toks.get(i), "a jitter with a unit, e.g. `10ms`"));
+                    } else if t.next_is_number() {
+                        return Err(t.err("a jitter with a unit, e.g. `10ms`"));
                     }
                 }
                 "distribution" => {
-                    let d = toks.get(i).copied().unwrap_or("");
-                    if d == "uniform" {
-                        i += 1;
-                    } else if matches!(d, "normal" | "pareto" | "paretonormal") {
-                        return Err(err(
-                            toks.get(i),
-                            "a supported distribution: only `uniform` is implemented in this version (normal, pareto and paretonormal tables are not yet)",
-                        ));
-                    } else {
-                        return Err(err(toks.get(i), "uniform, normal, pareto or paretonormal"));
-                    }
+                    n.distribution = t.required(Distribution::from_name, "uniform, normal, pareto or paretonormal")?;
                 }
-                "loss" | "drop" => {
-                    match toks.get(i).copied() {
-                        Some("random") => i += 1,
-                        Some("state" | "gemodel") => {
-                            return Err(err(
-                                toks.get(i),
-                                "`loss random P`: the `state` and `gemodel` loss models are not implemented in this version",
-                            ))
-                        }
-                        _ => {}
-                    }
-                    n.loss = percent(toks.get(i))
-                        .ok_or_else(|| err(toks.get(i), "a loss percentage 0-100, e.g. `2%`"))?;
-                    i += 1;
-                    if let Some(c) = percent(toks.get(i)) {
-                        n.loss_corr = c;
-                        i += 1;
-                    }
-                }
+                "loss" | "drop" => n.loss = parse_loss(&mut t)?,
                 "duplicate" | "corrupt" | "reorder" => {
-                    let p = percent(toks.get(i)).ok_or_else(|| {
-                        err(toks.get(i), &format!("a {word} percentage 0-100, e.g. `1%`"))
-                    })?;
-                    i += 1;
-                    let c = if let Some(c) = percent(toks.get(i)) {
-                        i += 1;
-                        c
-                    } else {
-                        Prob::NEVER
-                    };
+                    let p = t.required(percent, &format!("a {word} percentage 0-100, e.g. `1%`"))?;
+                    let c = t.optional(percent).unwrap_or(Prob::NEVER);
                     match word {
                         "duplicate" => (n.duplicate, n.duplicate_corr) = (p, c),
                         "corrupt" => (n.corrupt, n.corrupt_corr) = (p, c),
@@ -211,47 +332,135 @@ impl Netem {
                     }
                 }
                 "gap" => {
-                    n.gap = count(toks.get(i))
-                        .ok_or_else(|| err(toks.get(i), "a packet count, e.g. `gap 5`"))?;
-                    i += 1;
+                    n.gap = t.required(|s| s.parse().ok(), "a packet count, e.g. `gap 5`")?;
+                    gap_seen = true;
                 }
                 "limit" => {
-                    n.limit = count(toks.get(i))
-                        .filter(|&l| l > 0)
-                        .ok_or_else(|| err(toks.get(i), "a queue limit in packets, e.g. `limit 1000`"))?;
-                    i += 1;
+                    n.limit = t.required(
+                        |s| s.parse().ok().filter(|&l: &u32| l > 0),
+                        "a queue limit in packets, e.g. `limit 1000`",
+                    )?;
                 }
-                "rate" | "slot" | "ecn" => {
-                    return Err(err(
-                        Some(&word),
-                        "an option this version implements: delay, distribution uniform, loss [random], duplicate, corrupt, reorder, gap, limit (rate, slot and ecn are not implemented yet)",
-                    ))
+                "rate" => {
+                    let bytes_per_s =
+                        t.required(rate, "a rate, e.g. `5mbit`, `500kbit`, `100kbps` (a bare number is bit/s)")?;
+                    let mut r = Rate { bytes_per_s, packet_overhead: 0, cell_size: 0, cell_overhead: 0 };
+                    if let Some(o) = t.optional(|s| s.parse::<i32>().ok()) {
+                        r.packet_overhead = o;
+                        if let Some(c) = t.optional(|s| s.parse::<u32>().ok()) {
+                            r.cell_size = c;
+                            if let Some(co) = t.optional(|s| s.parse::<i32>().ok()) {
+                                r.cell_overhead = co;
+                            }
+                        }
+                    }
+                    n.rate = Some(r);
                 }
+                "slot" => n.slot = Some(parse_slot(&mut t)?),
+                "ecn" => n.ecn = true,
+                "seed" => n.seed = Some(t.required(|v| v.parse().ok(), "a seed value (an unsigned integer)")?),
                 _ => {
-                    return Err(err(
-                        Some(&word),
-                        "a netem option: delay, distribution, loss, duplicate, corrupt, reorder, gap, limit, rate or slot",
-                    ))
+                    t.i -= 1;
+                    return Err(t.err("a netem option: delay, distribution, loss, duplicate, corrupt, reorder, gap, limit, rate, slot or ecn"));
                 }
             }
         }
         if n.reorder.is_set() {
             if n.delay_us == 0 {
-                return Err(err(
-                    Some(&"reorder"),
-                    "a `delay`: reordering is not possible without some delay",
-                ));
+                return Err(NetemError {
+                    token: "reorder".into(),
+                    expected: "a `delay`: reordering is not possible without some delay".into(),
+                });
             }
             if n.gap == 0 {
                 n.gap = 1;
             }
-        } else if n.gap > 0 {
-            return Err(err(
-                Some(&"gap"),
-                "a `reorder` probability: gap without reorder is an error",
-            ));
+        } else if gap_seen && n.gap > 0 {
+            return Err(NetemError {
+                token: "gap".into(),
+                expected: "a `reorder` probability: gap without reorder is an error".into(),
+            });
+        }
+        if n.distribution != Distribution::Uniform && n.jitter_us == 0 {
+            // iproute2 accepts this; the table then has no effect. Keep it.
         }
         Ok(n)
+    }
+}
+
+fn parse_loss(t: &mut Tokens<'_>) -> Result<LossModel, NetemError> {
+    let pct = |t: &mut Tokens<'_>, what: &str| t.required(percent, &format!("{what} as a percentage 0-100"));
+    match t.peek() {
+        Some("state") => {
+            t.next();
+            let p13 = pct(t, "p13")?;
+            let mut m =
+                LossModel::State { p13, p31: p13.complement(), p32: Prob::NEVER, p23: Prob::ALWAYS, p14: Prob::NEVER };
+            if let LossModel::State { p31, p32, p23, p14, .. } = &mut m {
+                for slot in [p31, p32, p23, p14] {
+                    match t.optional(percent) {
+                        Some(v) => *slot = v,
+                        None => break,
+                    }
+                }
+            }
+            Ok(m)
+        }
+        Some("gemodel" | "gmodel") => {
+            t.next();
+            let p = pct(t, "p")?;
+            let mut m =
+                LossModel::GilbertElliott { p, r: p.complement(), bad_loss: Prob::ALWAYS, good_loss: Prob::NEVER };
+            if let LossModel::GilbertElliott { r, bad_loss, good_loss, .. } = &mut m {
+                for slot in [r, bad_loss, good_loss] {
+                    match t.optional(percent) {
+                        Some(v) => *slot = v,
+                        None => break,
+                    }
+                }
+            }
+            Ok(m)
+        }
+        Some("random") => {
+            t.next();
+            let p = pct(t, "a loss probability")?;
+            Ok(LossModel::Random { p, corr: t.optional(percent).unwrap_or(Prob::NEVER) })
+        }
+        _ => {
+            let p = t.required(percent, "a loss percentage 0-100 (e.g. `2%`), or `random`, `state`, `gemodel`")?;
+            Ok(LossModel::Random { p, corr: t.optional(percent).unwrap_or(Prob::NEVER) })
+        }
+    }
+}
+
+fn parse_slot(t: &mut Tokens<'_>) -> Result<Slot, NetemError> {
+    let mut s = Slot { min_us: 0, max_us: 0, distribution: None, packets: 0, bytes: 0 };
+    if t.peek() == Some("distribution") {
+        t.next();
+        let d = t.required(Distribution::from_name, "uniform, normal, pareto or paretonormal")?;
+        s.distribution = Some(d);
+        s.min_us = t.required(time, "the slot delay with a unit, e.g. `10ms`")?;
+        s.max_us = t.required(time, "the slot jitter with a unit, e.g. `2ms`")?;
+    } else {
+        s.min_us = t.required(time, "a minimum slot delay with a unit, e.g. `800us`")?;
+        s.max_us = t.optional(time).unwrap_or(s.min_us);
+        if s.max_us < s.min_us {
+            t.i -= 1;
+            return Err(t.err("a maximum slot delay not below the minimum"));
+        }
+    }
+    loop {
+        match t.peek() {
+            Some("packets") => {
+                t.next();
+                s.packets = t.required(|v| v.parse().ok(), "a packet count per slot")?;
+            }
+            Some("bytes") => {
+                t.next();
+                s.bytes = t.required(size, "a byte count per slot, e.g. `6400` or `64k`")?;
+            }
+            _ => return Ok(s),
+        }
     }
 }
 
@@ -270,6 +479,25 @@ impl fmt::Display for Netem {
             }
             parts.push(s);
         }
+        if self.distribution != Distribution::Uniform {
+            parts.push(format!("distribution {}", self.distribution.name()));
+        }
+        match self.loss {
+            LossModel::Random { p, corr } if p.is_set() => {
+                parts.push(if corr.is_set() {
+                    format!("loss {} {}", pc(p), pc(corr))
+                } else {
+                    format!("loss {}", pc(p))
+                });
+            }
+            LossModel::Random { .. } => {}
+            LossModel::State { p13, p31, p32, p23, p14 } => {
+                parts.push(format!("loss state {} {} {} {} {}", pc(p13), pc(p31), pc(p32), pc(p23), pc(p14)));
+            }
+            LossModel::GilbertElliott { p, r, bad_loss, good_loss } => {
+                parts.push(format!("loss gemodel {} {} {} {}", pc(p), pc(r), pc(bad_loss), pc(good_loss)));
+            }
+        }
         let mut opt = |name: &str, p: Prob, c: Prob| {
             if p.is_set() {
                 let mut s = format!("{name} {}", pc(p));
@@ -279,15 +507,46 @@ impl fmt::Display for Netem {
                 parts.push(s);
             }
         };
-        opt("loss", self.loss, self.loss_corr);
         opt("duplicate", self.duplicate, self.duplicate_corr);
         opt("corrupt", self.corrupt, self.corrupt_corr);
         opt("reorder", self.reorder, self.reorder_corr);
         if self.reorder.is_set() && self.gap > 1 {
             parts.push(format!("gap {}", self.gap));
         }
+        if let Some(r) = self.rate {
+            let mut s = format!("rate {}bps", r.bytes_per_s);
+            if r.packet_overhead != 0 || r.cell_size != 0 {
+                s += &format!(" {}", r.packet_overhead);
+                if r.cell_size != 0 {
+                    s += &format!(" {}", r.cell_size);
+                    if r.cell_overhead != 0 {
+                        s += &format!(" {}", r.cell_overhead);
+                    }
+                }
+            }
+            parts.push(s);
+        }
+        if let Some(sl) = self.slot {
+            let mut s = match sl.distribution {
+                Some(d) => format!("slot distribution {} {} {}", d.name(), fmt_time(sl.min_us), fmt_time(sl.max_us)),
+                None => format!("slot {} {}", fmt_time(sl.min_us), fmt_time(sl.max_us)),
+            };
+            if sl.packets > 0 {
+                s += &format!(" packets {}", sl.packets);
+            }
+            if sl.bytes > 0 {
+                s += &format!(" bytes {}", sl.bytes);
+            }
+            parts.push(s);
+        }
         if self.limit != DEFAULT_LIMIT {
             parts.push(format!("limit {}", self.limit));
+        }
+        if self.ecn {
+            parts.push("ecn".into());
+        }
+        if let Some(seed) = self.seed {
+            parts.push(format!("seed {seed}"));
         }
         if parts.is_empty() {
             write!(f, "(clean)")
@@ -298,7 +557,7 @@ impl fmt::Display for Netem {
 }
 
 fn trim(x: f64) -> String {
-    let s = format!("{:.4}", x);
+    let s = format!("{:.6}", x);
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
@@ -310,14 +569,8 @@ fn fmt_time(us: u64) -> String {
     }
 }
 
-fn looks_numeric(tok: Option<&&str>) -> bool {
-    tok.and_then(|t| t.chars().next())
-        .is_some_and(|c| c.is_ascii_digit() || c == '.' || c == '-')
-}
-
 /// Parses a netem time: a decimal number and a unit. Rounds to µs.
-pub fn time(tok: Option<&&str>) -> Option<u64> {
-    let t = tok?;
+pub fn time(t: &str) -> Option<u64> {
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
     let (num, unit) = t.split_at(split);
     let value: f64 = num.parse().ok()?;
@@ -333,8 +586,7 @@ pub fn time(tok: Option<&&str>) -> Option<u64> {
 }
 
 /// Parses a netem percentage: `5` or `5%`, 0–100.
-pub fn percent(tok: Option<&&str>) -> Option<Prob> {
-    let t = tok?;
+pub fn percent(t: &str) -> Option<Prob> {
     let num = t.strip_suffix('%').unwrap_or(t);
     if num.is_empty() || !num.chars().all(|c| c.is_ascii_digit() || c == '.') {
         return None;
@@ -343,8 +595,54 @@ pub fn percent(tok: Option<&&str>) -> Option<Prob> {
     (0.0..=100.0).contains(&v).then(|| Prob::from_percent(v))
 }
 
-fn count(tok: Option<&&str>) -> Option<u32> {
-    tok?.parse().ok()
+/// Parses a size with iproute2's `get_size` units (`k`/`kb` ×1024, `m`/`mb`,
+/// `g`/`gb`, `kbit`/`mbit`/`gbit` in bits) into bytes.
+pub fn size(t: &str) -> Option<u32> {
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num.parse().ok()?;
+    let scale = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kb" => 1024.0,
+        "m" | "mb" => 1024.0 * 1024.0,
+        "g" | "gb" => 1024.0 * 1024.0 * 1024.0,
+        "kbit" => 1024.0 / 8.0,
+        "mbit" => 1024.0 * 1024.0 / 8.0,
+        "gbit" => 1024.0 * 1024.0 * 1024.0 / 8.0,
+        _ => return None,
+    };
+    let v = (value * scale).floor();
+    (0.0..=u32::MAX as f64).contains(&v).then_some(v as u32)
+}
+
+/// Parses a rate with iproute2's units into bytes per second.
+pub fn rate(t: &str) -> Option<u64> {
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num.parse().ok()?;
+    let bits = match unit.to_ascii_lowercase().as_str() {
+        "" | "bit" => 1.0,
+        "kibit" => 1024.0,
+        "kbit" => 1e3,
+        "mibit" => 1024.0 * 1024.0,
+        "mbit" => 1e6,
+        "gibit" => 1024.0 * 1024.0 * 1024.0,
+        "gbit" => 1e9,
+        "tibit" => 1024f64.powi(4),
+        "tbit" => 1e12,
+        "bps" => 8.0,
+        "kibps" => 8.0 * 1024.0,
+        "kbps" => 8e3,
+        "mibps" => 8.0 * 1024.0 * 1024.0,
+        "mbps" => 8e6,
+        "gibps" => 8.0 * 1024.0 * 1024.0 * 1024.0,
+        "gbps" => 8e9,
+        "tibps" => 8.0 * 1024f64.powi(4),
+        "tbps" => 8e12,
+        _ => return None,
+    };
+    let bytes = (value * bits / 8.0).round();
+    (1.0..1e15).contains(&bytes).then_some(bytes as u64)
 }
 
 #[cfg(test)]
@@ -353,10 +651,13 @@ mod tests {
 
     #[test]
     fn parses_the_common_forms() {
-        let n = Netem::parse("delay 100ms 10ms 25% loss random 0.3% 25% duplicate 1% corrupt 0.1% reorder 25% 50% gap 5 limit 500").unwrap();
+        let n = Netem::parse(
+            "delay 100ms 10ms 25% loss random 0.3% 25% duplicate 1% corrupt 0.1% reorder 25% 50% gap 5 limit 500",
+        )
+        .unwrap();
         assert_eq!((n.delay_us, n.jitter_us), (100_000, 10_000));
         assert!((n.delay_corr.percent() - 25.0).abs() < 1e-6);
-        assert!((n.loss.percent() - 0.3).abs() < 1e-6);
+        assert!(matches!(n.loss, LossModel::Random { p, .. } if (p.percent() - 0.3).abs() < 1e-6));
         assert!((n.reorder.percent() - 25.0).abs() < 1e-6);
         assert_eq!((n.gap, n.limit), (5, 500));
         assert!(n.duplicate.is_set() && n.corrupt.is_set());
@@ -375,15 +676,79 @@ mod tests {
         assert!(Netem::parse("delay 50ms 10").is_err());
         assert!(Netem::parse("loss 101%").is_err());
         assert!(Netem::parse("loss").is_err());
+        let r = |s: &str| Netem::parse(s).map(|n| n.rate.unwrap().bytes_per_s);
+        assert_eq!(r("rate 8000"), Ok(1_000));
+        assert_eq!(r("rate 1mbit"), Ok(125_000));
+        assert_eq!(r("rate 1Mbit"), Ok(125_000));
+        assert_eq!(r("rate 1kibit"), Ok(128));
+        assert_eq!(r("rate 100kbps"), Ok(100_000));
+        assert_eq!(r("rate 1Bps"), Ok(1));
+        assert!(Netem::parse("rate fast").is_err());
+    }
+
+    #[test]
+    fn loss_models_fill_in_netems_defaults() {
+        let n = Netem::parse("loss state 1%").unwrap();
+        let LossModel::State { p13, p31, p32, p23, p14 } = n.loss else { panic!() };
+        assert_eq!(
+            (p13, p31, p32, p23, p14),
+            (Prob::from_percent(1.0), Prob::from_percent(1.0).complement(), Prob::NEVER, Prob::ALWAYS, Prob::NEVER)
+        );
+        let n = Netem::parse("loss state 1% 30% 2% 40%").unwrap();
+        assert!(
+            matches!(n.loss, LossModel::State { p23, p14, .. } if p23 == Prob::from_percent(40.0) && p14 == Prob::NEVER)
+        );
+        let n = Netem::parse("loss gemodel 2%").unwrap();
+        let LossModel::GilbertElliott { p, r, bad_loss, good_loss } = n.loss else { panic!() };
+        assert_eq!(
+            (p, r, bad_loss, good_loss),
+            (Prob::from_percent(2.0), Prob::from_percent(2.0).complement(), Prob::ALWAYS, Prob::NEVER)
+        );
+        let n = Netem::parse("loss gemodel 1% 10% 70% 0.1%").unwrap();
+        assert!(matches!(n.loss, LossModel::GilbertElliott { bad_loss, .. } if bad_loss == Prob::from_percent(70.0)));
+    }
+
+    #[test]
+    fn every_man_page_example_the_kernel_accepts_parses() {
+        // The examples of tc-netem(8) and one instance of each SYNOPSIS
+        // form, minus the `tc qdisc add dev eth0 root netem` prefix.
+        for s in [
+            "delay 100ms",
+            "delay 100ms 10ms",
+            "delay 100ms 10ms 25%",
+            "delay 100ms 20ms distribution normal",
+            "loss 0.1%",
+            "loss 0.3% 25%",
+            "duplicate 1%",
+            "corrupt 0.1%",
+            "delay 10ms reorder 25% 50%",
+            "gap 5 delay 10ms",
+            "rate 5kbit 20 100 5",
+            "delay 100ms 10ms 25% distribution normal loss 0.3% 25%",
+            "slot 800us 4ms packets 42 bytes 64k",
+            "slot distribution pareto 4ms 1ms",
+            "delay 10ms reorder 25% gap 5",
+            "loss state 1% 30% 0.1% 10% 0.01%",
+            "loss gemodel 1% 10% 70% 0.1%",
+            "limit 1000 delay 50ms ecn loss 1%",
+            "delay 10ms seed 42",
+        ] {
+            let r = Netem::parse(s);
+            if s.starts_with("gap 5 delay") {
+                // `gap` without `reorder`: rejected, see below.
+                assert!(r.is_err(), "{s}");
+                continue;
+            }
+            assert!(r.is_ok(), "{s}: {:?}", r.err());
+        }
+        // gap without reorder is rejected, as the kernel's parser does.
+        assert_eq!(Netem::parse("gap 5 delay 10ms").unwrap_err().token, "gap");
     }
 
     #[test]
     fn reorder_rules_follow_iproute2() {
         assert_eq!(Netem::parse("delay 10ms reorder 25%").unwrap().gap, 1);
-        assert!(
-            Netem::parse("reorder 25%").is_err(),
-            "reorder needs a delay"
-        );
+        assert!(Netem::parse("reorder 25%").is_err(), "reorder needs a delay");
         let e = Netem::parse("delay 10ms gap 5").unwrap_err();
         assert_eq!(e.token, "gap");
     }
@@ -395,8 +760,10 @@ mod tests {
         assert!(e.expected.contains("unit"));
         let e = Netem::parse("delay 5ms wobble 3").unwrap_err();
         assert_eq!(e.token, "wobble");
-        let e = Netem::parse("rate 1mbit").unwrap_err();
-        assert!(e.expected.contains("not implemented"));
+        let e = Netem::parse("distribution gaussian").unwrap_err();
+        assert_eq!(e.token, "gaussian");
+        let e = Netem::parse("loss gemodel").unwrap_err();
+        assert_eq!(e.token, "end of input");
     }
 
     #[test]
@@ -406,10 +773,14 @@ mod tests {
             "delay 30ms reorder 25% gap 5",
             "loss 0.5%",
             "",
+            "delay 20ms 5ms distribution paretonormal loss gemodel 1% 10% 70% 0.1% rate 5mbit 20 100 5 limit 50",
+            "loss state 1% 30% 0.1% 10% 0.01% slot 800us 4ms packets 42 bytes 6400 ecn",
+            "slot distribution pareto 4ms 1ms",
+            "delay 1ms seed 7",
         ] {
             let n = Netem::parse(s).unwrap();
             let again = Netem::parse(&n.to_string().replace("(clean)", "")).unwrap();
-            assert_eq!(n, again, "{s}");
+            assert_eq!(n, again, "{s} -> {n}");
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Network profiles: an uplink and a downlink, each a netem string, with a
-//! description and the source of the numbers.
+//! description, the source of the numbers, and optional timed events.
 //!
 //! A profile file in `netem-profiles/NAME.toml`:
 //!
@@ -8,15 +8,110 @@
 //! source = "where the numbers come from"
 //! uplink = "delay 20ms 6ms loss 0.5%"
 //! downlink = "delay 18ms 5ms loss 0.3%"
+//! correlation = "netem-compatible"   # or "correct" (see net::link)
+//!
+//! [[event]]                          # a 2 s outage 20 s in
+//! at = "20s"
+//! kind = "outage"                    # outage | spike | handover | bandwidth
+//! duration = "2s"
+//!
+//! [[event]]
+//! at = "30s"
+//! kind = "spike"                     # add `delay` for `duration`
+//! duration = "3s"
+//! delay = "250ms"
+//!
+//! [[event]]
+//! at = "40s"
+//! kind = "bandwidth"                 # cap the rate for `duration`
+//! duration = "5s"
+//! rate = "256kbit"
+//!
+//! [[event]]
+//! at = "50s"
+//! kind = "handover"                  # an `outage` blackout, then a new profile for good
+//! outage = "300ms"
+//! uplink = "delay 40ms 10ms"
+//! downlink = "delay 35ms 8ms"
 //! ```
 //!
-//! (`link = "..."` sets both directions at once.) `--profile` takes a name
-//! from the profile directories, a path to such a file, or an inline netem
-//! string used for both directions: `--profile "delay 50ms 10ms loss 2%"`.
+//! (`link = "..."` sets both directions at once; an event may say
+//! `direction = "up"` or `"down"` to touch one side only.) `--profile` takes
+//! a name from the profile directories, a path to such a file, or an inline
+//! netem string used for both directions: `--profile "delay 50ms 10ms loss
+//! 2%"`; a comma-separated list gives one profile per client, the last
+//! repeating (`--profile lan,lan,lan,4g`).
 
-use super::netem::{Netem, KEYWORDS};
+use super::link::Correlation;
+use super::netem::{self, LossModel, Netem, Prob, Rate, KEYWORDS};
 use crate::error::{InputError, Source};
+use crate::time::{parse_duration, Micros};
 use std::path::{Path, PathBuf};
+
+/// Which directions an event touches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Uplink and downlink.
+    Both,
+    /// Uplink only.
+    Up,
+    /// Downlink only.
+    Down,
+}
+
+impl Direction {
+    fn touches(self, up: bool) -> bool {
+        match self {
+            Direction::Both => true,
+            Direction::Up => up,
+            Direction::Down => !up,
+        }
+    }
+}
+
+/// What happens at a timed event.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventKind {
+    /// Every packet lost for `duration_us`.
+    Outage {
+        /// How long.
+        duration_us: u64,
+    },
+    /// `delay_us` added to the delay for `duration_us`.
+    Spike {
+        /// How long.
+        duration_us: u64,
+        /// Added one-way delay.
+        delay_us: u64,
+    },
+    /// The rate capped for `duration_us`.
+    Bandwidth {
+        /// How long.
+        duration_us: u64,
+        /// The cap.
+        rate: Rate,
+    },
+    /// A blackout of `outage_us`, then new descriptions for good.
+    Handover {
+        /// The blackout.
+        outage_us: u64,
+        /// The new uplink.
+        uplink: Box<Netem>,
+        /// The new downlink.
+        downlink: Box<Netem>,
+    },
+}
+
+/// A timed event on a profile.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// When it starts.
+    pub at: Micros,
+    /// Which directions.
+    pub direction: Direction,
+    /// What happens.
+    pub kind: EventKind,
+}
 
 /// A resolved network profile.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,6 +126,10 @@ pub struct Profile {
     pub uplink: Netem,
     /// Network → node.
     pub downlink: Netem,
+    /// How correlation parameters are applied.
+    pub correlation: Correlation,
+    /// Timed events, in file order.
+    pub events: Vec<Event>,
 }
 
 impl Profile {
@@ -42,10 +141,12 @@ impl Profile {
             source: "built in".into(),
             uplink: Netem::clean(),
             downlink: Netem::clean(),
+            correlation: Correlation::Kernel,
+            events: Vec::new(),
         }
     }
 
-    /// Resolves a `--profile` argument (see the module docs).
+    /// Resolves one `--profile` item (see the module docs).
     pub fn resolve(arg: &str, dirs: &[PathBuf]) -> Result<Profile, InputError> {
         let first = arg.split_whitespace().next().unwrap_or("");
         if KEYWORDS.contains(&first) {
@@ -57,6 +158,7 @@ impl Profile {
                 source: "command line".into(),
                 uplink: n.clone(),
                 downlink: n,
+                ..Profile::clean()
             });
         }
         if arg.ends_with(".toml") || arg.contains('/') {
@@ -84,42 +186,36 @@ impl Profile {
         let source = Source::File(path.display().to_string());
         let text = std::fs::read_to_string(path)
             .map_err(|e| InputError::at(&source, None, format!("cannot read profile: {e}")))?;
-        let name = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("profile");
+        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("profile");
         Self::parse(&text, name, &source)
     }
 
     /// Parses the text of a profile file.
     pub fn parse(text: &str, name: &str, source: &Source) -> Result<Profile, InputError> {
         let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            let line = e
-                .span()
-                .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+            let line = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
             InputError::at(source, line, format!("invalid TOML: {}", e.message()))
         })?;
-        let line_of = |key: &str| {
-            text.lines()
-                .position(|l| l.trim_start().starts_with(key))
-                .map(|i| i + 1)
-        };
-        let mut p = Profile {
-            name: name.to_string(),
-            description: String::new(),
-            source: String::new(),
-            uplink: Netem::clean(),
-            downlink: Netem::clean(),
-        };
+        let lines = LineFinder { text };
+        let mut p = Profile { name: name.to_string(), ..Profile::clean() };
+        p.description.clear();
+        p.source.clear();
         let mut have = (false, false);
         for (key, value) in &table {
-            let line = line_of(key);
-            let s = value
-                .as_str()
-                .ok_or_else(|| InputError::at(source, line, format!("`{key}` must be a string")))?;
-            let netem = |s: &str| {
-                Netem::parse(s).map_err(|e| InputError::at(source, line, format!("`{key}`: {e}")))
-            };
+            let line = lines.key(key, 0);
+            if key == "event" {
+                let items =
+                    value.as_array().ok_or_else(|| InputError::at(source, line, "`event` must be [[event]] tables"))?;
+                for (k, item) in items.iter().enumerate() {
+                    let start = lines.nth_header("[[event]]", k);
+                    let t =
+                        item.as_table().ok_or_else(|| InputError::at(source, start, "an [[event]] must be a table"))?;
+                    p.events.push(parse_event(t, source, &lines, start.unwrap_or(0))?);
+                }
+                continue;
+            }
+            let s = value.as_str().ok_or_else(|| InputError::at(source, line, format!("`{key}` must be a string")))?;
+            let netem = |s: &str| Netem::parse(s).map_err(|e| InputError::at(source, line, format!("`{key}`: {e}")));
             match key.as_str() {
                 "description" => p.description = s.to_string(),
                 "source" => p.source = s.to_string(),
@@ -136,24 +232,163 @@ impl Profile {
                     p.downlink = p.uplink.clone();
                     have = (true, true);
                 }
+                "correlation" => {
+                    p.correlation = Correlation::from_name(s).ok_or_else(|| {
+                        InputError::at(source, line, format!("`correlation = \"{s}\"`: expected \"netem-compatible\" or \"correct\""))
+                    })?;
+                }
                 _ => {
                     return Err(InputError::at(
                         source,
                         line,
-                        format!("unknown key `{key}`: expected description, source, uplink, downlink or link"),
+                        format!("unknown key `{key}`: expected description, source, uplink, downlink, link, correlation or [[event]]"),
                     ))
                 }
             }
         }
         if !(have.0 && have.1) {
-            return Err(InputError::at(
-                source,
-                None,
-                "a profile needs `uplink` and `downlink` (or `link` for both)",
-            ));
+            return Err(InputError::at(source, None, "a profile needs `uplink` and `downlink` (or `link` for both)"));
         }
+        p.events.sort_by_key(|e| e.at);
         Ok(p)
     }
+
+    /// The description of one direction over time: `(from, spec)` pieces,
+    /// the events applied to the base descriptions.
+    pub fn schedule(&self, uplink: bool) -> Vec<(Micros, Netem)> {
+        let mut points: Vec<Micros> = vec![Micros::ZERO];
+        for e in &self.events {
+            points.push(e.at);
+            let end = match &e.kind {
+                EventKind::Outage { duration_us }
+                | EventKind::Spike { duration_us, .. }
+                | EventKind::Bandwidth { duration_us, .. } => *duration_us,
+                EventKind::Handover { outage_us, .. } => *outage_us,
+            };
+            points.push(e.at.plus(end));
+        }
+        points.sort();
+        points.dedup();
+        let mut out: Vec<(Micros, Netem)> = Vec::new();
+        for t in points {
+            let mut spec = if uplink { self.uplink.clone() } else { self.downlink.clone() };
+            for e in &self.events {
+                if !e.direction.touches(uplink) || e.at > t {
+                    continue;
+                }
+                let active = |d: u64| t < e.at.plus(d);
+                match &e.kind {
+                    EventKind::Handover { outage_us, uplink: u, downlink: d } => {
+                        if active(*outage_us) {
+                            spec.loss = LossModel::Random { p: Prob::ALWAYS, corr: Prob::NEVER };
+                        } else {
+                            spec = if uplink { (**u).clone() } else { (**d).clone() };
+                        }
+                    }
+                    EventKind::Outage { duration_us } if active(*duration_us) => {
+                        spec.loss = LossModel::Random { p: Prob::ALWAYS, corr: Prob::NEVER };
+                    }
+                    EventKind::Spike { duration_us, delay_us } if active(*duration_us) => spec.delay_us += delay_us,
+                    EventKind::Bandwidth { duration_us, rate } if active(*duration_us) => spec.rate = Some(*rate),
+                    _ => {}
+                }
+            }
+            if out.last().is_none_or(|(_, s)| *s != spec) {
+                out.push((t, spec));
+            }
+        }
+        out
+    }
+}
+
+struct LineFinder<'a> {
+    text: &'a str,
+}
+
+impl LineFinder<'_> {
+    /// 1-based line of the first `key =` at or after line `from`.
+    fn key(&self, key: &str, from: usize) -> Option<usize> {
+        self.text
+            .lines()
+            .enumerate()
+            .skip(from.saturating_sub(1))
+            .find_map(|(i, l)| {
+                let l = l.trim_start();
+                (l.starts_with(key) && l[key.len()..].trim_start().starts_with(['=', ']'])).then_some(i + 1)
+            })
+            .or_else(|| (from > 0).then_some(from))
+    }
+    /// 1-based line of the `k`-th occurrence of a header line.
+    fn nth_header(&self, header: &str, k: usize) -> Option<usize> {
+        self.text.lines().enumerate().filter(|(_, l)| l.trim() == header).nth(k).map(|(i, _)| i + 1)
+    }
+}
+
+fn parse_event(t: &toml::Table, source: &Source, lines: &LineFinder<'_>, start: usize) -> Result<Event, InputError> {
+    let err = |key: &str, msg: String| InputError::at(source, lines.key(key, start), msg);
+    let get = |key: &str| -> Result<Option<&str>, InputError> {
+        match t.get(key) {
+            None => Ok(None),
+            Some(v) => v.as_str().map(Some).ok_or_else(|| err(key, format!("event `{key}` must be a string"))),
+        }
+    };
+    let dur = |key: &str| -> Result<u64, InputError> {
+        let v = get(key)?.ok_or_else(|| {
+            InputError::at(source, Some(start), format!("this event needs `{key}`, e.g. `{key} = \"2s\"`"))
+        })?;
+        parse_duration(v).map_err(|m| err(key, format!("event `{key}`: {m}")))
+    };
+    for key in t.keys() {
+        if !["at", "kind", "duration", "delay", "rate", "outage", "uplink", "downlink", "direction"]
+            .contains(&key.as_str())
+        {
+            return Err(err(key, format!("unknown event key `{key}`: expected at, kind, duration, delay, rate, outage, uplink, downlink or direction")));
+        }
+    }
+    let at = Micros(dur("at")?);
+    let direction = match get("direction")? {
+        None | Some("both") => Direction::Both,
+        Some("up") => Direction::Up,
+        Some("down") => Direction::Down,
+        Some(d) => return Err(err("direction", format!("direction `{d}`: expected both, up or down"))),
+    };
+    let kind = match get("kind")? {
+        Some("outage") => EventKind::Outage { duration_us: dur("duration")? },
+        Some("spike") => EventKind::Spike { duration_us: dur("duration")?, delay_us: dur("delay")? },
+        Some("bandwidth") => {
+            let r = get("rate")?.ok_or_else(|| {
+                InputError::at(source, Some(start), "a bandwidth event needs `rate`, e.g. `rate = \"256kbit\"`")
+            })?;
+            let bytes_per_s =
+                netem::rate(r).ok_or_else(|| err("rate", format!("rate `{r}`: expected e.g. 256kbit, 2mbit")))?;
+            EventKind::Bandwidth {
+                duration_us: dur("duration")?,
+                rate: Rate { bytes_per_s, packet_overhead: 0, cell_size: 0, cell_overhead: 0 },
+            }
+        }
+        Some("handover") => {
+            let netem = |key: &str| -> Result<Netem, InputError> {
+                let s = get(key)?.ok_or_else(|| {
+                    InputError::at(source, Some(start), format!("a handover needs `{key}`: the profile after it"))
+                })?;
+                Netem::parse(s).map_err(|e| err(key, format!("`{key}`: {e}")))
+            };
+            EventKind::Handover {
+                outage_us: dur("outage")?,
+                uplink: Box::new(netem("uplink")?),
+                downlink: Box::new(netem("downlink")?),
+            }
+        }
+        Some(k) => return Err(err("kind", format!("event kind `{k}`: expected outage, spike, bandwidth or handover"))),
+        None => {
+            return Err(InputError::at(
+                source,
+                Some(start),
+                "an event needs `kind`: outage, spike, bandwidth or handover",
+            ))
+        }
+    };
+    Ok(Event { at, direction, kind })
 }
 
 /// The profiles found in `dirs`, sorted by name (first directory wins);
@@ -161,15 +396,10 @@ impl Profile {
 pub fn list(dirs: &[PathBuf]) -> Vec<Profile> {
     let mut out: Vec<Profile> = Vec::new();
     for d in dirs {
-        let Ok(rd) = std::fs::read_dir(d) else {
-            continue;
-        };
+        let Ok(rd) = std::fs::read_dir(d) else { continue };
         let mut files: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
         files.sort();
-        for f in files
-            .iter()
-            .filter(|f| f.extension().is_some_and(|e| e == "toml"))
-        {
+        for f in files.iter().filter(|f| f.extension().is_some_and(|e| e == "toml")) {
             if let Ok(p) = Profile::load(f) {
                 if !out.iter().any(|q| q.name == p.name) {
                     out.push(p);
@@ -179,6 +409,53 @@ pub fn list(dirs: &[PathBuf]) -> Vec<Profile> {
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     out
+}
+
+/// The network of a run: one profile per client (the last repeating) and
+/// the server's own link (clean by default).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetworkPlan {
+    /// Per client; the last entry applies to the remaining clients.
+    pub clients: Vec<Profile>,
+    /// The server's link (client/server runs).
+    pub server: Profile,
+}
+
+impl NetworkPlan {
+    /// Every client on `p`, the server clean.
+    pub fn uniform(p: Profile) -> NetworkPlan {
+        NetworkPlan { clients: vec![p], server: Profile::clean() }
+    }
+
+    /// Resolves a `--profile` argument: one item, or a comma-separated list
+    /// with one item per client.
+    pub fn resolve(arg: &str, dirs: &[PathBuf]) -> Result<NetworkPlan, InputError> {
+        let items: Vec<&str> = arg.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+        if items.is_empty() {
+            return Err(InputError::at(
+                &Source::Inline("--profile".into()),
+                None,
+                "empty profile: expected a name, a path or a netem string",
+            ));
+        }
+        let clients = items.iter().map(|i| Profile::resolve(i, dirs)).collect::<Result<Vec<_>, _>>()?;
+        Ok(NetworkPlan { clients, server: Profile::clean() })
+    }
+
+    /// Client `i`'s profile.
+    pub fn client(&self, i: usize) -> &Profile {
+        self.clients.get(i).or(self.clients.last()).expect("at least one profile")
+    }
+
+    /// A display name: the profile's, or the per-client list.
+    pub fn name(&self) -> String {
+        let first = &self.clients[0].name;
+        if self.clients.iter().all(|p| p.name == *first) {
+            first.clone()
+        } else {
+            self.clients.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(",")
+        }
+    }
 }
 
 #[cfg(test)]
@@ -191,37 +468,56 @@ mod tests {
 
     #[test]
     fn parses_a_profile_file() {
-        let p = Profile::parse("description = \"x\"\nsource = \"y\"\nuplink = \"delay 20ms\"\ndownlink = \"delay 10ms loss 1%\"\n", "wifi", &src()).unwrap();
+        let p = Profile::parse("description = \"x\"\nsource = \"y\"\nuplink = \"delay 20ms\"\ndownlink = \"delay 10ms loss 1%\"\ncorrelation = \"correct\"\n", "wifi", &src()).unwrap();
         assert_eq!(p.uplink.delay_us, 20_000);
         assert_eq!(p.downlink.delay_us, 10_000);
+        assert_eq!(p.correlation, Correlation::Correct);
         let both = Profile::parse("link = \"delay 5ms\"\n", "l", &src()).unwrap();
         assert_eq!(both.uplink, both.downlink);
     }
 
     #[test]
     fn errors_name_line_and_key() {
-        let e = Profile::parse(
-            "description = \"x\"\nuplink = \"delay banana\"\ndownlink = \"\"\n",
-            "p",
-            &src(),
-        )
-        .unwrap_err();
+        let e = Profile::parse("description = \"x\"\nuplink = \"delay banana\"\ndownlink = \"\"\n", "p", &src())
+            .unwrap_err();
         assert_eq!(e.line, Some(2));
         assert!(e.message.contains("banana"), "{e}");
-        let e = Profile::parse(
-            "uplink = \"\"\ndownlink = \"\"\nlatency = \"1\"\n",
-            "p",
-            &src(),
-        )
-        .unwrap_err();
+        let e = Profile::parse("uplink = \"\"\ndownlink = \"\"\nlatency = \"1\"\n", "p", &src()).unwrap_err();
         assert_eq!(e.line, Some(3));
         let e = Profile::parse("uplink = \n", "p", &src()).unwrap_err();
         assert_eq!(e.line, Some(1));
         assert!(Profile::parse("uplink = \"delay 1ms\"\n", "p", &src()).is_err());
+        let text = "link = \"delay 1ms\"\n\n[[event]]\nat = \"1s\"\nkind = \"outage\"\nduration = \"1s\"\n\n[[event]]\nat = \"2s\"\nkind = \"spike\"\nduration = \"1s\"\ndelay = \"soon\"\n";
+        let e = Profile::parse(text, "p", &src()).unwrap_err();
+        assert_eq!(e.line, Some(12), "{e}");
+        let e = Profile::parse("link = \"\"\n[[event]]\nat = \"1s\"\nkind = \"meteor\"\n", "p", &src()).unwrap_err();
+        assert_eq!(e.line, Some(4), "{e}");
     }
 
     #[test]
-    fn inline_strings_and_unknown_names() {
+    fn events_compile_to_a_schedule() {
+        let text = "uplink = \"delay 10ms\"\ndownlink = \"delay 20ms\"\n\
+            [[event]]\nat = \"1s\"\nkind = \"outage\"\nduration = \"500ms\"\n\
+            [[event]]\nat = \"2s\"\nkind = \"spike\"\nduration = \"1s\"\ndelay = \"100ms\"\ndirection = \"up\"\n\
+            [[event]]\nat = \"4s\"\nkind = \"bandwidth\"\nduration = \"1s\"\nrate = \"1mbit\"\n\
+            [[event]]\nat = \"6s\"\nkind = \"handover\"\noutage = \"300ms\"\nuplink = \"delay 50ms\"\ndownlink = \"delay 60ms\"\n";
+        let p = Profile::parse(text, "p", &src()).unwrap();
+        let up = p.schedule(true);
+        let at = |s: &[(Micros, Netem)], t: u64| s.iter().rev().find(|(from, _)| from.0 <= t).unwrap().1.clone();
+        assert_eq!(at(&up, 0).delay_us, 10_000);
+        assert!(at(&up, 1_200_000).loss.is_set());
+        assert!(!at(&up, 1_600_000).loss.is_set());
+        assert_eq!(at(&up, 2_500_000).delay_us, 110_000);
+        assert_eq!(at(&p.schedule(false), 2_500_000).delay_us, 20_000, "spike was uplink only");
+        assert_eq!(at(&up, 4_500_000).rate.unwrap().bytes_per_s, 125_000);
+        assert!(at(&up, 5_500_000).rate.is_none());
+        assert!(at(&up, 6_100_000).loss.is_set());
+        assert_eq!(at(&up, 7_000_000).delay_us, 50_000);
+        assert_eq!(at(&p.schedule(false), 7_000_000).delay_us, 60_000);
+    }
+
+    #[test]
+    fn inline_strings_lists_and_unknown_names() {
         let p = Profile::resolve("delay 50ms loss 2%", &[]).unwrap();
         assert_eq!(p.uplink.delay_us, 50_000);
         assert_eq!(p.uplink, p.downlink);
@@ -229,5 +525,10 @@ mod tests {
         assert!(e.to_string().contains("banana"), "{e}");
         let e = Profile::resolve("marsnet", &[]).unwrap_err();
         assert!(e.message.contains("unknown profile"), "{e}");
+        let plan = NetworkPlan::resolve("delay 1ms, delay 2ms,delay 90ms", &[]).unwrap();
+        assert_eq!(plan.client(0).uplink.delay_us, 1_000);
+        assert_eq!(plan.client(2).uplink.delay_us, 90_000);
+        assert_eq!(plan.client(7).uplink.delay_us, 90_000);
+        assert_eq!(plan.name(), "delay 1ms,delay 2ms,delay 90ms");
     }
 }

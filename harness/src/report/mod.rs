@@ -58,11 +58,7 @@ pub struct Report {
 impl Report {
     /// A report of `runs` by tool version `version`.
     pub fn new(version: &str, runs: Vec<RunReport>) -> Report {
-        Report {
-            schema: SCHEMA.to_string(),
-            tool: format!("syncbench {version}"),
-            runs,
-        }
+        Report { schema: SCHEMA.to_string(), tool: format!("syncbench {version}"), runs }
     }
 
     /// Pretty JSON with a trailing newline; byte-identical for equal reports.

@@ -7,48 +7,16 @@ type Getter = fn(&Metrics) -> f64;
 
 /// The rows of a comparison: label, unit, how to read it, decimals.
 pub const ROWS: &[(&str, Getter, usize)] = &[
-    (
-        "own input latency p50 (ms)",
-        |m| m.input_latency_ms.own.p50,
-        1,
-    ),
-    (
-        "own input latency p99 (ms)",
-        |m| m.input_latency_ms.own.p99,
-        1,
-    ),
-    (
-        "remote input latency p50 (ms)",
-        |m| m.input_latency_ms.remote.p50,
-        1,
-    ),
-    (
-        "remote input latency p99 (ms)",
-        |m| m.input_latency_ms.remote.p99,
-        1,
-    ),
+    ("own input latency p50 (ms)", |m| m.input_latency_ms.own.p50, 1),
+    ("own input latency p99 (ms)", |m| m.input_latency_ms.own.p99, 1),
+    ("remote input latency p50 (ms)", |m| m.input_latency_ms.remote.p50, 1),
+    ("remote input latency p99 (ms)", |m| m.input_latency_ms.remote.p99, 1),
     ("own divergence mean (m)", |m| m.divergence_m.own.mean, 3),
     ("own divergence p99 (m)", |m| m.divergence_m.own.p99, 3),
-    (
-        "remote divergence mean (m)",
-        |m| m.divergence_m.remote.mean,
-        3,
-    ),
-    (
-        "remote divergence p99 (m)",
-        |m| m.divergence_m.remote.p99,
-        3,
-    ),
-    (
-        "own vs ideal mean (m)",
-        |m| m.ideal_divergence_m.own.mean,
-        3,
-    ),
-    (
-        "remote vs ideal mean (m)",
-        |m| m.ideal_divergence_m.remote.mean,
-        3,
-    ),
+    ("remote divergence mean (m)", |m| m.divergence_m.remote.mean, 3),
+    ("remote divergence p99 (m)", |m| m.divergence_m.remote.p99, 3),
+    ("own vs ideal mean (m)", |m| m.ideal_divergence_m.own.mean, 3),
+    ("remote vs ideal mean (m)", |m| m.ideal_divergence_m.remote.mean, 3),
     ("snaps", |m| m.snaps as f64, 0),
     ("corrections", |m| m.corrections as f64, 0),
     ("rollbacks", |m| m.rollbacks as f64, 0),
@@ -58,11 +26,7 @@ pub const ROWS: &[(&str, Getter, usize)] = &[
     ("up per client (B/s)", |m| m.bandwidth.up_bytes_per_s, 0),
     ("down per client (B/s)", |m| m.bandwidth.down_bytes_per_s, 0),
     ("up per client (pkt/s)", |m| m.bandwidth.up_packets_per_s, 1),
-    (
-        "down per client (pkt/s)",
-        |m| m.bandwidth.down_packets_per_s,
-        1,
-    ),
+    ("down per client (pkt/s)", |m| m.bandwidth.down_packets_per_s, 1),
     ("sim steps per s", |m| m.sim_steps_per_s, 0),
 ];
 
@@ -78,13 +42,7 @@ fn render(header: &[String], rows: &[Vec<String>], markdown: bool) -> String {
         let cells: Vec<String> = r
             .iter()
             .enumerate()
-            .map(|(i, c)| {
-                if i == 0 {
-                    format!("{c:<w$}", w = width[i])
-                } else {
-                    format!("{c:>w$}", w = width[i])
-                }
-            })
+            .map(|(i, c)| if i == 0 { format!("{c:<w$}", w = width[i]) } else { format!("{c:>w$}", w = width[i]) })
             .collect();
         if markdown {
             format!("| {} |", cells.join(" | "))
@@ -132,10 +90,7 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
     }
     let mut out = String::new();
     for (profile, trace) in groups {
-        let in_group: Vec<&RunReport> = runs
-            .iter()
-            .filter(|r| r.profile == profile && r.trace == trace)
-            .collect();
+        let in_group: Vec<&RunReport> = runs.iter().filter(|r| r.profile == profile && r.trace == trace).collect();
         let mut algos: Vec<&str> = Vec::new();
         for r in &in_group {
             if !algos.contains(&r.algorithm.as_str()) {
@@ -164,15 +119,9 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
             .map(|(label, get, dec)| {
                 let mut row = vec![label.to_string()];
                 for a in &algos {
-                    let vals: Vec<f64> = in_group
-                        .iter()
-                        .filter(|r| r.algorithm == *a)
-                        .map(|r| get(&r.metrics))
-                        .collect();
-                    row.push(fmt(
-                        vals.iter().sum::<f64>() / vals.len().max(1) as f64,
-                        *dec,
-                    ));
+                    let vals: Vec<f64> =
+                        in_group.iter().filter(|r| r.algorithm == *a).map(|r| get(&r.metrics)).collect();
+                    row.push(fmt(vals.iter().sum::<f64>() / vals.len().max(1) as f64, *dec));
                 }
                 row
             })
@@ -193,24 +142,13 @@ pub fn single(r: &RunReport, markdown: bool) -> String {
     if markdown {
         out.push_str(&format!("**{title}**\n\n"));
     } else {
-        out.push_str(&format!(
-            "{title}\nuplink: {}   downlink: {}\n",
-            r.uplink, r.downlink
-        ));
+        out.push_str(&format!("{title}\nuplink: {}   downlink: {}\n", r.uplink, r.downlink));
     }
     let header = vec!["metric".to_string(), "value".to_string()];
-    let rows: Vec<Vec<String>> = ROWS
-        .iter()
-        .map(|(l, g, d)| vec![l.to_string(), fmt(g(&r.metrics), *d)])
-        .collect();
+    let rows: Vec<Vec<String>> = ROWS.iter().map(|(l, g, d)| vec![l.to_string(), fmt(g(&r.metrics), *d)]).collect();
     out.push_str(&render(&header, &rows, markdown));
     if let Some(d) = &r.metrics.first_desync {
-        out.push_str(&format!(
-            "\nfirst desync: frame {} on node {}: {}\n",
-            d.frame,
-            d.node,
-            d.differences.join("; ")
-        ));
+        out.push_str(&format!("\nfirst desync: frame {} on node {}: {}\n", d.frame, d.node, d.differences.join("; ")));
     }
     for v in &r.metrics.violations {
         out.push_str(&format!("violation: {v}\n"));

@@ -48,8 +48,7 @@ pub struct Generator {
 
 impl Generator {
     /// The generator names.
-    pub const NAMES: &'static [&'static str] =
-        &["idle", "random-walk", "zigzag", "stop-go", "strafe-shoot"];
+    pub const NAMES: &'static [&'static str] = &["idle", "random-walk", "zigzag", "stop-go", "strafe-shoot"];
 
     /// Parses `name[:key=value,...]`; `Ok(None)` if `name` is no generator.
     pub fn parse(spec: &str, source: &Source) -> Result<Option<Generator>, InputError> {
@@ -62,16 +61,10 @@ impl Generator {
             "strafe-shoot" => Pattern::StrafeShoot,
             _ => return Ok(None),
         };
-        let mut g = Generator {
-            pattern,
-            period_us: 1_000_000,
-            seed: None,
-        };
+        let mut g = Generator { pattern, period_us: 1_000_000, seed: None };
         for kv in params.split(',').filter(|s| !s.is_empty()) {
             let err = |m: String| InputError::at(source, None, format!("generator `{name}`: {m}"));
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| err(format!("`{kv}`: expected key=value")))?;
+            let (k, v) = kv.split_once('=').ok_or_else(|| err(format!("`{kv}`: expected key=value")))?;
             match k {
                 "period" => {
                     g.period_us = parse_duration(v).map_err(err)?;
@@ -79,17 +72,8 @@ impl Generator {
                         return Err(err("period must be positive".into()));
                     }
                 }
-                "seed" => {
-                    g.seed = Some(
-                        v.parse()
-                            .map_err(|_| err(format!("seed `{v}`: expected an integer")))?,
-                    )
-                }
-                _ => {
-                    return Err(err(format!(
-                        "unknown parameter `{k}`: expected period or seed"
-                    )))
-                }
+                "seed" => g.seed = Some(v.parse().map_err(|_| err(format!("seed `{v}`: expected an integer")))?),
+                _ => return Err(err(format!("unknown parameter `{k}`: expected period or seed"))),
             }
         }
         Ok(Some(g))
@@ -126,11 +110,7 @@ impl Generator {
                 let mut k = 0u64;
                 let mut t = offset;
                 while t < duration_us {
-                    let h = if (k / 4) % 2 == 0 {
-                        Input::RIGHT
-                    } else {
-                        Input::LEFT
-                    };
+                    let h = if (k / 4) % 2 == 0 { Input::RIGHT } else { Input::LEFT };
                     let v = if k % 2 == 0 { Input::UP } else { Input::DOWN };
                     segs.push((t, Input::buttons(h | v)));
                     k += 1;
@@ -154,14 +134,7 @@ impl Generator {
                     let aim_x = rng.range_inclusive(-127, 127) as i8;
                     let aim_y = rng.range_inclusive(-127, 127) as i8;
                     let dir = if left { Input::LEFT } else { Input::RIGHT };
-                    segs.push((
-                        t,
-                        Input {
-                            buttons: dir | Input::SHOOT,
-                            aim_x,
-                            aim_y,
-                        },
-                    ));
+                    segs.push((t, Input { buttons: dir | Input::SHOOT, aim_x, aim_y }));
                     left = !left;
                     t += rng.range_inclusive(400_000, 1_200_000) as u64;
                 }
@@ -177,10 +150,7 @@ impl Generator {
             }
         }
         out.dedup_by(|b, a| a.1 == b.1);
-        Track {
-            segments: out,
-            repeat_us: None,
-        }
+        Track { segments: out, repeat_us: None }
     }
 }
 
@@ -189,8 +159,7 @@ impl fmt::Display for Generator {
         let name = Self::NAMES[self.pattern as usize];
         write!(f, "{name}")?;
         let mut params = Vec::new();
-        if self.period_us != 1_000_000 && matches!(self.pattern, Pattern::Zigzag | Pattern::StopGo)
-        {
+        if self.period_us != 1_000_000 && matches!(self.pattern, Pattern::Zigzag | Pattern::StopGo) {
             params.push(format!("period={}ms", self.period_us / 1000));
         }
         if let Some(s) = self.seed {
@@ -208,28 +177,17 @@ mod tests {
     use super::*;
 
     fn gen(spec: &str) -> Generator {
-        Generator::parse(spec, &Source::BuiltIn("test".into()))
-            .unwrap()
-            .unwrap()
+        Generator::parse(spec, &Source::BuiltIn("test".into())).unwrap().unwrap()
     }
 
     #[test]
     fn every_generator_is_seeded_and_deterministic() {
         for name in Generator::NAMES {
             let g = gen(name);
-            assert_eq!(
-                g.track(1, 20_000_000, 5),
-                g.track(1, 20_000_000, 5),
-                "{name}"
-            );
+            assert_eq!(g.track(1, 20_000_000, 5), g.track(1, 20_000_000, 5), "{name}");
             let t = g.track(0, 20_000_000, 5);
             assert_eq!(t.segments[0].0, 0);
-            assert!(
-                t.segments
-                    .windows(2)
-                    .all(|w| w[0].0 < w[1].0 && w[0].1 != w[1].1),
-                "{name}"
-            );
+            assert!(t.segments.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 != w[1].1), "{name}");
         }
         let rw = gen("random-walk");
         assert_ne!(rw.track(0, 20_000_000, 1), rw.track(0, 20_000_000, 2));
@@ -243,18 +201,9 @@ mod tests {
     #[test]
     fn zigzag_alternates_with_its_period() {
         let t = gen("zigzag:period=500ms").track(0, 4_000_000, 0);
-        assert_eq!(
-            t.input_at(100_000),
-            Input::buttons(Input::RIGHT | Input::UP)
-        );
-        assert_eq!(
-            t.input_at(600_000),
-            Input::buttons(Input::RIGHT | Input::DOWN)
-        );
-        assert_eq!(
-            t.input_at(2_100_000),
-            Input::buttons(Input::LEFT | Input::UP)
-        );
+        assert_eq!(t.input_at(100_000), Input::buttons(Input::RIGHT | Input::UP));
+        assert_eq!(t.input_at(600_000), Input::buttons(Input::RIGHT | Input::DOWN));
+        assert_eq!(t.input_at(2_100_000), Input::buttons(Input::LEFT | Input::UP));
     }
 
     #[test]

@@ -33,10 +33,7 @@ pub struct Track {
 impl Track {
     /// A track that holds nothing, forever.
     pub fn idle() -> Track {
-        Track {
-            segments: vec![(0, Input::IDLE)],
-            repeat_us: None,
-        }
+        Track { segments: vec![(0, Input::IDLE)], repeat_us: None }
     }
 
     /// The input held at `t_us`.
@@ -91,20 +88,12 @@ impl TraceSpec {
 
     /// The concrete trace for `players` players over `duration_us`.
     /// Generators without their own seed use `seed`.
-    pub fn instantiate(
-        &self,
-        players: usize,
-        duration_us: u64,
-        seed: u64,
-    ) -> Result<Trace, InputError> {
+    pub fn instantiate(&self, players: usize, duration_us: u64, seed: u64) -> Result<Trace, InputError> {
         match self {
             TraceSpec::Script(s) => s.instantiate(players, duration_us, seed),
-            TraceSpec::Generator(g) => Ok(Trace {
-                name: g.to_string(),
-                tracks: (0..players)
-                    .map(|p| g.track(p, duration_us, seed))
-                    .collect(),
-            }),
+            TraceSpec::Generator(g) => {
+                Ok(Trace { name: g.to_string(), tracks: (0..players).map(|p| g.track(p, duration_us, seed)).collect() })
+            }
         }
     }
 
@@ -116,8 +105,7 @@ impl TraceSpec {
         if arg.ends_with(".trace") || arg.contains('/') {
             return Self::load(path);
         }
-        if let Some(g) = generate::Generator::parse(arg, &Source::Inline(format!("--trace {arg}")))?
-        {
+        if let Some(g) = generate::Generator::parse(arg, &Source::Inline(format!("--trace {arg}")))? {
             return Ok(TraceSpec::Generator(g));
         }
         for d in dirs {
@@ -126,10 +114,7 @@ impl TraceSpec {
                 return Self::load(&p);
             }
         }
-        let mut known: Vec<String> = generate::Generator::NAMES
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let mut known: Vec<String> = generate::Generator::NAMES.iter().map(|s| s.to_string()).collect();
         known.extend(list(dirs).into_iter().map(|(n, _)| n));
         Err(InputError::at(
             &Source::Inline(format!("--trace {arg}")),
@@ -144,9 +129,7 @@ impl TraceSpec {
         let text = std::fs::read_to_string(path)
             .map_err(|e| InputError::at(&source, None, format!("cannot read trace file: {e}")))?;
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("trace");
-        Ok(TraceSpec::Script(script::Script::parse(
-            &text, stem, &source,
-        )?))
+        Ok(TraceSpec::Script(script::Script::parse(&text, stem, &source)?))
     }
 }
 
@@ -162,20 +145,13 @@ pub fn list(dirs: &[PathBuf]) -> Vec<(String, String)> {
         files.sort();
         for f in files {
             if f.extension().is_some_and(|e| e == "trace") {
-                let name = f
-                    .file_stem()
-                    .and_then(|s| s.to_str())
-                    .unwrap_or_default()
-                    .to_string();
+                let name = f.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
                 if out.iter().any(|(n, _)| *n == name) {
                     continue;
                 }
                 let desc = std::fs::read_to_string(&f)
                     .ok()
-                    .and_then(|t| {
-                        t.lines()
-                            .find_map(|l| l.trim().strip_prefix('#').map(|s| s.trim().to_string()))
-                    })
+                    .and_then(|t| t.lines().find_map(|l| l.trim().strip_prefix('#').map(|s| s.trim().to_string())))
                     .unwrap_or_default();
                 out.push((name, desc));
             }
@@ -193,10 +169,7 @@ mod tests {
     fn track_lookup_and_repeat() {
         let r = Input::buttons(Input::RIGHT);
         let l = Input::buttons(Input::LEFT);
-        let t = Track {
-            segments: vec![(0, r), (1_000, l)],
-            repeat_us: Some(2_000),
-        };
+        let t = Track { segments: vec![(0, r), (1_000, l)], repeat_us: Some(2_000) };
         assert_eq!(t.input_at(0), r);
         assert_eq!(t.input_at(999), r);
         assert_eq!(t.input_at(1_000), l);

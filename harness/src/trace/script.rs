@@ -86,21 +86,19 @@ impl Script {
         let mut current: Option<(Players, Body, usize)> = None;
         let mut rows: Vec<Vec<Input>> = Vec::new();
         let mut exact_rate: Option<u32> = None;
-        let finish = |cur: Option<(Players, Body, usize)>,
-                      script: &mut Script|
-         -> Result<(), InputError> {
+        let finish = |cur: Option<(Players, Body, usize)>, script: &mut Script| -> Result<(), InputError> {
             if let Some((p, body, line)) = cur {
                 if let Body::Segments(t) = &body {
                     if t.segments.is_empty() {
-                        return Err(InputError::at(source, Some(line), "player section has no input lines: expected `<time> <keys>` or `generate <name>`"));
+                        return Err(InputError::at(
+                            source,
+                            Some(line),
+                            "player section has no input lines: expected `<time> <keys>` or `generate <name>`",
+                        ));
                     }
                 }
                 if script.sections.iter().any(|(q, _)| *q == p) {
-                    return Err(InputError::at(
-                        source,
-                        Some(line),
-                        "a section for this player appears twice",
-                    ));
+                    return Err(InputError::at(source, Some(line), "a section for this player appears twice"));
                 }
                 script.sections.push((p, body));
             }
@@ -151,25 +149,15 @@ impl Script {
                     finish(current.take(), &mut script)?;
                     let who = match toks.get(1) {
                         Some(&"*") => Players::Rest,
-                        Some(t) => Players::One(t.parse().map_err(|_| {
-                            err(format!("`{t}`: expected a player number (0, 1, …) or `*`"))
-                        })?),
+                        Some(t) => Players::One(
+                            t.parse().map_err(|_| err(format!("`{t}`: expected a player number (0, 1, …) or `*`")))?,
+                        ),
                         None => return Err(err("`player` needs a player number or `*`".into())),
                     };
                     if toks.len() > 2 {
-                        return Err(err(format!(
-                            "unexpected `{}` after the player number",
-                            toks[2]
-                        )));
+                        return Err(err(format!("unexpected `{}` after the player number", toks[2])));
                     }
-                    current = Some((
-                        who,
-                        Body::Segments(Track {
-                            segments: Vec::new(),
-                            repeat_us: None,
-                        }),
-                        line_no,
-                    ));
+                    current = Some((who, Body::Segments(Track { segments: Vec::new(), repeat_us: None }), line_no));
                 }
                 "exact" => {
                     if current.is_some() || !script.sections.is_empty() {
@@ -179,30 +167,21 @@ impl Script {
                         .get(1)
                         .and_then(|t| t.trim_end_matches("hz").parse::<u32>().ok())
                         .filter(|&r| r > 0 && r <= 10_000)
-                        .ok_or_else(|| {
-                            err("`exact` needs a row rate in Hz, e.g. `exact 60`".into())
-                        })?;
+                        .ok_or_else(|| err("`exact` needs a row rate in Hz, e.g. `exact 60`".into()))?;
                     exact_rate = Some(rate);
                 }
                 "generate" => {
                     let Some((_, body, _)) = current.as_mut() else {
-                        return Err(err("`generate` outside a player section: start one with `player N` or `player *`".into()));
+                        return Err(err(
+                            "`generate` outside a player section: start one with `player N` or `player *`".into(),
+                        ));
                     };
                     if !matches!(body, Body::Segments(t) if t.segments.is_empty()) {
-                        return Err(err(
-                            "`generate` must be the only line of its player section".into(),
-                        ));
+                        return Err(err("`generate` must be the only line of its player section".into()));
                     }
-                    let spec = toks[1..]
-                        .join(":")
-                        .replacen(':', "\u{0}", 1)
-                        .replace(':', ",")
-                        .replace('\u{0}', ":");
+                    let spec = toks[1..].join(":").replacen(':', "\u{0}", 1).replace(':', ",").replace('\u{0}', ":");
                     let g = Generator::parse(&spec, source)
-                        .map_err(|e| InputError {
-                            line: Some(line_no),
-                            ..e
-                        })?
+                        .map_err(|e| InputError { line: Some(line_no), ..e })?
                         .ok_or_else(|| {
                             err(format!(
                                 "unknown generator `{}`: expected one of {}",
@@ -214,42 +193,30 @@ impl Script {
                 }
                 "repeat" => {
                     let Some((_, Body::Segments(track), _)) = current.as_mut() else {
-                        return Err(err(
-                            "`repeat` belongs after the scripted lines of a player section".into(),
-                        ));
+                        return Err(err("`repeat` belongs after the scripted lines of a player section".into()));
                     };
-                    let p = toks
-                        .get(1)
-                        .ok_or_else(|| err("`repeat` needs a period, e.g. `repeat 4s`".into()))?;
+                    let p = toks.get(1).ok_or_else(|| err("`repeat` needs a period, e.g. `repeat 4s`".into()))?;
                     let period = parse_duration(p).map_err(&err)?;
                     if period == 0 || track.segments.last().is_some_and(|s| s.0 >= period) {
-                        return Err(err(format!(
-                            "repeat period `{p}` must be longer than the last segment's start"
-                        )));
+                        return Err(err(format!("repeat period `{p}` must be longer than the last segment's start")));
                     }
                     track.repeat_us = Some(period);
                 }
                 _ => {
                     let Some((_, body, _)) = current.as_mut() else {
-                        return Err(err(format!("`{head}`: expected `player N`, `player *` or `exact HZ` before input lines")));
+                        return Err(err(format!(
+                            "`{head}`: expected `player N`, `player *` or `exact HZ` before input lines"
+                        )));
                     };
                     let Body::Segments(track) = body else {
-                        return Err(err(
-                            "input lines cannot follow `generate` in the same section".into(),
-                        ));
+                        return Err(err("input lines cannot follow `generate` in the same section".into()));
                     };
                     if track.repeat_us.is_some() {
-                        return Err(err(
-                            "input lines after `repeat`: `repeat` must be the section's last line"
-                                .into(),
-                        ));
+                        return Err(err("input lines after `repeat`: `repeat` must be the section's last line".into()));
                     }
-                    let t = parse_duration(head)
-                        .map_err(|m| err(format!("expected `<time> <keys>`: {m}")))?;
+                    let t = parse_duration(head).map_err(|m| err(format!("expected `<time> <keys>`: {m}")))?;
                     if track.segments.last().is_some_and(|s| s.0 >= t) {
-                        return Err(err(format!(
-                            "time `{head}` is not after the previous line's"
-                        )));
+                        return Err(err(format!("time `{head}` is not after the previous line's")));
                     }
                     if track.segments.is_empty() && t > 0 {
                         track.segments.push((0, Input::IDLE));
@@ -276,12 +243,7 @@ impl Script {
     }
 
     /// The trace for `players` players.
-    pub fn instantiate(
-        &self,
-        players: usize,
-        duration_us: u64,
-        seed: u64,
-    ) -> Result<Trace, InputError> {
+    pub fn instantiate(&self, players: usize, duration_us: u64, seed: u64) -> Result<Trace, InputError> {
         if let Some((rate, rows)) = &self.exact {
             let cols = rows[0].len();
             if cols < players {
@@ -299,16 +261,10 @@ impl Script {
                             segments.push((k as u64 * 1_000_000 / *rate as u64, row[p]));
                         }
                     }
-                    Track {
-                        segments,
-                        repeat_us: None,
-                    }
+                    Track { segments, repeat_us: None }
                 })
                 .collect();
-            return Ok(Trace {
-                name: self.name.clone(),
-                tracks,
-            });
+            return Ok(Trace { name: self.name.clone(), tracks });
         }
         let mut tracks = Vec::with_capacity(players);
         for p in 0..players {
@@ -326,10 +282,7 @@ impl Script {
                 Body::Generate(g) => g.track(p, duration_us, seed),
             });
         }
-        Ok(Trace {
-            name: self.name.clone(),
-            tracks,
-        })
+        Ok(Trace { name: self.name.clone(), tracks })
     }
 }
 
@@ -354,32 +307,27 @@ pub fn parse_keys(toks: &[&str]) -> Result<Input, String> {
             "shoot" => input.buttons |= Input::SHOOT,
             _ => {
                 for c in keys.chars() {
-                    input.buttons |= match c {
-                        'U' => Input::UP,
-                        'D' => Input::DOWN,
-                        'L' => Input::LEFT,
-                        'R' => Input::RIGHT,
-                        'J' => Input::JUMP,
-                        'S' => Input::SHOOT,
-                        '+' => 0,
-                        _ => return Err(format!("`{tok}`: expected keys U D L R J S (or up/down/left/right/jump/shoot, `.` for none)")),
-                    };
+                    input.buttons |=
+                        match c {
+                            'U' => Input::UP,
+                            'D' => Input::DOWN,
+                            'L' => Input::LEFT,
+                            'R' => Input::RIGHT,
+                            'J' => Input::JUMP,
+                            'S' => Input::SHOOT,
+                            '+' => 0,
+                            _ => return Err(format!(
+                                "`{tok}`: expected keys U D L R J S (or up/down/left/right/jump/shoot, `.` for none)"
+                            )),
+                        };
                 }
             }
         }
         if let Some(aim) = aim {
             let bad = || format!("`{tok}`: expected an aim `@x,y` with x, y in -127..127");
             let (x, y) = aim.split_once(',').ok_or_else(bad)?;
-            input.aim_x = x
-                .parse::<i8>()
-                .ok()
-                .filter(|v| *v >= -127)
-                .ok_or_else(bad)?;
-            input.aim_y = y
-                .parse::<i8>()
-                .ok()
-                .filter(|v| *v >= -127)
-                .ok_or_else(bad)?;
+            input.aim_x = x.parse::<i8>().ok().filter(|v| *v >= -127).ok_or_else(bad)?;
+            input.aim_y = y.parse::<i8>().ok().filter(|v| *v >= -127).ok_or_else(bad)?;
         }
     }
     Ok(input)
@@ -395,9 +343,7 @@ pub fn write_exact(trace: &Trace, rate: u32, ticks: u64, header: &str) -> String
     out.push_str(&format!("syncbench-trace 1\nexact {rate}\n"));
     for k in 0..ticks {
         let t = k * 1_000_000 / rate as u64;
-        let row: Vec<String> = (0..trace.tracks.len())
-            .map(|p| trace.input_at(p, t).to_string())
-            .collect();
+        let row: Vec<String> = (0..trace.tracks.len()).map(|p| trace.input_at(p, t).to_string()).collect();
         out.push_str(&row.join(" "));
         out.push('\n');
     }
@@ -420,22 +366,9 @@ mod tests {
         let t = s.instantiate(3, 10_000_000, 1).unwrap();
         assert_eq!(t.tracks.len(), 3);
         assert_eq!(t.input_at(0, 0), Input::buttons(Input::RIGHT));
-        assert_eq!(
-            t.input_at(0, 2_000_000),
-            Input::buttons(Input::RIGHT | Input::UP)
-        );
-        assert_eq!(
-            t.input_at(0, 3_100_000),
-            Input::buttons(Input::LEFT | Input::JUMP)
-        );
-        assert_eq!(
-            t.input_at(0, 3_300_000),
-            Input {
-                buttons: Input::SHOOT,
-                aim_x: 1,
-                aim_y: -1
-            }
-        );
+        assert_eq!(t.input_at(0, 2_000_000), Input::buttons(Input::RIGHT | Input::UP));
+        assert_eq!(t.input_at(0, 3_100_000), Input::buttons(Input::LEFT | Input::JUMP));
+        assert_eq!(t.input_at(0, 3_300_000), Input { buttons: Input::SHOOT, aim_x: 1, aim_y: -1 });
         assert_eq!(t.input_at(0, 5_000_000), Input::buttons(Input::RIGHT));
         assert_ne!(t.tracks[1], t.tracks[0]);
     }
@@ -464,23 +397,13 @@ mod tests {
     #[test]
     fn exact_form_round_trips() {
         let text = "player 0\n0s R\n0.1s U J\nplayer 1\n0s .\n0.05s S@3,4\n";
-        let t = Script::parse(text, "t", &src())
-            .unwrap()
-            .instantiate(2, 1_000_000, 0)
-            .unwrap();
+        let t = Script::parse(text, "t", &src()).unwrap().instantiate(2, 1_000_000, 0).unwrap();
         let written = write_exact(&t, 60, 30, "counterexample");
-        let back = Script::parse(&written, "t", &src())
-            .unwrap()
-            .instantiate(2, 1_000_000, 0)
-            .unwrap();
+        let back = Script::parse(&written, "t", &src()).unwrap().instantiate(2, 1_000_000, 0).unwrap();
         for k in 0..30u64 {
             let at = k * 1_000_000 / 60;
             for p in 0..2 {
-                assert_eq!(
-                    t.input_at(p, at),
-                    back.input_at(p, at),
-                    "tick {k} player {p}"
-                );
+                assert_eq!(t.input_at(p, at), back.input_at(p, at), "tick {k} player {p}");
             }
         }
         let e = Script::parse("exact 60\nR .\nR\n", "t", &src()).unwrap_err();
