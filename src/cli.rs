@@ -37,11 +37,42 @@ pub enum Command {
         after_help = "Examples:\n  syncbench run --algo lockstep --profile wifi --trace zigzag\n  syncbench run --algo server-verified --profile \"delay 50ms\" --clients 2 --duration 10s --format json\n  syncbench run --algo lockstep --profile lan --trace traces/dodge.trace --seed 7"
     )]
     Run(RunArgs),
+    /// Inspect a network profile: resolved parameters and measured behaviour.
+    #[command(subcommand)]
+    Profile(ProfileCmd),
     /// Run several algorithms on one profile and print them side by side.
     #[command(
         after_help = "Examples:\n  syncbench compare --profile wifi\n  syncbench compare --profile 4g --algos lockstep,server-verified --traces zigzag,random-walk --seeds 3\n  syncbench compare --profile lan --out reports/lan   # also writes report.json and report.md"
     )]
     Compare(CompareArgs),
+}
+
+/// `profile` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum ProfileCmd {
+    /// Print both directions as resolved, their timed events, and what a probe
+    /// measures through each (one-way delay percentiles, loss, reorder and
+    /// duplicate shares).
+    #[command(after_help = "Examples:\n  syncbench profile show wifi\n  syncbench profile show \"delay 50ms 10ms distribution normal loss gemodel 1% 20%\"\n  syncbench profile show bufferbloat --packets 5000 --spacing 1ms --format json")]
+    Show {
+        /// A profile name, a .toml path, or an inline netem string.
+        profile: String,
+        /// Probe packets per direction.
+        #[arg(long, default_value_t = 20_000)]
+        packets: u64,
+        /// Time between probe packets: 2ms, 500us.
+        #[arg(long, default_value = "2ms")]
+        spacing: String,
+        /// Probe UDP payload, bytes.
+        #[arg(long, default_value_t = 100)]
+        payload: usize,
+        /// Probe seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+        format: ListFormat,
+    },
 }
 
 /// What `list` shows.

@@ -1,6 +1,7 @@
 //! The subcommands: resolve names, run matches, print reports.
 
 use crate::cli::{Command, CompareArgs, Format, ListFormat, ListWhat, MatchArgs, RunArgs};
+use crate::cli::ProfileCmd;
 use crate::output::write_atomic;
 use crate::{BadInput, Violation};
 use anyhow::Result;
@@ -21,6 +22,9 @@ pub fn dispatch(cmd: Command) -> Result<()> {
         Command::List { what, format } => list(what, format),
         Command::Run(a) => run_cmd(a),
         Command::Compare(a) => compare(a),
+        Command::Profile(ProfileCmd::Show { profile, packets, spacing, payload, seed, format }) => {
+            profile_show(&profile, packets, &spacing, payload, seed, format)
+        }
     }
 }
 
@@ -261,6 +265,96 @@ fn list(what: Option<ListWhat>, format: ListFormat) -> Result<()> {
     }
     if format == ListFormat::Json {
         println!("{}", serde_json::to_string_pretty(&serde_json::Value::Object(json))?);
+    }
+    Ok(())
+}
+
+fn profile_show(arg: &str, packets: u64, spacing: &str, payload: usize, seed: u64, format: ListFormat) -> Result<()> {
+    use harness::net::netem::LossModel;
+    use harness::net::probe::probe;
+    use harness::net::profile::EventKind;
+    let p = harness::net::Profile::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))?;
+    let spacing_us = parse_duration(spacing).map_err(|e| bad(format!("--spacing {e}")))?;
+    if spacing_us == 0 || packets == 0 || packets > 10_000_000 {
+        return Err(bad("--spacing must be positive and --packets in 1..=10000000"));
+    }
+    let up = probe(&p.uplink, p.correlation, packets, spacing_us, payload, seed);
+    let down = probe(&p.downlink, p.correlation, packets, spacing_us, payload, seed);
+    let events: Vec<String> = p
+        .events
+        .iter()
+        .map(|e| {
+            let dir = match e.direction {
+                harness::net::profile::Direction::Both => "",
+                harness::net::profile::Direction::Up => " (uplink)",
+                harness::net::profile::Direction::Down => " (downlink)",
+            };
+            let what = match &e.kind {
+                EventKind::Outage { duration_us } => format!("outage for {}ms", duration_us / 1000),
+                EventKind::Spike { duration_us, delay_us } => format!("+{}ms delay for {}ms", delay_us / 1000, duration_us / 1000),
+                EventKind::Bandwidth { duration_us, rate } => format!("rate {} B/s for {}ms", rate.bytes_per_s, duration_us / 1000),
+                EventKind::Handover { outage_us, uplink, downlink } => {
+                    format!("handover: {}ms blackout, then uplink `{uplink}`, downlink `{downlink}`", outage_us / 1000)
+                }
+            };
+            format!("at {}: {what}{dir}", e.at)
+        })
+        .collect();
+    if format == ListFormat::Json {
+        let v = serde_json::json!({
+            "name": p.name, "description": p.description, "source": p.source,
+            "correlation": p.correlation.name(),
+            "uplink": p.uplink.to_string(), "downlink": p.downlink.to_string(),
+            "events": events,
+            "probe": {"packets": packets, "spacing_us": spacing_us, "payload": payload, "seed": seed},
+            "uplink_measured": up, "downlink_measured": down,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    println!("profile {}", p.name);
+    if !p.description.is_empty() {
+        println!("  {}", p.description);
+    }
+    if !p.source.is_empty() {
+        println!("  source: {}", p.source);
+    }
+    println!("  correlation: {}", p.correlation.name());
+    println!("  probe: {packets} packets of {payload} B every {spacing_us} us per direction, seed {seed}");
+    println!();
+    println!("{:<9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}", "", "mean ms", "sd ms", "p50 ms", "p90 ms", "p99 ms", "loss %", "reord %", "dup %");
+    for (name, spec, m) in [("uplink", &p.uplink, &up), ("downlink", &p.downlink, &down)] {
+        println!(
+            "{:<9} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2}",
+            name,
+            m.delay_mean_ms,
+            m.delay_sd_ms,
+            m.delay_p50_ms,
+            m.delay_p90_ms,
+            m.delay_p99_ms,
+            m.loss * 100.0,
+            m.reorder * 100.0,
+            m.duplicate * 100.0
+        );
+        println!("          netem: {spec}");
+        if let LossModel::Random { p: lp, corr } = spec.loss {
+            if corr.is_set() && p.correlation == harness::net::Correlation::Kernel {
+                println!(
+                    "          note: with netem-compatible correlation, `loss {:.3}% {:.0}%` loses {:.2}%, not {:.3}% (the kernel's correlation collapses it; use `correlation = \"correct\"` or `loss gemodel` for bursts)",
+                    lp.percent(),
+                    corr.percent(),
+                    m.loss * 100.0,
+                    lp.percent()
+                );
+            }
+        }
+    }
+    if !events.is_empty() {
+        println!();
+        println!("timed events (not in the probe above):");
+        for e in &events {
+            println!("  {e}");
+        }
     }
     Ok(())
 }

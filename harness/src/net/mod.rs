@@ -15,6 +15,7 @@
 pub mod dist;
 pub mod link;
 pub mod netem;
+pub mod probe;
 pub mod profile;
 
 pub use link::{Correlation, Delivery, Link, LinkStats};
