@@ -53,7 +53,9 @@ pub enum ProfileCmd {
     /// Print both directions as resolved, their timed events, and what a probe
     /// measures through each (one-way delay percentiles, loss, reorder and
     /// duplicate shares).
-    #[command(after_help = "Examples:\n  syncbench profile show wifi\n  syncbench profile show \"delay 50ms 10ms distribution normal loss gemodel 1% 20%\"\n  syncbench profile show bufferbloat --packets 5000 --spacing 1ms --format json")]
+    #[command(
+        after_help = "Examples:\n  syncbench profile show wifi\n  syncbench profile show \"delay 50ms 10ms distribution normal loss gemodel 1% 20%\"\n  syncbench profile show bufferbloat --packets 5000 --spacing 1ms --format json"
+    )]
     Show {
         /// A profile name, a .toml path, or an inline netem string.
         profile: String,

@@ -1,7 +1,7 @@
 //! The subcommands: resolve names, run matches, print reports.
 
-use crate::cli::{Command, CompareArgs, Format, ListFormat, ListWhat, MatchArgs, RunArgs};
 use crate::cli::ProfileCmd;
+use crate::cli::{Command, CompareArgs, Format, ListFormat, ListWhat, MatchArgs, RunArgs};
 use crate::output::write_atomic;
 use crate::{BadInput, Violation};
 use anyhow::Result;
@@ -243,7 +243,7 @@ fn list(what: Option<ListWhat>, format: ListFormat) -> Result<()> {
         } else {
             println!("PROFILES (netem-profiles/, or --profile \"<netem string>\")");
             for p in &profiles {
-                println!("  {:<18} {}", p.name, p.description);
+                println!("  {:<22} {}", p.name, p.description);
             }
         }
     }
@@ -291,8 +291,12 @@ fn profile_show(arg: &str, packets: u64, spacing: &str, payload: usize, seed: u6
             };
             let what = match &e.kind {
                 EventKind::Outage { duration_us } => format!("outage for {}ms", duration_us / 1000),
-                EventKind::Spike { duration_us, delay_us } => format!("+{}ms delay for {}ms", delay_us / 1000, duration_us / 1000),
-                EventKind::Bandwidth { duration_us, rate } => format!("rate {} B/s for {}ms", rate.bytes_per_s, duration_us / 1000),
+                EventKind::Spike { duration_us, delay_us } => {
+                    format!("+{}ms delay for {}ms", delay_us / 1000, duration_us / 1000)
+                }
+                EventKind::Bandwidth { duration_us, rate } => {
+                    format!("rate {} B/s for {}ms", rate.bytes_per_s, duration_us / 1000)
+                }
                 EventKind::Handover { outage_us, uplink, downlink } => {
                     format!("handover: {}ms blackout, then uplink `{uplink}`, downlink `{downlink}`", outage_us / 1000)
                 }
@@ -322,7 +326,10 @@ fn profile_show(arg: &str, packets: u64, spacing: &str, payload: usize, seed: u6
     println!("  correlation: {}", p.correlation.name());
     println!("  probe: {packets} packets of {payload} B every {spacing_us} us per direction, seed {seed}");
     println!();
-    println!("{:<9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}", "", "mean ms", "sd ms", "p50 ms", "p90 ms", "p99 ms", "loss %", "reord %", "dup %");
+    println!(
+        "{:<9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "", "mean ms", "sd ms", "p50 ms", "p90 ms", "p99 ms", "loss %", "reord %", "dup %"
+    );
     for (name, spec, m) in [("uplink", &p.uplink, &up), ("downlink", &p.downlink, &down)] {
         println!(
             "{:<9} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2}",

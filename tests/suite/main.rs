@@ -4,6 +4,7 @@ mod cli;
 mod determinism;
 mod lockstep;
 mod metrics;
+mod network;
 mod server_verified;
 mod toys;
 mod util;

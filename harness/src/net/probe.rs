@@ -44,7 +44,10 @@ pub fn probe(spec: &Netem, correlation: Correlation, n: u64, spacing_us: u64, pa
     // (arrival, seq) of every copy; slotted links are drained as they wake.
     let mut arrivals: Vec<(Micros, u64)> = Vec::new();
     let mut held: std::collections::BTreeMap<u64, u64> = std::collections::BTreeMap::new();
-    let drain = |link: &mut Link, until: Micros, held: &mut std::collections::BTreeMap<u64, u64>, arrivals: &mut Vec<(Micros, u64)>| {
+    let drain = |link: &mut Link,
+                 until: Micros,
+                 held: &mut std::collections::BTreeMap<u64, u64>,
+                 arrivals: &mut Vec<(Micros, u64)>| {
         while let Some(w) = link.next_wake().filter(|w| *w <= until) {
             for t in link.release(w) {
                 if let Some(seq) = held.remove(&t) {
@@ -96,7 +99,11 @@ pub fn probe(spec: &Netem, correlation: Correlation, n: u64, spacing_us: u64, pa
     let received = delays.len() as u64;
     let pct = |p: f64| if delays.is_empty() { 0.0 } else { delays[((delays.len() - 1) as f64 * p).round() as usize] };
     let mean = if delays.is_empty() { 0.0 } else { delays.iter().sum::<f64>() / delays.len() as f64 };
-    let sd = if delays.is_empty() { 0.0 } else { (delays.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / delays.len() as f64).sqrt() };
+    let sd = if delays.is_empty() {
+        0.0
+    } else {
+        (delays.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / delays.len() as f64).sqrt()
+    };
     ProbeStats {
         sent: n,
         received,
@@ -123,7 +130,14 @@ mod tests {
         assert!((s.delay_sd_ms - 5.77).abs() < 0.2, "{s:?}");
         // The note's kernel measurement: 58.6% of 2 ms-spaced packets reordered.
         assert!((s.reorder - 0.586).abs() < 0.05, "{s:?}");
-        let s = probe(&Netem::parse("delay 10ms loss 5% duplicate 2%").unwrap(), Correlation::Kernel, 20_000, 2_000, 100, 2);
+        let s = probe(
+            &Netem::parse("delay 10ms loss 5% duplicate 2%").unwrap(),
+            Correlation::Kernel,
+            20_000,
+            2_000,
+            100,
+            2,
+        );
         assert!((s.loss - 0.05).abs() < 0.01 && (s.duplicate - 0.019).abs() < 0.006, "{s:?}");
         let s = probe(&Netem::parse("slot 10ms 10ms packets 3").unwrap(), Correlation::Kernel, 300, 1_000, 100, 3);
         assert_eq!(s.received, 300);

@@ -307,19 +307,20 @@ pub fn parse_keys(toks: &[&str]) -> Result<Input, String> {
             "shoot" => input.buttons |= Input::SHOOT,
             _ => {
                 for c in keys.chars() {
-                    input.buttons |=
-                        match c {
-                            'U' => Input::UP,
-                            'D' => Input::DOWN,
-                            'L' => Input::LEFT,
-                            'R' => Input::RIGHT,
-                            'J' => Input::JUMP,
-                            'S' => Input::SHOOT,
-                            '+' => 0,
-                            _ => return Err(format!(
+                    input.buttons |= match c {
+                        'U' => Input::UP,
+                        'D' => Input::DOWN,
+                        'L' => Input::LEFT,
+                        'R' => Input::RIGHT,
+                        'J' => Input::JUMP,
+                        'S' => Input::SHOOT,
+                        '+' => 0,
+                        _ => {
+                            return Err(format!(
                                 "`{tok}`: expected keys U D L R J S (or up/down/left/right/jump/shoot, `.` for none)"
-                            )),
-                        };
+                            ))
+                        }
+                    };
                 }
             }
         }

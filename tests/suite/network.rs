@@ -1,0 +1,92 @@
+//! The network model as runs see it: the profile library, timed events,
+//! per-client profiles.
+
+use crate::util::{cfg, run_named};
+use harness::net::probe::probe;
+use harness::net::profile::{list, NetworkPlan};
+use harness::runner::run_plan;
+use harness::trace::TraceSpec;
+
+#[test]
+fn every_shipped_profile_loads_with_description_and_source() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("netem-profiles");
+    let files = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "toml"))
+        .count();
+    let profiles = list(std::slice::from_ref(&dir));
+    assert_eq!(profiles.len(), files, "a profile file failed to parse");
+    for p in &profiles {
+        assert!(!p.description.is_empty() && p.description.len() <= 100, "{}: one-line description", p.name);
+        assert!(p.source.len() > 20, "{}: needs a source", p.name);
+    }
+    for required in [
+        "lan",
+        "fiber",
+        "cable",
+        "dsl",
+        "wifi",
+        "wifi-congested",
+        "4g",
+        "5g",
+        "3g",
+        "leo-satellite",
+        "geo-satellite",
+        "intercontinental",
+        "bufferbloat",
+        "mobile-handover",
+        "very-bad",
+        "cn-2005",
+        "cn-2012",
+        "design-200ms",
+    ] {
+        assert!(profiles.iter().any(|p| p.name == required), "missing {required}");
+    }
+}
+
+#[test]
+fn shipped_profiles_measure_what_they_describe() {
+    let dirs = harness::library::dirs("netem-profiles");
+    let rtt = |name: &str| {
+        let p = harness::net::Profile::resolve(name, &dirs).unwrap();
+        let up = probe(&p.uplink, p.correlation, 5_000, 2_000, 100, 1);
+        let down = probe(&p.downlink, p.correlation, 5_000, 2_000, 100, 1);
+        up.delay_p50_ms + down.delay_p50_ms
+    };
+    // The seed article's networks: RTT 100-120 ms, 40-50 ms, 200 ms.
+    assert!((100.0..=120.0).contains(&rtt("cn-2005")), "{}", rtt("cn-2005"));
+    assert!((40.0..=50.0).contains(&rtt("cn-2012")), "{}", rtt("cn-2012"));
+    assert!((rtt("design-200ms") - 200.0).abs() < 0.5);
+    assert!(rtt("lan") < 1.0);
+    assert!(rtt("geo-satellite") > 550.0);
+}
+
+#[test]
+fn an_outage_stalls_lockstep_for_its_duration() {
+    let dir = std::env::temp_dir().join(format!("syncbench-outage-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("outage.toml");
+    std::fs::write(&path, "link = \"delay 10ms\"\n[[event]]\nat = \"5s\"\nkind = \"outage\"\nduration = \"2s\"\n")
+        .unwrap();
+    let with = run_named("lockstep", path.to_str().unwrap(), "random-walk", cfg(3, 12, 1));
+    let without = run_named("lockstep", "delay 10ms", "random-walk", cfg(3, 12, 1));
+    assert_eq!(with.desyncs, 0);
+    assert!(with.stall_ms - without.stall_ms >= 1_900.0, "{} vs {}", with.stall_ms, without.stall_ms);
+    assert!(with.network.lost > 0 && without.network.lost == 0);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn one_slow_client_only_slows_its_own_view_in_client_server() {
+    let dirs = harness::library::dirs("netem-profiles");
+    let plan = NetworkPlan::resolve("lan,lan,lan,delay 150ms", &dirs).unwrap();
+    assert_eq!(plan.name(), "lan,lan,lan,delay 150ms");
+    let c = cfg(4, 10, 1);
+    let trace = TraceSpec::resolve("random-walk", &[]).unwrap().instantiate(4, c.duration_us, 1).unwrap();
+    let alg = algorithms::registry::find("server-verified").unwrap();
+    let m = run_plan(alg, &plan, &trace, &c).unwrap().metrics;
+    // Own latency: three clients at ~2 ticks, one at ≥ 300 ms: the median
+    // stays low, the tail is the slow client.
+    assert!(m.input_latency_ms.own.p50 < 50.0, "{:?}", m.input_latency_ms.own);
+    assert!(m.input_latency_ms.own.p99 >= 300.0, "{:?}", m.input_latency_ms.own);
+}
