@@ -8,10 +8,15 @@
 //!
 //! | name | family | module |
 //! |---|---|---|
-//! | `server-verified` | state sync, no prediction | [`server_verified`] |
-//! | `lockstep` | frame sync, strict | [`lockstep`] |
+//! | `server-verified` | state sync, no prediction | [`state::server_verified`] |
+//! | `prediction` | state sync: client prediction + reconciliation, interpolation, lag compensation | [`state::prediction`] |
+//! | `lockstep` | frame sync, strict | [`frame::lockstep`] |
+//!
+//! Shared components live in [`support`]: clock sync, the snapshot codec,
+//! the interpolation buffer.
 
-pub mod lockstep;
+pub mod frame;
 pub mod registry;
-pub mod server_verified;
+pub mod state;
+pub mod support;
 pub mod wire;

@@ -8,7 +8,11 @@
 
 use harness::contract::Algorithm;
 
-static ALL: &[&dyn Algorithm] = &[&crate::server_verified::ServerVerified, &crate::lockstep::Lockstep];
+static ALL: &[&dyn Algorithm] = &[
+    &crate::state::server_verified::ServerVerified,
+    &crate::state::prediction::Prediction,
+    &crate::frame::lockstep::Lockstep,
+];
 
 /// Every algorithm, in listing order.
 pub fn all() -> &'static [&'static dyn Algorithm] {

@@ -139,6 +139,24 @@ pub struct OptionSpec {
     pub default: &'static str,
     /// What it does.
     pub help: &'static str,
+    /// The allowed words; empty for a numeric option.
+    pub choices: &'static [&'static str],
+}
+
+impl OptionSpec {
+    /// A numeric option.
+    pub const fn number(name: &'static str, default: &'static str, help: &'static str) -> OptionSpec {
+        OptionSpec { name, default, help, choices: &[] }
+    }
+    /// An option taking one of `choices`.
+    pub const fn choice(
+        name: &'static str,
+        default: &'static str,
+        choices: &'static [&'static str],
+        help: &'static str,
+    ) -> OptionSpec {
+        OptionSpec { name, default, help, choices }
+    }
 }
 
 /// Algorithm options given with `--opt key=value`, checked against the
@@ -172,10 +190,22 @@ impl Options {
         }
         for o in known {
             if let Some(v) = self.0.get(o.name) {
-                v.parse::<f64>().map_err(|_| format!("option `{}={v}`: expected a number", o.name))?;
+                if o.choices.is_empty() {
+                    v.parse::<f64>()
+                        .ok()
+                        .filter(|x| x.is_finite())
+                        .ok_or_else(|| format!("option `{}={v}`: expected a number", o.name))?;
+                } else if !o.choices.contains(&v.as_str()) {
+                    return Err(format!("option `{}={v}`: expected one of {}", o.name, o.choices.join(", ")));
+                }
             }
         }
         Ok(())
+    }
+
+    /// A word option, or the declared default.
+    pub fn word(&self, spec: &OptionSpec) -> String {
+        self.0.get(spec.name).cloned().unwrap_or_else(|| spec.default.to_string())
     }
 
     /// A numeric option, or the declared default.
@@ -269,6 +299,13 @@ pub enum Report {
     },
     /// This tick was spent waiting for input (the game did not advance).
     Stalled,
+    /// The node's current estimate of `server time − local time`, µs (from
+    /// clock synchronization). The harness knows the true offset and
+    /// reports the error.
+    ClockOffset {
+        /// Estimated offset, µs.
+        estimate_us: i64,
+    },
 }
 
 /// A node's doorway to the world during a tick or a packet.
@@ -341,7 +378,7 @@ impl Ctx<'_> {
 
     /// Reports something only the algorithm knows.
     pub fn report(&mut self, what: Report) {
-        self.recorder.report(self.me, what);
+        self.recorder.report(self.me, self.now_global, self.now_local, what);
     }
 }
 

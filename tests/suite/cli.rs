@@ -98,7 +98,18 @@ fn malformed_files_are_named_with_their_line() {
 fn compare_prints_both_algorithms_and_writes_reports() {
     let dir = std::env::temp_dir().join(format!("syncbench-compare-{}", std::process::id()));
     let d = dir.to_str().unwrap();
-    let (code, out, err) = syncbench(&["compare", "--profile", "lan", "--duration", "5s", "--out", d, "--quiet"]);
+    let (code, out, err) = syncbench(&[
+        "compare",
+        "--profile",
+        "lan",
+        "--algos",
+        "server-verified,lockstep",
+        "--duration",
+        "5s",
+        "--out",
+        d,
+        "--quiet",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("server-verified") && out.contains("lockstep"), "{out}");
     let json = std::fs::read_to_string(dir.join("report.json")).unwrap();

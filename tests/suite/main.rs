@@ -5,6 +5,7 @@ mod determinism;
 mod lockstep;
 mod metrics;
 mod network;
+mod prediction;
 mod server_verified;
 mod toys;
 mod util;

@@ -26,6 +26,12 @@
 //! - corrections, rollbacks, re-simulated frames and stalls as the algorithm
 //!   reports them; `sim_steps_per_s`: game steps executed by all nodes
 //!   (re-simulation included) per simulated second.
+//! - **clock offset error**: each estimate of `server − local` time an
+//!   algorithm reports, against the true offset the simulator knows.
+//! - **hit agreement**: when a player's input fires, the harness runs the
+//!   hitscan on what that player's screen showed at that instant (the
+//!   latest render); when the authority's state shows the shot, the two
+//!   verdicts are compared.
 
 pub mod recorder;
 pub mod stats;
@@ -89,6 +95,41 @@ pub struct NetworkCounts {
     pub limit_dropped: u64,
 }
 
+/// How well clients estimated the server clock (algorithms that sync clocks).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClockError {
+    /// Mean of estimate − truth, ms (the bias: half the up/down asymmetry
+    /// for the rtt/2 rule).
+    pub mean_signed_ms: f64,
+    /// |estimate − truth|, ms.
+    pub abs_ms: Stats,
+}
+
+/// Divergence at the end of the run: each client's last scored render, the
+/// worst client. Shows whether an algorithm converges once inputs stop.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FinalDivergence {
+    /// Own entity, metres.
+    pub own: f64,
+    /// Worst remote entity, metres.
+    pub remote: f64,
+}
+
+/// Whether the shooter's screen and the authority agreed on each shot.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HitAgreement {
+    /// Authoritative shots matched with what the shooter's screen showed.
+    pub shots: u64,
+    /// Shots where both named the same target (or both missed).
+    pub agreed: u64,
+    /// `agreed / shots`.
+    pub share: f64,
+    /// Shots the shooter's screen showed as hits.
+    pub screen_hits: u64,
+    /// Shots the authority counted as hits.
+    pub authority_hits: u64,
+}
+
 /// Every number of one run (the `metrics` object of a report).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Metrics {
@@ -126,4 +167,10 @@ pub struct Metrics {
     pub violations: Vec<String>,
     /// What the network did.
     pub network: NetworkCounts,
+    /// Clock-sync error, for algorithms that estimate the server clock.
+    pub clock_offset_error: Option<ClockError>,
+    /// Divergence at the last render (worst client).
+    pub final_divergence_m: FinalDivergence,
+    /// Hit agreement, when players shot.
+    pub hit_agreement: Option<HitAgreement>,
 }

@@ -6,8 +6,8 @@
 //! definitions.
 
 use super::stats::{round4, Hist};
-use super::{Bandwidth, Desync, Metrics, NetworkCounts, OwnRemote};
-use crate::contract::{NodeId, Report, Topology, View};
+use super::{Bandwidth, ClockError, Desync, FinalDivergence, HitAgreement, Metrics, NetworkCounts, OwnRemote};
+use crate::contract::{EntityView, NodeId, Report, Topology, View};
 use crate::game::{Game, Input, PlayerState, SeqInput, State};
 use crate::net::LinkStats;
 use crate::time::Micros;
@@ -91,6 +91,15 @@ pub struct Recorder {
     violations: Vec<String>,
     unscored: u64,
     traffic: Vec<Traffic>,
+    clock_err: Hist,
+    clock_err_sum: i128,
+    /// Per viewer, the divergence of its last scored render: [remote, own].
+    last_div: Vec<[u64; 2]>,
+    /// Per player, the latest view its screen showed.
+    last_view: Vec<Vec<EntityView>>,
+    /// Per player, `(seq, target)` of each sampled shot as the screen saw it.
+    screen_shots: Vec<VecDeque<(u32, Option<usize>)>>,
+    hits: HitAgreement,
 }
 
 impl Recorder {
@@ -156,6 +165,12 @@ impl Recorder {
             violations: Vec::new(),
             unscored: 0,
             traffic: vec![Traffic::default(); nodes],
+            clock_err: Hist::default(),
+            clock_err_sum: 0,
+            last_div: vec![[0; 2]; players],
+            last_view: vec![Vec::new(); players],
+            screen_shots: vec![VecDeque::new(); players],
+            hits: HitAgreement::default(),
         }
     }
 
@@ -169,7 +184,47 @@ impl Recorder {
     pub(crate) fn sample_input(&mut self, p: usize, t: Micros) -> SeqInput {
         let input = self.trace.input_at(p, t.0);
         self.samples[p].push((t, input));
-        SeqInput { seq: self.samples[p].len() as u32, input }
+        let seq = self.samples[p].len() as u32;
+        if input.held(Input::SHOOT) && (input.aim_x != 0 || input.aim_y != 0) && !self.last_view[p].is_empty() {
+            // What the shooter's screen shows now decides their verdict.
+            let far = PlayerState { x: -1_000_000_000, y: -1_000_000_000, ..Default::default() };
+            let mut shown = vec![far; self.players];
+            for e in &self.last_view[p] {
+                if (e.id as usize) < self.players {
+                    shown[e.id as usize] = PlayerState { x: e.x, y: e.y, z: e.z, ..Default::default() };
+                }
+            }
+            let target = self.game.hitscan(&shown, p, input);
+            self.screen_shots[p].push_back((seq, target));
+            if self.screen_shots[p].len() > 4096 {
+                self.screen_shots[p].pop_front();
+            }
+        }
+        SeqInput { seq, input }
+    }
+
+    /// Compares the shots the authority fired between `prev` and `next`
+    /// with what the shooters' screens showed.
+    fn observe_shots(&mut self, prev: &State, next: &State) {
+        for (p, (a, b)) in prev.players.iter().zip(&next.players).enumerate() {
+            if b.shots <= a.shots {
+                continue;
+            }
+            let q = &mut self.screen_shots[p];
+            while q.front().is_some_and(|(s, _)| *s < b.last_seq) {
+                q.pop_front();
+            }
+            if let Some(&(s, screen)) = q.front() {
+                if s == b.last_seq {
+                    q.pop_front();
+                    let authority = (b.last_target != PlayerState::NO_TARGET).then_some(b.last_target as usize);
+                    self.hits.shots += 1;
+                    self.hits.agreed += (screen == authority) as u64;
+                    self.hits.screen_hits += screen.is_some() as u64;
+                    self.hits.authority_hits += authority.is_some() as u64;
+                }
+            }
+        }
     }
 
     /// Counts a packet of `payload` bytes sent from `from` to `to`.
@@ -185,8 +240,14 @@ impl Recorder {
         }
     }
 
-    pub(crate) fn report(&mut self, node: NodeId, what: Report) {
+    pub(crate) fn report(&mut self, node: NodeId, t: Micros, local: i64, what: Report) {
         match what {
+            Report::ClockOffset { estimate_us } => {
+                let truth = t.0 as i64 - local;
+                let err = estimate_us - truth;
+                self.clock_err_sum += err as i128;
+                self.clock_err.record(err.unsigned_abs());
+            }
             Report::Correction => self.corrections += 1,
             Report::Resimulated(n) => self.resimulated += n as u64,
             Report::Rollback { depth } => {
@@ -225,7 +286,8 @@ impl Recorder {
             self.authority.push(&last);
         }
         self.authority.push(state);
-        self.authority_state = state.clone();
+        let prev = std::mem::replace(&mut self.authority_state, state.clone());
+        self.observe_shots(&prev, state);
     }
 
     /// Peer publishes a confirmed state and the inputs that produced it.
@@ -269,7 +331,9 @@ impl Recorder {
             self.game.step(&mut next, inputs);
             self.authority.push(&next);
             self.desynced_frames.push(false);
-            self.authority_state = next;
+            let prev = std::mem::replace(&mut self.authority_state, next);
+            let next = self.authority_state.clone();
+            self.observe_shots(&prev, &next);
             self.drain_pending();
         }
         if state.checksum() != self.authority.checksums[f] && !self.desynced_frames[f - 1] {
@@ -308,6 +372,8 @@ impl Recorder {
 
     /// Records what `viewer` (a player's client or peer) shows at `t`.
     pub(crate) fn record_view(&mut self, viewer: usize, t: Micros, view: &View) {
+        self.last_view[viewer].clear();
+        self.last_view[viewer].extend_from_slice(&view.entities);
         for e in &view.entities {
             let id = e.id as usize;
             if id >= self.players {
@@ -356,13 +422,17 @@ impl Recorder {
     }
 
     fn score(&mut self, viewer: usize, frame: usize, view: &View) {
+        let mut last = [0u64; 2];
         for e in &view.entities {
             let id = e.id as usize;
             if id < self.players {
                 let own = (id == viewer) as usize;
-                self.div[own].record(dist(self.authority.at(frame, id), e));
+                let d = dist(self.authority.at(frame, id), e);
+                self.div[own].record(d);
+                last[own] = last[own].max(d);
             }
         }
+        self.last_div[viewer] = last;
     }
 
     fn drain_pending(&mut self) {
@@ -425,6 +495,18 @@ impl Recorder {
             first_desync: self.first_desync,
             violations: self.violations,
             network: net,
+            clock_offset_error: (!self.clock_err.is_empty()).then(|| ClockError {
+                mean_signed_ms: round4(self.clock_err_sum as f64 / self.clock_err.len() as f64 / 1e3),
+                abs_ms: self.clock_err.stats(1e3),
+            }),
+            final_divergence_m: FinalDivergence {
+                own: round4(self.last_div.iter().map(|d| d[1]).max().unwrap_or(0) as f64 / 1e6),
+                remote: round4(self.last_div.iter().map(|d| d[0]).max().unwrap_or(0) as f64 / 1e6),
+            },
+            hit_agreement: (self.hits.shots > 0).then(|| HitAgreement {
+                share: round4(self.hits.agreed as f64 / self.hits.shots as f64),
+                ..self.hits.clone()
+            }),
         }
     }
 }

@@ -3,31 +3,35 @@
 use super::RunReport;
 use crate::metrics::Metrics;
 
-type Getter = fn(&Metrics) -> f64;
+type Getter = fn(&Metrics) -> Option<f64>;
 
 /// The rows of a comparison: label, unit, how to read it, decimals.
 pub const ROWS: &[(&str, Getter, usize)] = &[
-    ("own input latency p50 (ms)", |m| m.input_latency_ms.own.p50, 1),
-    ("own input latency p99 (ms)", |m| m.input_latency_ms.own.p99, 1),
-    ("remote input latency p50 (ms)", |m| m.input_latency_ms.remote.p50, 1),
-    ("remote input latency p99 (ms)", |m| m.input_latency_ms.remote.p99, 1),
-    ("own divergence mean (m)", |m| m.divergence_m.own.mean, 3),
-    ("own divergence p99 (m)", |m| m.divergence_m.own.p99, 3),
-    ("remote divergence mean (m)", |m| m.divergence_m.remote.mean, 3),
-    ("remote divergence p99 (m)", |m| m.divergence_m.remote.p99, 3),
-    ("own vs ideal mean (m)", |m| m.ideal_divergence_m.own.mean, 3),
-    ("remote vs ideal mean (m)", |m| m.ideal_divergence_m.remote.mean, 3),
-    ("snaps", |m| m.snaps as f64, 0),
-    ("corrections", |m| m.corrections as f64, 0),
-    ("rollbacks", |m| m.rollbacks as f64, 0),
-    ("re-simulated frames", |m| m.resimulated_frames as f64, 0),
-    ("stall per client (ms)", |m| m.stall_ms, 0),
-    ("desyncs", |m| m.desyncs as f64, 0),
-    ("up per client (B/s)", |m| m.bandwidth.up_bytes_per_s, 0),
-    ("down per client (B/s)", |m| m.bandwidth.down_bytes_per_s, 0),
-    ("up per client (pkt/s)", |m| m.bandwidth.up_packets_per_s, 1),
-    ("down per client (pkt/s)", |m| m.bandwidth.down_packets_per_s, 1),
-    ("sim steps per s", |m| m.sim_steps_per_s, 0),
+    ("own input latency p50 (ms)", |m| Some(m.input_latency_ms.own.p50), 1),
+    ("own input latency p99 (ms)", |m| Some(m.input_latency_ms.own.p99), 1),
+    ("remote input latency p50 (ms)", |m| Some(m.input_latency_ms.remote.p50), 1),
+    ("remote input latency p99 (ms)", |m| Some(m.input_latency_ms.remote.p99), 1),
+    ("own divergence mean (m)", |m| Some(m.divergence_m.own.mean), 3),
+    ("own divergence p99 (m)", |m| Some(m.divergence_m.own.p99), 3),
+    ("remote divergence mean (m)", |m| Some(m.divergence_m.remote.mean), 3),
+    ("remote divergence p99 (m)", |m| Some(m.divergence_m.remote.p99), 3),
+    ("own vs ideal mean (m)", |m| Some(m.ideal_divergence_m.own.mean), 3),
+    ("remote vs ideal mean (m)", |m| Some(m.ideal_divergence_m.remote.mean), 3),
+    ("snaps", |m| Some(m.snaps as f64), 0),
+    ("corrections", |m| Some(m.corrections as f64), 0),
+    ("rollbacks", |m| Some(m.rollbacks as f64), 0),
+    ("re-simulated frames", |m| Some(m.resimulated_frames as f64), 0),
+    ("stall per client (ms)", |m| Some(m.stall_ms), 0),
+    ("desyncs", |m| Some(m.desyncs as f64), 0),
+    ("up per client (B/s)", |m| Some(m.bandwidth.up_bytes_per_s), 0),
+    ("down per client (B/s)", |m| Some(m.bandwidth.down_bytes_per_s), 0),
+    ("up per client (pkt/s)", |m| Some(m.bandwidth.up_packets_per_s), 1),
+    ("down per client (pkt/s)", |m| Some(m.bandwidth.down_packets_per_s), 1),
+    ("sim steps per s", |m| Some(m.sim_steps_per_s), 0),
+    ("final own divergence (m)", |m| Some(m.final_divergence_m.own), 3),
+    ("final remote divergence (m)", |m| Some(m.final_divergence_m.remote), 3),
+    ("hit agreement (%)", |m| m.hit_agreement.as_ref().map(|h| h.share * 100.0), 1),
+    ("clock offset error mean (ms)", |m| m.clock_offset_error.as_ref().map(|c| c.mean_signed_ms), 2),
 ];
 
 fn render(header: &[String], rows: &[Vec<String>], markdown: bool) -> String {
@@ -120,8 +124,12 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
                 let mut row = vec![label.to_string()];
                 for a in &algos {
                     let vals: Vec<f64> =
-                        in_group.iter().filter(|r| r.algorithm == *a).map(|r| get(&r.metrics)).collect();
-                    row.push(fmt(vals.iter().sum::<f64>() / vals.len().max(1) as f64, *dec));
+                        in_group.iter().filter(|r| r.algorithm == *a).filter_map(|r| get(&r.metrics)).collect();
+                    row.push(if vals.is_empty() {
+                        "–".to_string()
+                    } else {
+                        fmt(vals.iter().sum::<f64>() / vals.len() as f64, *dec)
+                    });
                 }
                 row
             })
@@ -145,7 +153,10 @@ pub fn single(r: &RunReport, markdown: bool) -> String {
         out.push_str(&format!("{title}\nuplink: {}   downlink: {}\n", r.uplink, r.downlink));
     }
     let header = vec!["metric".to_string(), "value".to_string()];
-    let rows: Vec<Vec<String>> = ROWS.iter().map(|(l, g, d)| vec![l.to_string(), fmt(g(&r.metrics), *d)]).collect();
+    let rows: Vec<Vec<String>> = ROWS
+        .iter()
+        .map(|(l, g, d)| vec![l.to_string(), g(&r.metrics).map_or("–".to_string(), |v| fmt(v, *d))])
+        .collect();
     out.push_str(&render(&header, &rows, markdown));
     if let Some(d) = &r.metrics.first_desync {
         out.push_str(&format!("\nfirst desync: frame {} on node {}: {}\n", d.frame, d.node, d.differences.join("; ")));

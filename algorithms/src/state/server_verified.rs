@@ -24,6 +24,7 @@
 //! - snapshot, server → client: `2, frame: u32, players: u16, players ×
 //!   (x: i32, y: i32, z: i32, last_seq: u32)`.
 
+use crate::support::input_queue::InputQueue;
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
 use harness::game::{Input, SeqInput, State};
@@ -32,16 +33,10 @@ use std::collections::VecDeque;
 const TAG_INPUT: u8 = 1;
 const TAG_SNAPSHOT: u8 = 2;
 
-const REDUNDANCY: OptionSpec = OptionSpec {
-    name: "redundancy",
-    default: "3",
-    help: "inputs carried per packet (the newest and the ones before it)",
-};
-const MAX_QUEUE: OptionSpec = OptionSpec {
-    name: "max-queue",
-    default: "2",
-    help: "server input queue per client; older inputs beyond it are dropped",
-};
+const REDUNDANCY: OptionSpec =
+    OptionSpec::number("redundancy", "3", "inputs carried per packet (the newest and the ones before it)");
+const MAX_QUEUE: OptionSpec =
+    OptionSpec::number("max-queue", "2", "server input queue per client; older inputs beyond it are dropped");
 
 /// The algorithm.
 pub struct ServerVerified;
@@ -62,10 +57,10 @@ impl Algorithm for ServerVerified {
     fn server(&self, setup: &Setup) -> Box<dyn Node> {
         Box::new(Server {
             state: setup.initial.clone(),
-            queues: vec![VecDeque::new(); setup.players],
-            newest: vec![0; setup.players],
+            queues: (0..setup.players)
+                .map(|_| InputQueue::new(setup.options.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize))
+                .collect(),
             current: vec![SeqInput::default(); setup.players],
-            max_queue: setup.options.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize,
         })
     }
     fn client(&self, setup: &Setup, _player: usize) -> Box<dyn Node> {
@@ -155,10 +150,8 @@ impl Node for Client {
 
 struct Server {
     state: State,
-    queues: Vec<VecDeque<SeqInput>>,
-    newest: Vec<u32>,
+    queues: Vec<InputQueue<Input>>,
     current: Vec<SeqInput>,
-    max_queue: usize,
 }
 
 /// Decodes an input packet into `(newest_seq, inputs newest first)`.
@@ -176,8 +169,8 @@ fn decode_inputs(bytes: &[u8]) -> Option<(u32, Vec<Input>)> {
 impl Node for Server {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
         for (p, q) in self.queues.iter_mut().enumerate() {
-            if let Some(next) = q.pop_front() {
-                self.current[p] = next;
+            if let Some(&(seq, input)) = q.for_tick() {
+                self.current[p] = SeqInput { seq, input };
             }
         }
         ctx.game().step(&mut self.state, &self.current);
@@ -195,17 +188,9 @@ impl Node for Server {
         let Some((newest, inputs)) = decode_inputs(bytes) else {
             return;
         };
-        // inputs[k] has sequence newest - k; queue the ones not seen yet,
-        // oldest first.
+        // inputs[k] has sequence newest - k: offer them oldest first.
         for (k, input) in inputs.iter().enumerate().rev() {
-            let seq = newest - k as u32;
-            if seq > self.newest[p] {
-                self.newest[p] = seq;
-                self.queues[p].push_back(SeqInput { seq, input: *input });
-            }
-        }
-        while self.queues[p].len() > self.max_queue {
-            self.queues[p].pop_front();
+            self.queues[p].offer(newest - k as u32, *input);
         }
     }
 }

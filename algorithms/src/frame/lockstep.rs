@@ -27,11 +27,11 @@ const MAX_BATCH: usize = 64;
 /// Frames a peer will accept ahead of its game (anything farther is junk).
 const ACCEPT_WINDOW: u32 = 4096;
 
-const MAX_AHEAD: OptionSpec = OptionSpec {
-    name: "max-ahead",
-    default: "6",
-    help: "frames of input a peer may make before the game has run them (DOOM: BACKUPTICS/2)",
-};
+const MAX_AHEAD: OptionSpec = OptionSpec::number(
+    "max-ahead",
+    "6",
+    "frames of input a peer may make before the game has run them (DOOM: BACKUPTICS/2)",
+);
 
 /// The algorithm.
 pub struct Lockstep;

@@ -1,0 +1,6 @@
+//! State synchronization: an authoritative server simulates the world and
+//! sends state; clients differ in how they show it (wait, predict,
+//! interpolate, extrapolate).
+
+pub mod prediction;
+pub mod server_verified;

@@ -1,0 +1,483 @@
+//! `prediction`: client-side prediction with server reconciliation, entity
+//! interpolation for remote players, lag compensation and clock sync
+//! (seeds 000 §1.3–1.4, 002 and 004).
+//!
+//! **Client.** Every tick it samples its input, applies it to its own
+//! predicted world at once (remote players keep their last known input),
+//! remembers the move `(seq, input, own state after it)` and sends the
+//! newest moves to the server. When a snapshot says the server has applied
+//! moves up to `k`, the client drops them from its queue and compares the
+//! server's state of its player with the state it predicted after move `k`.
+//! If they differ by more than `threshold` it resets to the server's world
+//! and re-simulates every pending move — a *correction*, reported with the
+//! frames replayed. (Otherwise it only refreshes the remote players of its
+//! predicted world.) With `smoothing` the screen eases from the old
+//! predicted position to the corrected one instead of snapping.
+//!
+//! Remote players are shown with `remote`:
+//! - `interp` (default): rendered `interp` ms in the past, between the two
+//!   snapshots around that instant, on the server clock estimated by
+//!   [`ClockSync`]; when the buffer runs dry, `dry` decides (hold, or
+//!   extrapolate for at most `extrapolate-max` ms);
+//! - `raw`: the newest snapshot as is.
+//!
+//! **Server.** Like `server-verified` it queues each client's inputs and
+//! applies one per tick, then sends every client the whole world (state and
+//! last inputs). With `lag-comp=1`, a shot carries the two snapshots the
+//! shooter was interpolating between and the blend; the server keeps a
+//! second of positions and re-runs the hit test against that past view
+//! (seed 004), so what the shooter saw is what counts.
+//!
+//! Wire (little-endian): input, client → server: `1, newest_seq: u32, n: u8,
+//! n × (input(3) [, frame_a: u32, frame_b: u32, blend: u16 if SHOOT])`, the
+//! newest first; snapshot, server → client: [`WorldSnapshot`]; clock sync:
+//! [`ClockSync`].
+
+use crate::support::clock_sync::ClockSync;
+use crate::support::input_queue::InputQueue;
+use crate::support::interpolation::{Dry, InterpolationBuffer, Snap};
+use crate::support::snapshot::WorldSnapshot;
+use crate::wire::{Reader, Writer};
+use harness::contract::{
+    Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View,
+};
+use harness::game::{Input, PlayerState, SeqInput, State};
+use std::collections::VecDeque;
+
+const TAG_INPUT: u8 = 1;
+
+const INTERP: OptionSpec = OptionSpec::number("interp", "100", "interpolation delay for remote players, ms");
+const REMOTE: OptionSpec = OptionSpec::choice("remote", "interp", &["interp", "raw"], "how remote players are shown");
+const DRY: OptionSpec =
+    OptionSpec::choice("dry", "hold", &["hold", "extrapolate"], "when the interpolation buffer runs dry");
+const EXTRAPOLATE_MAX: OptionSpec = OptionSpec::number("extrapolate-max", "100", "longest extrapolation, ms");
+const THRESHOLD: OptionSpec = OptionSpec::number(
+    "threshold",
+    "0",
+    "reconcile when the own state differs by more than this, mm (0: any difference)",
+);
+const SMOOTHING: OptionSpec =
+    OptionSpec::number("smoothing", "0", "ease corrections over this long on screen, ms (0: snap)");
+const LAG_COMP: OptionSpec =
+    OptionSpec::number("lag-comp", "1", "1: the server rewinds to the shooter's view for hit tests");
+const REDUNDANCY: OptionSpec = OptionSpec::number("redundancy", "3", "moves carried per input packet");
+const MAX_QUEUE: OptionSpec = OptionSpec::number("max-queue", "2", "server input queue per client");
+const RESYNC: OptionSpec = OptionSpec::number("resync", "10", "re-run clock sync every this many seconds (0: once)");
+
+/// The algorithm.
+pub struct Prediction;
+
+impl Algorithm for Prediction {
+    fn name(&self) -> &'static str {
+        "prediction"
+    }
+    fn description(&self) -> &'static str {
+        "client prediction + server reconciliation, interpolated remotes, lag compensation (seeds 000, 002, 004)"
+    }
+    fn topology(&self) -> Topology {
+        Topology::ClientServer
+    }
+    fn options(&self) -> &'static [OptionSpec] {
+        &[INTERP, REMOTE, DRY, EXTRAPOLATE_MAX, THRESHOLD, SMOOTHING, LAG_COMP, REDUNDANCY, MAX_QUEUE, RESYNC]
+    }
+    fn server(&self, s: &Setup) -> Box<dyn Node> {
+        let max = s.options.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize;
+        Box::new(Server {
+            state: s.initial.clone(),
+            queues: (0..s.players).map(|_| InputQueue::new(max)).collect(),
+            applied: vec![Input::IDLE; s.players],
+            history: VecDeque::new(),
+            lag_comp: s.options.number(&LAG_COMP) != 0.0,
+        })
+    }
+    fn client(&self, s: &Setup, player: usize) -> Box<dyn Node> {
+        let o = &s.options;
+        let dt = 1_000_000 / s.tick_hz.max(1) as i64;
+        let mut interp = InterpolationBuffer::new(128);
+        interp.push(snap_of(&s.initial, dt));
+        Box::new(Client {
+            me: player,
+            dt,
+            predicted: s.initial.clone(),
+            newest_frame: 0,
+            known_inputs: vec![Input::IDLE; s.players],
+            moves: VecDeque::new(),
+            interp,
+            clock: ClockSync::new((o.number(&RESYNC).max(0.0) * 1e6) as i64),
+            fallback_offset: None,
+            interp_us: (o.number(&INTERP).max(0.0) * 1e3) as i64,
+            raw: o.word(&REMOTE) == "raw",
+            dry: if o.word(&DRY) == "extrapolate" {
+                Dry::Extrapolate((o.number(&EXTRAPOLATE_MAX).max(0.0) * 1e3) as i64)
+            } else {
+                Dry::Hold
+            },
+            threshold_um: (o.number(&THRESHOLD).max(0.0) * 1e3) as i64,
+            smoothing_us: (o.number(&SMOOTHING).max(0.0) * 1e3) as i64,
+            smooth: None,
+            shown_own: None,
+            last_view: (0, 0, 0),
+            redundancy: o.number(&REDUNDANCY).clamp(1.0, 64.0) as usize,
+        })
+    }
+}
+
+/// The server time of frame `f`: the tick that produced it started at
+/// `(f − 1)·dt`.
+fn frame_time(frame: u32, dt: i64) -> i64 {
+    (frame as i64 - 1) * dt
+}
+
+fn snap_of(s: &State, dt: i64) -> Snap {
+    Snap {
+        time_us: frame_time(s.frame, dt),
+        frame: s.frame,
+        pos: s.players.iter().map(|p| [p.x, p.y, p.z]).collect(),
+        vel: s.players.iter().map(|p| [p.vx, p.vy, p.vz]).collect(),
+        seq: s.players.iter().map(|p| p.last_seq).collect(),
+    }
+}
+
+/// A pending move: what was pressed, the view it was pressed on, and the
+/// own state predicted after it.
+struct Move {
+    seq: u32,
+    input: Input,
+    view: (u32, u32, u16),
+    after: PlayerState,
+}
+
+struct Client {
+    me: usize,
+    dt: i64,
+    predicted: State,
+    newest_frame: u32,
+    known_inputs: Vec<Input>,
+    moves: VecDeque<Move>,
+    interp: InterpolationBuffer,
+    clock: ClockSync,
+    /// Before clock sync completes: server time ≈ local time + this
+    /// (learned from the first snapshot, ignoring its one-way delay).
+    fallback_offset: Option<i64>,
+    interp_us: i64,
+    raw: bool,
+    dry: Dry,
+    threshold_um: i64,
+    smoothing_us: i64,
+    /// An eased correction: (offset at start, start time).
+    smooth: Option<([i64; 3], i64)>,
+    shown_own: Option<[i32; 3]>,
+    last_view: (u32, u32, u16),
+    redundancy: usize,
+}
+
+fn differs(a: &PlayerState, b: &PlayerState, threshold_um: i64) -> bool {
+    if threshold_um == 0 {
+        return a != b;
+    }
+    let d = |x: i32, y: i32| (x as i64 - y as i64).pow(2);
+    let dist2 = d(a.x, b.x) + d(a.y, b.y) + d(a.z, b.z);
+    dist2 > threshold_um * threshold_um
+}
+
+impl Client {
+    fn step_predicted(&mut self, ctx: &Ctx<'_>, own: SeqInput) {
+        let inputs: Vec<SeqInput> = (0..self.predicted.players.len())
+            .map(|q| if q == self.me { own } else { SeqInput { seq: 0, input: self.known_inputs[q] } })
+            .collect();
+        ctx.game().step(&mut self.predicted, &inputs);
+    }
+
+    fn server_offset(&self) -> Option<i64> {
+        self.clock.offset().or(self.fallback_offset)
+    }
+
+    fn on_snapshot(&mut self, ctx: &mut Ctx<'_>, snap: WorldSnapshot) {
+        let s = snap.state;
+        self.interp.push(snap_of(&s, self.dt));
+        if self.fallback_offset.is_none() {
+            self.fallback_offset = Some(frame_time(s.frame, self.dt) - ctx.now());
+        }
+        if s.frame <= self.newest_frame {
+            return; // late: already reconciled against something newer
+        }
+        self.newest_frame = s.frame;
+        self.known_inputs = snap.inputs;
+        let ack = s.players[self.me].last_seq;
+        let mut acked: Option<Move> = None;
+        while self.moves.front().is_some_and(|m| m.seq <= ack) {
+            acked = self.moves.pop_front();
+        }
+        let server_own = s.players[self.me];
+        let mispredicted = match &acked {
+            Some(m) if m.seq == ack => differs(&m.after, &server_own, self.threshold_um),
+            // The server applied a move we no longer hold, or none of ours:
+            // compare with what we show for lack of anything better.
+            _ => {
+                ack > 0
+                    && self.moves.is_empty()
+                    && differs(&self.predicted.players[self.me], &server_own, self.threshold_um)
+            }
+        };
+        if mispredicted {
+            let before = self.predicted.players[self.me];
+            let mut world = s.clone();
+            std::mem::swap(&mut self.predicted, &mut world);
+            let pending: Vec<(u32, Input)> = self.moves.iter().map(|m| (m.seq, m.input)).collect();
+            for (k, (seq, input)) in pending.iter().enumerate() {
+                self.step_predicted(ctx, SeqInput { seq: *seq, input: *input });
+                self.moves[k].after = self.predicted.players[self.me];
+            }
+            ctx.report(Report::Correction);
+            ctx.report(Report::Resimulated(pending.len() as u32));
+            let after = self.predicted.players[self.me];
+            if self.smoothing_us > 0 {
+                let shown = self.shown_own.unwrap_or([before.x, before.y, before.z]);
+                let off = [
+                    shown[0] as i64 - after.x as i64,
+                    shown[1] as i64 - after.y as i64,
+                    shown[2] as i64 - after.z as i64,
+                ];
+                self.smooth = Some((off, ctx.now()));
+            }
+        } else {
+            // Own prediction holds: refresh the others from the server.
+            for (q, p) in s.players.iter().enumerate() {
+                if q != self.me {
+                    self.predicted.players[q] = *p;
+                }
+            }
+        }
+    }
+
+    fn input_packet(&self) -> Vec<u8> {
+        let n = self.moves.len().min(self.redundancy);
+        let newest = self.moves.back().map_or(0, |m| m.seq);
+        let mut w = Writer::with_capacity(6 + 13 * n);
+        w.u8(TAG_INPUT).u32(newest).u8(n as u8);
+        for m in self.moves.iter().rev().take(n) {
+            m.input.encode(&mut w.0);
+            if m.input.held(Input::SHOOT) {
+                w.u32(m.view.0).u32(m.view.1).u16(m.view.2);
+            }
+        }
+        w.finish()
+    }
+}
+
+impl Node for Client {
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        let server = ctx.setup().server();
+        if let Some(msg) = self.clock.poll(ctx.now()) {
+            ctx.send(server, msg);
+        }
+        let Some(s) = ctx.sample_input() else { return };
+        self.step_predicted(ctx, s);
+        self.moves.push_back(Move {
+            seq: s.seq,
+            input: s.input,
+            view: self.last_view,
+            after: self.predicted.players[self.me],
+        });
+        // A client never holds more than a few seconds of unacknowledged
+        // moves: past that the server is gone, and replaying them all
+        // would cost more than it is worth.
+        while self.moves.len() > 600 {
+            self.moves.pop_front();
+        }
+        ctx.send(server, self.input_packet());
+        if let Some(o) = self.clock.offset() {
+            ctx.report(Report::ClockOffset { estimate_us: o });
+        }
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
+        if self.clock.on_packet(ctx.now(), bytes) {
+            return;
+        }
+        if let Some(snap) = WorldSnapshot::decode(bytes) {
+            if snap.state.players.len() == self.predicted.players.len() {
+                self.on_snapshot(ctx, snap);
+            }
+        }
+    }
+
+    fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
+        let me = &self.predicted.players[self.me];
+        let mut own = [me.x, me.y, me.z];
+        if let Some((off, start)) = self.smooth {
+            let elapsed = ctx.now() - start;
+            if elapsed >= self.smoothing_us {
+                self.smooth = None;
+            } else {
+                let left = self.smoothing_us - elapsed;
+                for (o, d) in own.iter_mut().zip(off) {
+                    *o = (*o as i64 + d * left / self.smoothing_us) as i32;
+                }
+            }
+        }
+        self.shown_own = Some(own);
+        view.entities.push(EntityView { id: self.me as u16, x: own[0], y: own[1], z: own[2], seq: me.last_seq });
+        let t = match (self.raw, self.server_offset()) {
+            (false, Some(off)) => Some(ctx.now() + off - self.interp_us),
+            _ => None,
+        };
+        for q in 0..self.predicted.players.len() {
+            if q == self.me {
+                continue;
+            }
+            let sample = match t {
+                Some(t) => self.interp.sample(t, q, self.dry),
+                None => self.interp.newest().and_then(|n| self.interp.sample(n.time_us, q, Dry::Hold)),
+            };
+            if let Some(s) = sample {
+                self.last_view = s.view;
+                view.entities.push(EntityView { id: q as u16, x: s.pos[0], y: s.pos[1], z: s.pos[2], seq: s.seq });
+            }
+        }
+    }
+}
+
+/// What a queued input carries.
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    input: Input,
+    view: Option<(u32, u32, u16)>,
+}
+
+struct Server {
+    state: State,
+    queues: Vec<InputQueue<Queued>>,
+    applied: Vec<Input>,
+    /// Positions of the last second of frames, for lag compensation.
+    history: VecDeque<(u32, Vec<[i32; 3]>)>,
+    lag_comp: bool,
+}
+
+fn decode_inputs(bytes: &[u8]) -> Option<(u32, Vec<Queued>)> {
+    let mut r = Reader::new(bytes);
+    if r.u8()? != TAG_INPUT {
+        return None;
+    }
+    let newest = r.u32()?;
+    let n = r.u8()? as usize;
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let input = Input::decode(r.take(3)?)?;
+        let view = if input.held(Input::SHOOT) { Some((r.u32()?, r.u32()?, r.u16()?)) } else { None };
+        out.push(Queued { input, view });
+    }
+    (r.is_done() && newest as usize >= n).then_some((newest, out))
+}
+
+impl Server {
+    fn past_positions(&self, view: (u32, u32, u16)) -> Option<Vec<[i32; 3]>> {
+        let find = |f: u32| self.history.iter().find(|(g, _)| *g == f).map(|(_, p)| p);
+        let (a, b) = (find(view.0)?, find(view.1)?);
+        let k = view.2 as i64;
+        Some(
+            a.iter()
+                .zip(b)
+                .map(|(pa, pb)| {
+                    let l = |x: i32, y: i32| (x as i64 + (y as i64 - x as i64) * k / 65535) as i32;
+                    [l(pa[0], pb[0]), l(pa[1], pb[1]), l(pa[2], pb[2])]
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Node for Server {
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        let n = self.state.players.len();
+        let mut inputs = vec![SeqInput::default(); n];
+        let mut views = vec![None; n];
+        for (p, q) in self.queues.iter_mut().enumerate() {
+            if let Some((seq, item)) = q.for_tick() {
+                inputs[p] = SeqInput { seq: *seq, input: item.input };
+                views[p] = item.view;
+                self.applied[p] = item.input;
+            }
+        }
+        let shots_before: Vec<u32> = self.state.players.iter().map(|p| p.shots).collect();
+        ctx.game().step(&mut self.state, &inputs);
+        if self.lag_comp {
+            for p in 0..n {
+                let fired = self.state.players[p].shots > shots_before[p];
+                let Some(past) = views[p].filter(|_| fired).and_then(|v| self.past_positions(v)) else { continue };
+                // The shooter where it is now; everyone else where the
+                // shooter saw them.
+                let mut rewound = self.state.players.clone();
+                for (q, pos) in past.iter().enumerate() {
+                    if q != p {
+                        (rewound[q].x, rewound[q].y, rewound[q].z) = (pos[0], pos[1], pos[2]);
+                    }
+                }
+                let target = ctx.game().hitscan(&rewound, p, inputs[p].input);
+                let pl = &mut self.state.players[p];
+                let was_hit = pl.last_target != PlayerState::NO_TARGET;
+                pl.hits = pl.hits - was_hit as u32 + target.is_some() as u32;
+                pl.last_target = target.map_or(PlayerState::NO_TARGET, |t| t as u8);
+            }
+        }
+        self.history.push_back((self.state.frame, self.state.players.iter().map(|p| [p.x, p.y, p.z]).collect()));
+        while self.history.len() > ctx.setup().tick_hz as usize {
+            self.history.pop_front();
+        }
+        ctx.publish_authority(&self.state);
+        let msg = WorldSnapshot::encode(&self.state, &self.applied);
+        for p in 0..n {
+            ctx.send(ctx.setup().node_of_player(p), msg.clone());
+        }
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
+        if let Some(reply) = ClockSync::answer(ctx.now(), bytes) {
+            ctx.send(from, reply);
+            return;
+        }
+        let Some(p) = ctx.setup().player_of_node(from) else { return };
+        let Some((newest, items)) = decode_inputs(bytes) else { return };
+        for (k, item) in items.into_iter().enumerate().rev() {
+            self.queues[p].offer(newest - k as u32, item);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_packets_round_trip_and_reject_garbage() {
+        let mut c_moves = VecDeque::new();
+        for (seq, b) in [(1, Input::UP), (2, Input::SHOOT | Input::LEFT), (3, Input::DOWN)] {
+            c_moves.push_back(Move {
+                seq,
+                input: Input { buttons: b, aim_x: 1, aim_y: 0 },
+                view: (7, 8, 900),
+                after: PlayerState::default(),
+            });
+        }
+        let w = {
+            let n = 3;
+            let mut w = Writer::default();
+            w.u8(TAG_INPUT).u32(3).u8(n);
+            for m in c_moves.iter().rev() {
+                m.input.encode(&mut w.0);
+                if m.input.held(Input::SHOOT) {
+                    w.u32(m.view.0).u32(m.view.1).u16(m.view.2);
+                }
+            }
+            w.finish()
+        };
+        let (newest, items) = decode_inputs(&w).unwrap();
+        assert_eq!(newest, 3);
+        assert_eq!(items.len(), 3);
+        assert_eq!(items[1].view, Some((7, 8, 900)));
+        assert!(items[0].view.is_none());
+        for cut in 0..w.len() {
+            assert!(decode_inputs(&w[..cut]).is_none());
+        }
+    }
+}

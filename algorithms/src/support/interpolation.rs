@@ -1,0 +1,178 @@
+//! Entity interpolation: show remote entities in the past.
+//!
+//! The buffer keeps the authoritative snapshots received, each stamped with
+//! the server time of its frame. A render at server time `t` shows each
+//! entity at `t − delay`, interpolated linearly between the two snapshots
+//! around that instant — so a displayed position is always on the segment
+//! between two received states. When the buffer runs dry (`t − delay` is
+//! past the newest snapshot) the [`Dry`] policy decides: hold the newest
+//! position, or extrapolate along its velocity for at most a bounded time.
+
+use std::collections::VecDeque;
+
+/// One received snapshot, reduced to what interpolation needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Snap {
+    /// Server time of the frame, µs.
+    pub time_us: i64,
+    /// The frame.
+    pub frame: u32,
+    /// Per entity: position (x, y, z), µm.
+    pub pos: Vec<[i32; 3]>,
+    /// Per entity: velocity (x, y, z), µm/s.
+    pub vel: Vec<[i32; 3]>,
+    /// Per entity: last input sequence included.
+    pub seq: Vec<u32>,
+}
+
+/// What to do past the newest snapshot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dry {
+    /// Keep showing the newest position.
+    Hold,
+    /// Extrapolate along the newest velocity for at most this long (µs),
+    /// then hold.
+    Extrapolate(i64),
+}
+
+/// Where an entity is shown and which snapshots it came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample {
+    /// Displayed position.
+    pub pos: [i32; 3],
+    /// Last input sequence the display includes.
+    pub seq: u32,
+    /// The snapshots interpolated between and the blend (0..=65535) —
+    /// what a shot carries for lag compensation.
+    pub view: (u32, u32, u16),
+}
+
+/// The buffer of received snapshots.
+#[derive(Clone, Debug, Default)]
+pub struct InterpolationBuffer {
+    snaps: VecDeque<Snap>,
+    capacity: usize,
+}
+
+impl InterpolationBuffer {
+    /// A buffer keeping at most `capacity` snapshots.
+    pub fn new(capacity: usize) -> InterpolationBuffer {
+        InterpolationBuffer { snaps: VecDeque::new(), capacity: capacity.max(2) }
+    }
+
+    /// Adds a snapshot (in any order; duplicates are ignored).
+    pub fn push(&mut self, s: Snap) {
+        let i = self.snaps.partition_point(|x| x.frame < s.frame);
+        if self.snaps.get(i).is_some_and(|x| x.frame == s.frame) {
+            return;
+        }
+        self.snaps.insert(i, s);
+        while self.snaps.len() > self.capacity {
+            self.snaps.pop_front();
+        }
+    }
+
+    /// The newest snapshot.
+    pub fn newest(&self) -> Option<&Snap> {
+        self.snaps.back()
+    }
+
+    /// Entity `e` as shown at server time `t_us`.
+    pub fn sample(&self, t_us: i64, e: usize, dry: Dry) -> Option<Sample> {
+        let first = self.snaps.front()?;
+        if e >= first.pos.len() {
+            return None;
+        }
+        let i = self.snaps.partition_point(|s| s.time_us <= t_us);
+        if i == 0 {
+            return Some(Sample { pos: first.pos[e], seq: first.seq[e], view: (first.frame, first.frame, 0) });
+        }
+        let a = &self.snaps[i - 1];
+        match self.snaps.get(i) {
+            Some(b) if e < b.pos.len() => {
+                let span = (b.time_us - a.time_us).max(1);
+                let k = (t_us - a.time_us).clamp(0, span);
+                let lerp = |x: i32, y: i32| (x as i64 + (y as i64 - x as i64) * k / span) as i32;
+                let pos =
+                    [lerp(a.pos[e][0], b.pos[e][0]), lerp(a.pos[e][1], b.pos[e][1]), lerp(a.pos[e][2], b.pos[e][2])];
+                let blend = (k * 65535 / span) as u16;
+                Some(Sample { pos, seq: a.seq[e], view: (a.frame, b.frame, blend) })
+            }
+            _ => {
+                let pos = match dry {
+                    Dry::Hold => a.pos[e],
+                    Dry::Extrapolate(max) => {
+                        let dt = (t_us - a.time_us).clamp(0, max);
+                        let ex = |p: i32, v: i32| (p as i64 + v as i64 * dt / 1_000_000) as i32;
+                        let z = ex(a.pos[e][2], a.vel[e][2]).max(0);
+                        [ex(a.pos[e][0], a.vel[e][0]), ex(a.pos[e][1], a.vel[e][1]), z]
+                    }
+                };
+                Some(Sample { pos, seq: a.seq[e], view: (a.frame, a.frame, 0) })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn snap(frame: u32, x: i32) -> Snap {
+        Snap {
+            time_us: frame as i64 * 16_666,
+            frame,
+            pos: vec![[x, 0, 0]],
+            vel: vec![[6_000_000, 0, 0]],
+            seq: vec![frame],
+        }
+    }
+
+    #[test]
+    fn interpolates_holds_and_extrapolates() {
+        let mut b = InterpolationBuffer::new(10);
+        b.push(snap(1, 0));
+        b.push(snap(3, 2_000));
+        let mid = b.sample(2 * 16_666, 0, Dry::Hold).unwrap();
+        assert_eq!(mid.pos[0], 1_000);
+        assert_eq!(mid.view.0, 1);
+        assert_eq!(mid.view.1, 3);
+        assert_eq!(b.sample(10 * 16_666, 0, Dry::Hold).unwrap().pos[0], 2_000);
+        // Extrapolation stops after its limit: 6 m/s for at most 50 ms.
+        let ex = b.sample(100 * 16_666, 0, Dry::Extrapolate(50_000)).unwrap();
+        assert_eq!(ex.pos[0], 2_000 + 300_000);
+        assert_eq!(b.sample(0, 0, Dry::Hold).unwrap().pos[0], 0);
+    }
+
+    proptest! {
+        /// A displayed position always lies on the segment between the two
+        /// received states around it (never beyond them without the
+        /// extrapolate policy).
+        #[test]
+        fn interpolation_stays_on_the_received_path(
+            xs in proptest::collection::vec(-40_000_000i32..40_000_000, 2..30),
+            drop in proptest::collection::vec(any::<bool>(), 30),
+            t in 0i64..40 * 16_666,
+        ) {
+            let mut b = InterpolationBuffer::new(64);
+            let mut kept = Vec::new();
+            for (f, x) in xs.iter().enumerate() {
+                if !drop[f] || f == 0 {
+                    b.push(snap(f as u32, *x));
+                    kept.push((f as i64 * 16_666, *x));
+                }
+            }
+            let s = b.sample(t, 0, Dry::Hold).unwrap();
+            let x = s.pos[0];
+            let i = kept.partition_point(|(ts, _)| *ts <= t);
+            let (lo, hi) = match (i.checked_sub(1).map(|j| kept[j]), kept.get(i)) {
+                (Some(a), Some(b)) => (a.1.min(b.1), a.1.max(b.1)),
+                (Some(a), None) => (a.1, a.1),
+                (None, Some(b)) => (b.1, b.1),
+                (None, None) => unreachable!(),
+            };
+            prop_assert!(lo <= x && x <= hi, "{x} not in [{lo}, {hi}]");
+        }
+    }
+}

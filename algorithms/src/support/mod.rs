@@ -1,0 +1,7 @@
+//! Components shared by algorithms: clock synchronization, the snapshot
+//! codec, the interpolation buffer, lag compensation.
+
+pub mod clock_sync;
+pub mod input_queue;
+pub mod interpolation;
+pub mod snapshot;

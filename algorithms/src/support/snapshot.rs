@@ -1,0 +1,63 @@
+//! A full-world snapshot: the server's state for one frame and the input it
+//! last applied for each player (so clients can predict the others).
+//!
+//! Wire: `30`, the state's canonical encoding, then one 3-byte input per
+//! player. 6 + 45 bytes per player.
+
+use harness::game::{Input, State};
+
+const TAG: u8 = 30;
+
+/// A decoded snapshot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorldSnapshot {
+    /// The authoritative state (its `frame` is the snapshot's frame).
+    pub state: State,
+    /// The input last applied to each player.
+    pub inputs: Vec<Input>,
+}
+
+impl WorldSnapshot {
+    /// Encodes a snapshot.
+    pub fn encode(state: &State, inputs: &[Input]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(7 + 45 * state.players.len());
+        out.push(TAG);
+        state.encode(&mut out);
+        for i in inputs {
+            i.encode(&mut out);
+        }
+        out
+    }
+
+    /// Decodes a snapshot; `None` on anything malformed.
+    pub fn decode(bytes: &[u8]) -> Option<WorldSnapshot> {
+        if bytes.first() != Some(&TAG) {
+            return None;
+        }
+        let (state, used) = State::decode(&bytes[1..])?;
+        let rest = &bytes[1 + used..];
+        if rest.len() != 3 * state.players.len() {
+            return None;
+        }
+        let inputs = rest.chunks_exact(3).map(Input::decode).collect::<Option<Vec<_>>>()?;
+        Some(WorldSnapshot { state, inputs })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use harness::game::{Game, GameConfig};
+
+    #[test]
+    fn round_trip_and_truncation() {
+        let g = Game::new(GameConfig::default());
+        let s = g.initial_state(3);
+        let inputs = vec![Input::buttons(Input::UP), Input::IDLE, Input { buttons: Input::SHOOT, aim_x: 3, aim_y: -4 }];
+        let b = WorldSnapshot::encode(&s, &inputs);
+        assert_eq!(WorldSnapshot::decode(&b), Some(WorldSnapshot { state: s, inputs }));
+        for cut in 0..b.len() {
+            assert_eq!(WorldSnapshot::decode(&b[..cut]), None);
+        }
+    }
+}

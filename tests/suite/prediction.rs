@@ -1,0 +1,126 @@
+//! `prediction`: own input at once, corrections only when the world
+//! disagrees, interpolated remotes, lag compensation, clock sync.
+
+use crate::util::{cfg, run_named, TICK_MS};
+use harness::runner::RunConfig;
+
+fn with_opts(mut c: RunConfig, opts: &[&str]) -> RunConfig {
+    c.options = harness::contract::Options::parse(&opts.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+    c
+}
+
+/// A trace file written for one test.
+struct TempTrace(std::path::PathBuf);
+
+impl TempTrace {
+    fn new(name: &str, text: &str) -> TempTrace {
+        let p = std::env::temp_dir().join(format!("syncbench-{}-{name}.trace", std::process::id()));
+        std::fs::write(&p, text).unwrap();
+        TempTrace(p)
+    }
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for TempTrace {
+    fn drop(&mut self) {
+        std::fs::remove_file(&self.0).ok();
+    }
+}
+
+/// Everyone walks a small square, in step, far from walls and each other,
+/// then stops at 4 s.
+const SQUARES: &str =
+    "player *\n0s R\n0.3s U\n0.6s L\n0.9s D\n1.2s R\n1.5s U\n1.8s L\n2.1s D\n2.4s R\n2.7s U J\n3.0s L\n3.3s D\n4s .\n";
+
+#[test]
+fn own_latency_collapses_from_a_round_trip_to_under_a_tick() {
+    let sv = run_named("server-verified", "wifi", "random-walk", cfg(4, 20, 1));
+    let pr = run_named("prediction", "wifi", "random-walk", cfg(4, 20, 1));
+    assert!(sv.input_latency_ms.own.p50 >= 2.0 * TICK_MS, "{:?}", sv.input_latency_ms.own);
+    assert!(pr.input_latency_ms.own.p99 < TICK_MS, "{:?}", pr.input_latency_ms.own);
+    // Remote players are shown in the past: interpolation costs latency.
+    assert!(pr.input_latency_ms.remote.p50 >= 100.0);
+    assert!(pr.divergence_m.remote.n > 0);
+}
+
+#[test]
+fn no_collisions_and_a_clean_link_mean_no_corrections_and_exact_convergence() {
+    let t = TempTrace::new("squares", SQUARES);
+    let m = run_named("prediction", "delay 30ms", t.path(), cfg(4, 8, 1));
+    assert_eq!(m.corrections, 0, "nothing to mispredict");
+    assert_eq!(m.resimulated_frames, 0);
+    // The players moved...
+    assert!(m.divergence_m.own.max > 0.05);
+    // ...and once inputs stop, what everyone shows is exactly the server's.
+    assert_eq!(m.final_divergence_m.own, 0.0);
+    assert_eq!(m.final_divergence_m.remote, 0.0);
+}
+
+#[test]
+fn pushes_and_a_jittery_lossy_link_cause_corrections_that_are_counted() {
+    let pushes = run_named("prediction", "delay 30ms", "wall-run", cfg(4, 20, 1));
+    assert!(
+        pushes.corrections > 0 && pushes.resimulated_frames >= pushes.corrections,
+        "{} {}",
+        pushes.corrections,
+        pushes.resimulated_frames
+    );
+    let t = TempTrace::new("squares-lossy", SQUARES);
+    let lossy = run_named("prediction", "delay 30ms 10ms loss 5%", t.path(), cfg(4, 8, 1));
+    assert!(lossy.corrections > 0);
+    // After inputs stop and the last losses are behind, the own state still
+    // converges exactly.
+    assert_eq!(lossy.final_divergence_m.own, 0.0);
+}
+
+#[test]
+fn smoothing_trades_snaps_for_error() {
+    let snap = run_named("prediction", "delay 40ms 15ms loss 2%", "wall-run", cfg(4, 20, 2));
+    let smooth =
+        run_named("prediction", "delay 40ms 15ms loss 2%", "wall-run", with_opts(cfg(4, 20, 2), &["smoothing=150"]));
+    assert_eq!(snap.corrections, smooth.corrections, "same world, same corrections");
+    assert!(smooth.snaps < snap.snaps, "smoothing removes snaps: {} vs {}", smooth.snaps, snap.snaps);
+}
+
+#[test]
+fn remote_display_delay_matches_the_buffer() {
+    let p50 = |interp: &str| {
+        run_named("prediction", "lan", "random-walk", with_opts(cfg(4, 10, 1), &[&format!("interp={interp}")]))
+            .input_latency_ms
+            .remote
+            .p50
+    };
+    let (a, b) = (p50("100"), p50("200"));
+    assert!((100.0..=100.0 + 3.0 * TICK_MS).contains(&a), "{a}");
+    assert!((b - a - 100.0).abs() <= TICK_MS + 0.1, "{a} -> {b}");
+}
+
+#[test]
+fn lag_compensation_makes_the_shooters_screen_count() {
+    let hit = |lc: &str| {
+        run_named("prediction", "delay 40ms 15ms", "crossfire", with_opts(cfg(4, 30, 1), &[&format!("lag-comp={lc}")]))
+            .hit_agreement
+            .expect("shots fired")
+    };
+    let on = hit("1");
+    let off = hit("0");
+    assert!(on.shots > 50 && on.screen_hits > 5, "{on:?}");
+    assert!(on.share >= 0.95, "with compensation: {on:?}");
+    assert!(off.share <= on.share - 0.08, "without: {off:?} vs {on:?}");
+}
+
+#[test]
+fn clock_sync_error_is_reported_and_biased_by_asymmetry() {
+    let sym = run_named("prediction", "delay 50ms", "idle", cfg(2, 5, 1)).clock_offset_error.expect("clock sync ran");
+    assert!(sym.mean_signed_ms.abs() < 0.1, "{sym:?}");
+    let dir = std::env::temp_dir().join(format!("syncbench-asym-{}.toml", std::process::id()));
+    std::fs::write(&dir, "uplink = \"delay 80ms\"\ndownlink = \"delay 20ms\"\n").unwrap();
+    let asym = run_named("prediction", dir.to_str().unwrap(), "idle", cfg(2, 5, 1))
+        .clock_offset_error
+        .expect("clock sync ran");
+    std::fs::remove_file(&dir).ok();
+    // The rtt/2 rule is off by (up − down)/2 = +30 ms.
+    assert!((asym.mean_signed_ms - 30.0).abs() < 0.1, "{asym:?}");
+}
