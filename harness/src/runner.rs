@@ -219,7 +219,10 @@ pub fn run_plan(
     }
     cfg.options.check(algorithm).map_err(RunError::Config)?;
     let game = Game::new(GameConfig { tick_hz: cfg.tick_hz, ..GameConfig::default() });
-    let initial = game.initial_state(cfg.clients);
+    let session_seed = mix64(cfg.seed ^ 0x5E55_1011);
+    // The session's random seed is in the initial state every node is given:
+    // the game's pick-ups appear in the same places for everyone.
+    let initial = game.initial_state_seeded(cfg.clients, session_seed);
     let topology = algorithm.topology();
     let setup = Setup {
         players: cfg.clients,
@@ -227,7 +230,7 @@ pub fn run_plan(
         initial: initial.clone(),
         topology,
         options: cfg.options.clone(),
-        session_seed: mix64(cfg.seed ^ 0x5E55_1011),
+        session_seed,
     };
     let mut recorder = Recorder::new(topology, &game, &initial, trace.clone(), cfg.duration_us, cfg.header_bytes);
     let pick = |v: &[u32], i: usize| *v.get(i).or(v.last()).unwrap_or(&60);

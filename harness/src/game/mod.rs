@@ -2,7 +2,9 @@
 //!
 //! A 2-D arena with walls; players with inertia (acceleration, friction, max
 //! speed) who collide with walls and push each other; a jump with take-off
-//! and landing; hitscan shots. All integer arithmetic: `step(state,
+//! and landing; hitscan shots; a pick-up that appears at random spots drawn
+//! from a generator inside the state, seeded once per session. All integer
+//! arithmetic: `step(state,
 //! inputs)` gives bit-identical results everywhere, [`State::checksum`] is
 //! what peers compare, and each player's `last_seq` records the sequence
 //! number of the last input applied — which is how the harness measures
@@ -16,4 +18,4 @@ mod state;
 pub use arena::{Aabb, Arena};
 pub use input::{Input, SeqInput};
 pub use rules::{Game, GameConfig};
-pub use state::{Fnv64, PlayerState, State};
+pub use state::{Fnv64, Item, PlayerState, State};

@@ -23,7 +23,7 @@
 
 use super::arena::{ray_enter, t_less, Aabb, Arena};
 use super::input::{Input, SeqInput};
-use super::state::{PlayerState, State};
+use super::state::{Item, PlayerState, State};
 use crate::time::period_us;
 use std::cell::Cell;
 
@@ -132,10 +132,19 @@ impl Game {
         2 * self.config.max_speed * interval_us as i64 / 1_000_000
     }
 
-    /// The state at frame 0 for `players` players, standing on spawn points.
+    /// The state at frame 0 for `players` players, standing on spawn points,
+    /// with the game's random generator seeded with 0.
     pub fn initial_state(&self, players: usize) -> State {
+        self.initial_state_seeded(players, 0)
+    }
+
+    /// The state at frame 0 with the game's random generator seeded with
+    /// `seed` (a session decides it once and every peer must use it).
+    pub fn initial_state_seeded(&self, players: usize, seed: u64) -> State {
         let spawns = self.config.arena.spawns(players, self.config.half_size);
         State {
+            rng: seed,
+            item: Item { active: false, x: 0, y: 0, next_frame: ITEM_EVERY_FRAMES },
             frame: 0,
             players: spawns
                 .into_iter()
@@ -159,6 +168,7 @@ impl Game {
             self.move_player(p, si);
         }
         self.push_apart(&mut state.players);
+        self.update_item(state);
         for i in 0..state.players.len() {
             let input = inputs.get(i).map(|s| s.input).unwrap_or_default();
             if input.held(Input::SHOOT) && state.players[i].cooldown == 0 {
@@ -169,6 +179,32 @@ impl Game {
                 p.last_target = target.map_or(PlayerState::NO_TARGET, |t| t as u8);
                 if target.is_some() {
                     p.hits += 1;
+                }
+            }
+        }
+    }
+
+    /// Spawns the pick-up at a random free spot when it is due; gives it to
+    /// the first player (by id) standing on it.
+    fn update_item(&self, state: &mut State) {
+        let reach = self.config.half_size + 300_000;
+        if state.item.active {
+            let (ix, iy) = (state.item.x as i64, state.item.y as i64);
+            if let Some(p) =
+                state.players.iter_mut().find(|p| (p.x as i64 - ix).abs() <= reach && (p.y as i64 - iy).abs() <= reach)
+            {
+                p.items = p.items.saturating_add(1);
+                state.item.active = false;
+                state.item.next_frame = state.frame.wrapping_add(ITEM_EVERY_FRAMES);
+            }
+        } else if state.frame >= state.item.next_frame {
+            let arena = &self.config.arena;
+            for _ in 0..16 {
+                let x = 1_000_000 + (splitmix(&mut state.rng) % (arena.width - 2_000_000) as u64) as i64;
+                let y = 1_000_000 + (splitmix(&mut state.rng) % (arena.height - 2_000_000) as u64) as i64;
+                if arena.is_free(x, y, 300_000) {
+                    state.item = Item { active: true, x: x as i32, y: y as i32, next_frame: 0 };
+                    break;
                 }
             }
         }
@@ -336,6 +372,20 @@ impl Game {
     }
 }
 
+/// Frames between a pick-up being taken (or the start) and the next one.
+pub const ITEM_EVERY_FRAMES: u32 = 120;
+
+/// splitmix64: the game's random generator (its whole state is one `u64`
+/// in [`State::rng`], so it is saved, restored and checksummed with the
+/// world).
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 fn toward_zero(v: i64, by: i64) -> i64 {
     if v > 0 {
         (v - by).max(0)
@@ -444,6 +494,26 @@ mod tests {
         g.step(&mut s, &[SeqInput { seq: 1, input: aim_right }, si(0, 0), si(0, 0)]);
         assert_eq!(s.players[0].shots, 1);
         assert!(s.players[0].cooldown > 0);
+    }
+
+    #[test]
+    fn items_spawn_from_the_session_seed_and_are_picked_up() {
+        let g = Game::new(GameConfig::default());
+        let idle = [SeqInput::default(); 2];
+        let mut a = g.initial_state_seeded(2, 1);
+        let mut b = g.initial_state_seeded(2, 2);
+        run(&g, &mut a, ITEM_EVERY_FRAMES + 1, &idle);
+        run(&g, &mut b, ITEM_EVERY_FRAMES + 1, &idle);
+        assert!(a.item.active && b.item.active);
+        assert_ne!((a.item.x, a.item.y), (b.item.x, b.item.y), "the seed decides where");
+        assert!(g.config().arena.is_free(a.item.x as i64, a.item.y as i64, 300_000));
+        // Put player 0 on it: taken, and the next is scheduled.
+        a.players[0].x = a.item.x;
+        a.players[0].y = a.item.y;
+        g.step(&mut a, &idle);
+        assert_eq!(a.players[0].items, 1);
+        assert!(!a.item.active);
+        assert_eq!(a.item.next_frame, a.frame + ITEM_EVERY_FRAMES);
     }
 
     proptest! {

@@ -36,13 +36,15 @@ pub struct PlayerState {
     pub hits: u32,
     /// Player hit by the latest shot, or [`PlayerState::NO_TARGET`].
     pub last_target: u8,
+    /// Items picked up.
+    pub items: u16,
 }
 
 impl PlayerState {
     /// `last_target` when the latest shot hit nobody.
     pub const NO_TARGET: u8 = u8::MAX;
     /// Bytes in the canonical encoding.
-    pub const WIRE_BYTES: usize = 42;
+    pub const WIRE_BYTES: usize = 44;
 
     /// Whether standing on the ground.
     pub fn grounded(&self) -> bool {
@@ -59,6 +61,7 @@ impl PlayerState {
             out.extend_from_slice(&v.to_le_bytes());
         }
         out.push(self.last_target);
+        out.extend_from_slice(&self.items.to_le_bytes());
     }
 
     fn decode(b: &[u8]) -> PlayerState {
@@ -79,8 +82,24 @@ impl PlayerState {
             shots: u32_at(33),
             hits: u32_at(37),
             last_target: b[41],
+            items: u16::from_le_bytes([b[42], b[43]]),
         }
     }
+}
+
+/// The world's random pick-up: it appears at a random free spot (drawn
+/// from the state's own generator, seeded once per session) and the first
+/// player to touch it takes it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Item {
+    /// Whether it is on the map.
+    pub active: bool,
+    /// Position x, µm.
+    pub x: i32,
+    /// Position y, µm.
+    pub y: i32,
+    /// Frame at which the next one appears (when not active).
+    pub next_frame: u32,
 }
 
 /// The whole world after `frame` steps.
@@ -90,16 +109,34 @@ pub struct State {
     pub frame: u32,
     /// One entry per player, indexed by player id.
     pub players: Vec<PlayerState>,
+    /// The game's deterministic random generator (splitmix64 state),
+    /// seeded by the session: every peer must start from the same seed.
+    pub rng: u64,
+    /// The random pick-up.
+    pub item: Item,
 }
 
 impl State {
-    /// Appends the canonical encoding: frame, player count, players.
+    /// Bytes after the players in the canonical encoding.
+    pub const TAIL_BYTES: usize = 8 + 1 + 4 + 4 + 4;
+
+    /// Appends the canonical encoding: frame, player count, players, rng,
+    /// item.
     pub fn encode(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.frame.to_le_bytes());
         out.extend_from_slice(&(self.players.len() as u16).to_le_bytes());
         for p in &self.players {
             p.encode(out);
         }
+        self.encode_tail(out);
+    }
+
+    fn encode_tail(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.rng.to_le_bytes());
+        out.push(self.item.active as u8);
+        out.extend_from_slice(&self.item.x.to_le_bytes());
+        out.extend_from_slice(&self.item.y.to_le_bytes());
+        out.extend_from_slice(&self.item.next_frame.to_le_bytes());
     }
 
     /// Reads the canonical encoding; `None` if malformed. Returns the state
@@ -110,7 +147,14 @@ impl State {
         let end = 6 + n * PlayerState::WIRE_BYTES;
         let body = b.get(6..end)?;
         let players = body.chunks_exact(PlayerState::WIRE_BYTES).map(PlayerState::decode).collect();
-        Some((State { frame, players }, end))
+        let t = b.get(end..end + Self::TAIL_BYTES)?;
+        let i32_at = |o: usize| i32::from_le_bytes([t[o], t[o + 1], t[o + 2], t[o + 3]]);
+        let rng = u64::from_le_bytes(t[..8].try_into().ok()?);
+        if t[8] > 1 {
+            return None;
+        }
+        let item = Item { active: t[8] == 1, x: i32_at(9), y: i32_at(13), next_frame: i32_at(17) as u32 };
+        Some((State { frame, players, rng, item }, end + Self::TAIL_BYTES))
     }
 
     /// FNV-1a 64 of the canonical encoding: what peers compare to detect a
@@ -124,6 +168,9 @@ impl State {
             p.encode(&mut buf);
             h.write(&buf);
         }
+        buf.clear();
+        self.encode_tail(&mut buf);
+        h.write(&buf);
         h.finish()
     }
 }
@@ -162,6 +209,8 @@ mod tests {
 
     fn sample() -> State {
         State {
+            rng: 0xDEAD_BEEF,
+            item: Item { active: true, x: 5, y: -6, next_frame: 99 },
             frame: 77,
             players: vec![
                 PlayerState {
@@ -191,7 +240,7 @@ mod tests {
         let s = sample();
         let mut b = Vec::new();
         s.encode(&mut b);
-        assert_eq!(b.len(), 6 + 2 * PlayerState::WIRE_BYTES);
+        assert_eq!(b.len(), 6 + 2 * PlayerState::WIRE_BYTES + State::TAIL_BYTES);
         assert_eq!(State::decode(&b), Some((s, b.len())));
         assert_eq!(State::decode(&b[..b.len() - 1]), None);
     }
@@ -205,6 +254,12 @@ mod tests {
         assert_ne!(t.checksum(), c);
         let mut t = s.clone();
         t.frame += 1;
+        assert_ne!(t.checksum(), c);
+        let mut t = s.clone();
+        t.rng ^= 1;
+        assert_ne!(t.checksum(), c);
+        let mut t = s.clone();
+        t.item.x += 1;
         assert_ne!(t.checksum(), c);
         assert_eq!(s.clone().checksum(), c);
     }

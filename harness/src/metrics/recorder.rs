@@ -518,7 +518,8 @@ fn dist(a: [i32; 3], e: &crate::contract::EntityView) -> u64 {
 }
 
 fn diff_player(p: usize, want: &PlayerState, got: &PlayerState) -> Vec<String> {
-    let fields: [(&str, i64, i64); 13] = [
+    let fields: [(&str, i64, i64); 14] = [
+        ("items", want.items as i64, got.items as i64),
         ("x", want.x as i64, got.x as i64),
         ("y", want.y as i64, got.y as i64),
         ("z", want.z as i64, got.z as i64),
