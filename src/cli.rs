@@ -126,6 +126,9 @@ pub struct MatchArgs {
     /// Algorithm option key=value (repeatable); `list algorithms` shows each algorithm's.
     #[arg(long = "opt")]
     pub opt: Vec<String>,
+    /// What carries the algorithm's messages: unreliable, redundant[:N], tcp-like, kcp-like.
+    #[arg(long, default_value = "unreliable")]
+    pub transport: String,
 }
 
 /// `run`.

@@ -8,6 +8,7 @@ use anyhow::Result;
 use harness::contract::{Algorithm, Options};
 use harness::library;
 use harness::net::profile::NetworkPlan;
+use harness::net::transport::TransportKind;
 use harness::report::{table, Report, RunReport};
 use harness::runner::{run_plan, RunConfig};
 use harness::time::parse_duration;
@@ -58,6 +59,7 @@ fn run_config(m: &MatchArgs, seed: u64) -> Result<RunConfig> {
         tick_hz: m.tick_rate,
         render_hz: m.render_rate.clone(),
         options: Options::parse(&m.opt).map_err(|e| bad(format!("--opt {e}")))?,
+        transport: TransportKind::parse(&m.transport).map_err(|e| bad(format!("--transport: {e}")))?,
         ..RunConfig::default()
     })
 }
@@ -87,6 +89,7 @@ fn run_one(algo: &dyn Algorithm, plan: &NetworkPlan, spec: &TraceSpec, cfg: &Run
         uplink: per_client(|p| p.uplink.to_string()),
         downlink: per_client(|p| p.downlink.to_string()),
         options: cfg.options.0.clone(),
+        transport: cfg.transport.to_string(),
         metrics: result.metrics,
     })
 }

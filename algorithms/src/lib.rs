@@ -11,6 +11,8 @@
 //! | `server-verified` | state sync, no prediction | [`state::server_verified`] |
 //! | `prediction` | state sync: client prediction + reconciliation, interpolation, lag compensation | [`state::prediction`] |
 //! | `lockstep` | frame sync, strict | [`frame::lockstep`] |
+//! | `framelock` | frame sync, key frames relayed by a server | [`frame::framelock`] |
+//! | `bucket` | frame sync, optimistic: no waiting for slow players | [`frame::bucket`] |
 //!
 //! Shared components live in [`support`]: clock sync, the snapshot codec,
 //! the interpolation buffer.

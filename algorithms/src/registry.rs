@@ -12,6 +12,8 @@ static ALL: &[&dyn Algorithm] = &[
     &crate::state::server_verified::ServerVerified,
     &crate::state::prediction::Prediction,
     &crate::frame::lockstep::Lockstep,
+    &crate::frame::framelock::Framelock,
+    &crate::frame::bucket::Bucket,
 ];
 
 /// Every algorithm, in listing order.

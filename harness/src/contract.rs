@@ -114,10 +114,16 @@ impl fmt::Display for NodeId {
 /// How the nodes of an algorithm are arranged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Topology {
-    /// One server (node 0) and one client per player (node 1 + player).
+    /// One server (node 0) and one client per player (node 1 + player); the
+    /// server's published state is the authority.
     ClientServer,
-    /// One peer per player (node = player).
+    /// One peer per player (node = player); the authority is the agreed
+    /// input log, replayed by the harness from what peers confirm.
     PeerToPeer,
+    /// A relay server (node 0) and one client per player (node 1 + player):
+    /// the clients run the game on the inputs the server relays and confirm
+    /// frames, as peers do (frame locking, bucket synchronization).
+    Relay,
 }
 
 impl Topology {
@@ -126,7 +132,19 @@ impl Topology {
         match self {
             Topology::ClientServer => "client-server",
             Topology::PeerToPeer => "peer-to-peer",
+            Topology::Relay => "relay",
         }
+    }
+
+    /// Whether node 0 is a server.
+    pub fn has_server(self) -> bool {
+        self != Topology::PeerToPeer
+    }
+
+    /// Whether the authority is the confirmed input log (not a server's
+    /// published state).
+    pub fn confirms(self) -> bool {
+        self != Topology::ClientServer
     }
 }
 
@@ -240,27 +258,22 @@ impl Setup {
 
     /// The node that plays player `p`.
     pub fn node_of_player(&self, p: usize) -> NodeId {
-        match self.topology {
-            Topology::ClientServer => NodeId(1 + p as u16),
-            Topology::PeerToPeer => NodeId(p as u16),
+        if self.topology.has_server() {
+            NodeId(1 + p as u16)
+        } else {
+            NodeId(p as u16)
         }
     }
 
     /// The player a node plays, if any (not the server).
     pub fn player_of_node(&self, n: NodeId) -> Option<usize> {
-        let p = match self.topology {
-            Topology::ClientServer => (n.0 as usize).checked_sub(1)?,
-            Topology::PeerToPeer => n.0 as usize,
-        };
+        let p = if self.topology.has_server() { (n.0 as usize).checked_sub(1)? } else { n.0 as usize };
         (p < self.players).then_some(p)
     }
 
     /// Number of nodes in the run.
     pub fn nodes(&self) -> usize {
-        match self.topology {
-            Topology::ClientServer => self.players + 1,
-            Topology::PeerToPeer => self.players,
-        }
+        self.players + self.topology.has_server() as usize
     }
 }
 
@@ -364,12 +377,13 @@ impl Ctx<'_> {
         self.outbox.push((to, bytes));
     }
 
-    /// Server: publishes the authoritative state of frame `state.frame`.
+    /// Server (client/server topology): publishes the authoritative state of
+    /// frame `state.frame`.
     pub fn publish_authority(&mut self, state: &State) {
         self.recorder.publish_authority(self.now_global, state);
     }
 
-    /// Peer: publishes a confirmed state and the inputs (one per player)
+    /// Peer or relay client: publishes a confirmed state and the inputs (one per player)
     /// that stepped the previous confirmed state into it. Frames must be
     /// published in order, each once per peer.
     pub fn publish_confirmed(&mut self, state: &State, inputs: &[SeqInput]) {

@@ -12,6 +12,7 @@ use crate::game::{Game, GameConfig};
 use crate::metrics::recorder::Recorder;
 use crate::metrics::Metrics;
 use crate::net::profile::NetworkPlan;
+use crate::net::transport::{Endpoint, Output, TransportKind};
 use crate::net::{Link, LinkStats, Profile, UDP_IPV4_HEADER_BYTES};
 use crate::rng::{mix64, Purpose, Stream};
 use crate::time::{LocalClock, Micros, Periodic};
@@ -38,6 +39,8 @@ pub struct RunConfig {
     pub options: Options,
     /// Per-packet header overhead counted in bandwidth.
     pub header_bytes: usize,
+    /// What carries the algorithm's messages.
+    pub transport: TransportKind,
 }
 
 impl Default for RunConfig {
@@ -51,6 +54,7 @@ impl Default for RunConfig {
             clocks: vec![LocalClock::EXACT],
             options: Options::default(),
             header_bytes: UDP_IPV4_HEADER_BYTES,
+            transport: TransportKind::Unreliable,
         }
     }
 }
@@ -96,6 +100,11 @@ enum Ev {
     Wake {
         node: usize,
         dir: Dir,
+    },
+    /// A transport endpoint's timer (`at` node, talking to `peer`).
+    TransportTimer {
+        at: usize,
+        peer: usize,
     },
 }
 
@@ -180,6 +189,43 @@ impl Network {
             Some(_) => {}
             None => {
                 self.wake.remove(&(node, dir));
+            }
+        }
+    }
+}
+
+/// The transport endpoints of every pair of nodes that talked.
+struct Transports {
+    kind: TransportKind,
+    endpoints: BTreeMap<(usize, usize), Endpoint>,
+    armed: BTreeMap<(usize, usize), Micros>,
+    retransmitted: u64,
+}
+
+impl Transports {
+    fn endpoint(&mut self, at: usize, peer: usize) -> Option<&mut Endpoint> {
+        if self.kind == TransportKind::Unreliable {
+            return None;
+        }
+        let kind = self.kind;
+        Some(
+            self.endpoints
+                .entry((at, peer))
+                .or_insert_with(|| Endpoint::new(kind).expect("reliable kinds have endpoints")),
+        )
+    }
+
+    /// Re-arms the timer of `(at, peer)` if it moved.
+    fn arm(&mut self, sched: &mut Scheduler<Ev>, at: usize, peer: usize) {
+        let next = self.endpoints.get(&(at, peer)).and_then(|e| e.next_timer());
+        match next {
+            Some(t) if self.armed.get(&(at, peer)) != Some(&t) => {
+                self.armed.insert((at, peer), t);
+                sched.push(t, EventClass::Packet, Ev::TransportTimer { at, peer });
+            }
+            Some(_) => {}
+            None => {
+                self.armed.remove(&(at, peer));
             }
         }
     }
@@ -271,6 +317,9 @@ pub fn run_plan(
         }
     }
     let mut net = Network { held: BTreeMap::new(), wake: BTreeMap::new(), delivered: 0 };
+    let mut transports =
+        Transports { kind: cfg.transport, endpoints: BTreeMap::new(), armed: BTreeMap::new(), retransmitted: 0 };
+    let mut delivered_msgs: Vec<Vec<u8>> = Vec::new();
     let mut outbox: Vec<(NodeId, Vec<u8>)> = Vec::new();
     let mut view = View::default();
     let mut events = 0u64;
@@ -327,33 +376,93 @@ pub fn run_plan(
             Ev::Deliver(p) => {
                 net.delivered += 1;
                 let to = p.to.0 as usize;
+                let from = p.from.0 as usize;
+                // Through the transport: messages for the node, datagrams
+                // (ACKs, repairs) back to the sender.
+                delivered_msgs.clear();
+                match transports.endpoint(to, from) {
+                    None => delivered_msgs.push(p.bytes),
+                    Some(ep) => {
+                        let mut out = Output::default();
+                        ep.receive(now, &p.bytes, &mut out);
+                        transports.retransmitted += out.retransmitted;
+                        delivered_msgs.append(&mut out.deliver);
+                        for d in out.send {
+                            recorder.count_send(p.to, p.from, d.len());
+                            net.offer(
+                                &mut slots,
+                                &mut sched,
+                                now,
+                                to,
+                                Dir::Up,
+                                Packet { from: p.to, to: p.from, bytes: d },
+                            );
+                        }
+                        transports.arm(&mut sched, to, from);
+                    }
+                }
                 let s = &mut slots[to];
-                let mut ctx = Ctx {
-                    now_global: now,
-                    now_local: s.clock.local_at(now),
-                    tick: s.ticks,
-                    me: p.to,
-                    setup: &setup,
-                    game: &game,
-                    outbox: &mut outbox,
-                    recorder: &mut recorder,
-                };
-                s.node.on_packet(&mut ctx, p.from, &p.bytes);
+                for msg in delivered_msgs.drain(..) {
+                    let mut ctx = Ctx {
+                        now_global: now,
+                        now_local: s.clock.local_at(now),
+                        tick: s.ticks,
+                        me: p.to,
+                        setup: &setup,
+                        game: &game,
+                        outbox: &mut outbox,
+                        recorder: &mut recorder,
+                    };
+                    s.node.on_packet(&mut ctx, p.from, &msg);
+                }
                 to
+            }
+            Ev::TransportTimer { at, peer } => {
+                if transports.armed.get(&(at, peer)) != Some(&now) {
+                    continue;
+                }
+                transports.armed.remove(&(at, peer));
+                let mut out = Output::default();
+                if let Some(ep) = transports.endpoint(at, peer) {
+                    ep.on_timer(now, &mut out);
+                }
+                transports.retransmitted += out.retransmitted;
+                let (a, b) = (NodeId(at as u16), NodeId(peer as u16));
+                for d in out.send {
+                    recorder.count_send(a, b, d.len());
+                    net.offer(&mut slots, &mut sched, now, at, Dir::Up, Packet { from: a, to: b, bytes: d });
+                }
+                transports.arm(&mut sched, at, peer);
+                continue;
             }
         };
         // Put what the node sent on the wire: its uplink first.
         let from = NodeId(from_node as u16);
         for (to, bytes) in outbox.drain(..) {
-            if to.0 as usize >= slots.len() || to == from {
+            let peer = to.0 as usize;
+            if peer >= slots.len() || to == from {
                 continue;
             }
-            recorder.count_send(from, to, bytes.len());
-            net.offer(&mut slots, &mut sched, now, from_node, Dir::Up, Packet { from, to, bytes });
+            match transports.endpoint(from_node, peer) {
+                None => {
+                    recorder.count_send(from, to, bytes.len());
+                    net.offer(&mut slots, &mut sched, now, from_node, Dir::Up, Packet { from, to, bytes });
+                }
+                Some(ep) => {
+                    let mut out = Output::default();
+                    ep.send(now, bytes, &mut out);
+                    for d in out.send {
+                        recorder.count_send(from, to, d.len());
+                        net.offer(&mut slots, &mut sched, now, from_node, Dir::Up, Packet { from, to, bytes: d });
+                    }
+                    transports.arm(&mut sched, from_node, peer);
+                }
+            }
         }
     }
 
     let links: Vec<LinkStats> = slots.iter().flat_map(|s| [s.links[0].stats(), s.links[1].stats()]).collect();
-    let metrics = recorder.finish(cfg.duration_us, game.steps_executed(), &links, net.delivered);
+    let mut metrics = recorder.finish(cfg.duration_us, game.steps_executed(), &links, net.delivered);
+    metrics.network.retransmissions = transports.retransmitted;
     Ok(RunResult { metrics, events })
 }

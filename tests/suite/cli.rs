@@ -131,3 +131,9 @@ fn list_shows_algorithms_profiles_and_traces() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(v["algorithms"].as_array().unwrap().len() >= 2);
 }
+
+#[test]
+fn unknown_transport_is_bad_input() {
+    assert_bad_input(&["run", "--algo", "lockstep", "--transport", "carrier-pigeon"], &["unknown transport", "kcp-like"]);
+    assert_bad_input(&["run", "--algo", "lockstep", "--transport", "redundant:0"], &["redundancy"]);
+}

@@ -2,6 +2,7 @@
 
 mod cli;
 mod determinism;
+mod frame;
 mod lockstep;
 mod metrics;
 mod network;

@@ -1,8 +1,9 @@
 //! `lockstep`: strict, DOOM-style lockstep (seed 003, `TryRunTics`).
 //!
-//! Peer to peer. Every tick a peer samples its player's input for the next
-//! frame it has not made yet (`maketic`) — unless it is already `max-ahead`
-//! frames ahead of the game, in which case the device is not read — and
+//! Peer to peer. Every tick a peer makes the frames real time says are due
+//! (`maketic` catches up after a wait, as DOOM's `NetUpdate` does), sampling
+//! its player's input for each — unless it is already `max-ahead` frames
+//! ahead of the game, in which case the device is not read — and
 //! sends every other peer all its inputs that peer has not acknowledged,
 //! with an acknowledgement of the inputs it holds from that peer. Then it
 //! runs every frame (`gametic`) for which it holds every player's input; a
@@ -10,6 +11,11 @@
 //! peer simulates exactly the same inputs for every frame, so no peer can
 //! diverge: the harness checks that by replaying the inputs each peer
 //! confirms.
+//!
+//! With `adapt=1`, DOOM's clock adaptation (`TryRunTics`): a peer whose own
+//! tics ran ahead of what it has received from the key player (player 0)
+//! on 4 tics in a row gives up one tic, so a fast clock does not keep
+//! running into the backup limit.
 //!
 //! Input packets (peer → peer, little-endian): `3, ack: u32, start: u32, n:
 //! u8, n × input(3)` — `ack` is how many of the receiver's inputs the
@@ -33,6 +39,12 @@ const MAX_AHEAD: OptionSpec = OptionSpec::number(
     "frames of input a peer may make before the game has run them (DOOM: BACKUPTICS/2)",
 );
 
+const ADAPT: OptionSpec = OptionSpec::number(
+    "adapt",
+    "0",
+    "1: DOOM's clock adaptation — a peer ahead of the key player (player 0) for 4 tics in a row skips a tic",
+);
+
 /// The algorithm.
 pub struct Lockstep;
 
@@ -47,7 +59,7 @@ impl Algorithm for Lockstep {
         Topology::PeerToPeer
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[MAX_AHEAD]
+        &[MAX_AHEAD, ADAPT]
     }
     fn client(&self, setup: &Setup, player: usize) -> Box<dyn Node> {
         let n = setup.players;
@@ -59,6 +71,9 @@ impl Algorithm for Lockstep {
             acked_by: vec![0; n],
             max_ahead: setup.options.number(&MAX_AHEAD).clamp(1.0, 1000.0) as u32,
             frame_inputs: vec![SeqInput::default(); n],
+            adapt: setup.options.number(&ADAPT) != 0.0,
+            skipped: 0,
+            frameskip: [false; 4],
         })
     }
 }
@@ -75,7 +90,14 @@ struct Peer {
     acked_by: Vec<u32>,
     max_ahead: u32,
     frame_inputs: Vec<SeqInput>,
+    adapt: bool,
+    /// Tics given up to clock adaptation.
+    skipped: u32,
+    frameskip: [bool; 4],
 }
+
+/// The player everyone else adapts to (DOOM's key player).
+const KEY_PLAYER: usize = 0;
 
 impl Peer {
     fn gametic(&self) -> u32 {
@@ -127,12 +149,24 @@ impl Peer {
 
 impl Node for Peer {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
-        let maketic = self.have[self.me];
-        if maketic < self.gametic() + self.max_ahead {
-            if let Some(s) = ctx.sample_input() {
-                debug_assert_eq!(s.seq, maketic + 1, "one sample per frame");
-                self.store(self.me, maketic, s.input);
+        // NetUpdate: make the tics real time says are due (one normally,
+        // several after a wait), as far as the backup buffer allows —
+        // minus one if DOOM's clock adaptation says we run ahead.
+        let mut due = ctx.tick() as u32 + 1 - self.skipped;
+        if self.adapt && self.me != KEY_PLAYER {
+            let ahead = self.have[self.me] > self.have[KEY_PLAYER];
+            self.frameskip[(ctx.tick() % 4) as usize] = ahead;
+            if self.frameskip.iter().all(|&a| a) {
+                self.skipped += 1;
+                due -= 1;
+                self.frameskip = [false; 4];
             }
+        }
+        while self.have[self.me] < due && self.have[self.me] < self.gametic() + self.max_ahead {
+            let maketic = self.have[self.me];
+            let Some(s) = ctx.sample_input() else { break };
+            debug_assert_eq!(s.seq, maketic + 1, "one sample per frame");
+            self.store(self.me, maketic, s.input);
         }
         for q in 0..ctx.setup().players {
             if q != self.me {

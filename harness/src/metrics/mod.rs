@@ -93,6 +93,8 @@ pub struct NetworkCounts {
     pub corrupted: u64,
     /// Copies tail-dropped at a queue limit.
     pub limit_dropped: u64,
+    /// Datagrams a reliable transport sent again.
+    pub retransmissions: u64,
 }
 
 /// How well clients estimated the server clock (algorithms that sync clocks).
@@ -113,6 +115,18 @@ pub struct FinalDivergence {
     pub own: f64,
     /// Worst remote entity, metres.
     pub remote: f64,
+}
+
+/// What one client experienced (the run-level figures average or pool
+/// these; a slow player shows up here).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClientMetrics {
+    /// Player id.
+    pub player: usize,
+    /// Own input to own screen, ms.
+    pub own_input_latency_ms: Stats,
+    /// Time this client's game waited for input, ms.
+    pub stall_ms: f64,
 }
 
 /// Whether the shooter's screen and the authority agreed on each shot.
@@ -171,6 +185,8 @@ pub struct Metrics {
     pub clock_offset_error: Option<ClockError>,
     /// Divergence at the last render (worst client).
     pub final_divergence_m: FinalDivergence,
+    /// Per client: own latency and stall.
+    pub per_client: Vec<ClientMetrics>,
     /// Hit agreement, when players shot.
     pub hit_agreement: Option<HitAgreement>,
 }

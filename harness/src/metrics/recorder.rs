@@ -6,7 +6,9 @@
 //! definitions.
 
 use super::stats::{round4, Hist};
-use super::{Bandwidth, ClockError, Desync, FinalDivergence, HitAgreement, Metrics, NetworkCounts, OwnRemote};
+use super::{
+    Bandwidth, ClientMetrics, ClockError, Desync, FinalDivergence, HitAgreement, Metrics, NetworkCounts, OwnRemote,
+};
 use crate::contract::{EntityView, NodeId, Report, Topology, View};
 use crate::game::{Game, Input, PlayerState, SeqInput, State};
 use crate::net::LinkStats;
@@ -95,6 +97,8 @@ pub struct Recorder {
     clock_err_sum: i128,
     /// Per viewer, the divergence of its last scored render: [remote, own].
     last_div: Vec<[u64; 2]>,
+    /// Per viewer, own input latency.
+    own_latency: Vec<Hist>,
     /// Per player, the latest view its screen showed.
     last_view: Vec<Vec<EntityView>>,
     /// Per player, `(seq, target)` of each sampled shot as the screen saw it.
@@ -133,10 +137,7 @@ impl Recorder {
         }
         let mut authority = Timeline::new(players);
         authority.push(initial);
-        let nodes = match topology {
-            Topology::ClientServer => players + 1,
-            Topology::PeerToPeer => players,
-        };
+        let nodes = players + topology.has_server() as usize;
         Recorder {
             topology,
             players,
@@ -168,6 +169,7 @@ impl Recorder {
             clock_err: Hist::default(),
             clock_err_sum: 0,
             last_div: vec![[0; 2]; players],
+            own_latency: vec![Hist::default(); players],
             last_view: vec![Vec::new(); players],
             screen_shots: vec![VecDeque::new(); players],
             hits: HitAgreement::default(),
@@ -264,8 +266,8 @@ impl Recorder {
 
     /// Server publishes its state.
     pub(crate) fn publish_authority(&mut self, _t: Micros, state: &State) {
-        if self.topology != Topology::ClientServer {
-            self.violation("a peer-to-peer node called publish_authority".into());
+        if self.topology.confirms() {
+            self.violation("publish_authority in a topology whose authority is the confirmed log".into());
             return;
         }
         let f = state.frame as usize;
@@ -292,8 +294,8 @@ impl Recorder {
 
     /// Peer publishes a confirmed state and the inputs that produced it.
     pub(crate) fn publish_confirmed(&mut self, node: NodeId, _t: Micros, state: &State, inputs: &[SeqInput]) {
-        if self.topology != Topology::PeerToPeer {
-            self.violation("a client/server node called publish_confirmed".into());
+        if !self.topology.confirms() {
+            self.violation("publish_confirmed in a client/server topology (the server publishes the authority)".into());
             return;
         }
         let f = state.frame as usize;
@@ -393,6 +395,9 @@ impl Recorder {
                     for s in seen.seq + 1..=e.seq {
                         let at = self.samples[id][s as usize - 1].0;
                         self.latency[own].record(t.since(at));
+                        if own == 1 {
+                            self.own_latency[viewer].record(t.since(at));
+                        }
                     }
                     self.seen[viewer][id].seq = e.seq;
                 }
@@ -410,10 +415,8 @@ impl Recorder {
             let f = ((t.0 / self.dt_us) as usize + 1).min(self.ideal.frames() - 1);
             self.ideal_div[own].record(dist(self.ideal.at(f, id), e));
         }
-        let frame = match self.topology {
-            Topology::ClientServer => self.authority.frames() - 1,
-            Topology::PeerToPeer => (t.0 / self.dt_us) as usize + 1,
-        };
+        let frame =
+            if self.topology.confirms() { (t.0 / self.dt_us) as usize + 1 } else { self.authority.frames() - 1 };
         if frame < self.authority.frames() {
             self.score(viewer, frame, view);
         } else {
@@ -457,14 +460,10 @@ impl Recorder {
                 down_packets_per_s: round4(sum(|t| t.down_packets)),
             }
         };
-        let (server, clients) = match self.topology {
-            Topology::ClientServer => (Some(rate(&self.traffic[..1])), &self.traffic[1..]),
-            Topology::PeerToPeer => (None, &self.traffic[..]),
-        };
-        let client_stalls = match self.topology {
-            Topology::ClientServer => &self.stalled_ticks[1..],
-            Topology::PeerToPeer => &self.stalled_ticks[..],
-        };
+        let first_client = self.topology.has_server() as usize;
+        let server = self.topology.has_server().then(|| rate(&self.traffic[..1]));
+        let clients = &self.traffic[first_client..];
+        let client_stalls = &self.stalled_ticks[first_client..];
         let stall_ms =
             client_stalls.iter().sum::<u64>() as f64 * self.node_tick_us as f64 / 1e3 / self.players.max(1) as f64;
         let mut net = NetworkCounts { packets_delivered: delivered, ..Default::default() };
@@ -499,6 +498,15 @@ impl Recorder {
                 mean_signed_ms: round4(self.clock_err_sum as f64 / self.clock_err.len() as f64 / 1e3),
                 abs_ms: self.clock_err.stats(1e3),
             }),
+            per_client: (0..self.players)
+                .map(|p| ClientMetrics {
+                    player: p,
+                    own_input_latency_ms: self.own_latency[p].stats(1e3),
+                    stall_ms: round4(
+                        client_stalls.get(p).copied().unwrap_or(0) as f64 * self.node_tick_us as f64 / 1e3,
+                    ),
+                })
+                .collect(),
             final_divergence_m: FinalDivergence {
                 own: round4(self.last_div.iter().map(|d| d[1]).max().unwrap_or(0) as f64 / 1e6),
                 remote: round4(self.last_div.iter().map(|d| d[0]).max().unwrap_or(0) as f64 / 1e6),

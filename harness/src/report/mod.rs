@@ -40,6 +40,8 @@ pub struct RunReport {
     pub downlink: String,
     /// Algorithm options given.
     pub options: std::collections::BTreeMap<String, String>,
+    /// What carried the messages (`unreliable`, `redundant:N`, `tcp-like`, `kcp-like`).
+    pub transport: String,
     /// The measurements.
     pub metrics: Metrics,
 }

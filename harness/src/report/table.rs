@@ -104,7 +104,8 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
         let seeds = in_group.iter().filter(|r| r.algorithm == algos[0]).count();
         let first = in_group[0];
         let title = format!(
-            "profile {profile} · trace {trace} · {} clients · {}s · {} Hz · {} seed{}",
+            "profile {profile} · trace {trace} · {} · {} clients · {}s · {} Hz · {} seed{}",
+            first.transport,
             first.clients,
             first.duration_s,
             first.tick_hz,

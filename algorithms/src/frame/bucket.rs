@@ -1,0 +1,203 @@
+//! `bucket`: optimistic lockstep without waiting (seed 001 "帧间无等待改进",
+//! DOOM 3 in seed 003).
+//!
+//! The server ticks at a fixed rate (the run's tick rate: `--tick-rate 50`
+//! gives the seed's 50 Hz) and each tick stamps a new frame with every
+//! player's latest input, whether or not it changed — a player whose input
+//! is late simply keeps the previous one. Clients play the frames like a
+//! recording: one per tick; if none has arrived they wait; if they fall
+//! behind they fast-forward, up to `catchup` frames per tick. A slow
+//! player therefore delays only their own inputs, never the others.
+//!
+//! Over the unreliable link a client sends, every tick, its newest input
+//! and how many frames it holds contiguously; the server sends each client
+//! every frame it has not acknowledged (up to 32 per datagram). (The seed's
+//! clients send only when a key changes, over TCP; here the ACK has to
+//! travel anyway, so the input rides along.)
+//!
+//! Wire (little-endian): input, client → server: `7, ack: u32, seq: u32,
+//! input(3)`; frames, server → client: `8, first: u32, n: u8, players: u8,
+//! n × players × (seq: u32, input(3))`.
+
+use crate::wire::{Reader, Writer};
+use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
+use harness::game::{Input, SeqInput, State};
+use std::collections::{BTreeMap, VecDeque};
+
+const TAG_INPUT: u8 = 7;
+const TAG_FRAMES: u8 = 8;
+const MAX_BATCH: u32 = 32;
+/// Frames a client accepts ahead of what it has played.
+const ACCEPT_WINDOW: u32 = 4096;
+
+const CATCHUP: OptionSpec = OptionSpec::number("catchup", "4", "frames a late client may play in one tick to catch up");
+const BUFFER: OptionSpec =
+    OptionSpec::number("buffer", "1", "frames a client keeps in hand before it fast-forwards (a jitter buffer)");
+
+/// The algorithm.
+pub struct Bucket;
+
+impl Algorithm for Bucket {
+    fn name(&self) -> &'static str {
+        "bucket"
+    }
+    fn description(&self) -> &'static str {
+        "optimistic lockstep: the server stamps a frame every tick with everyone's latest input; no one waits for a slow player (seeds 001, 003)"
+    }
+    fn topology(&self) -> Topology {
+        Topology::Relay
+    }
+    fn options(&self) -> &'static [OptionSpec] {
+        &[CATCHUP, BUFFER]
+    }
+    fn server(&self, s: &Setup) -> Box<dyn Node> {
+        Box::new(Server {
+            latest: vec![SeqInput::default(); s.players],
+            frames: VecDeque::new(),
+            first: 0,
+            acked: vec![0; s.players],
+        })
+    }
+    fn client(&self, s: &Setup, _player: usize) -> Box<dyn Node> {
+        Box::new(Client {
+            state: s.initial.clone(),
+            frames: BTreeMap::new(),
+            latest: None,
+            catchup: s.options.number(&CATCHUP).clamp(1.0, 1000.0) as u32,
+            buffer: s.options.number(&BUFFER).clamp(0.0, 1000.0) as u32,
+        })
+    }
+}
+
+struct Server {
+    latest: Vec<SeqInput>,
+    /// Frames not yet acknowledged by every client; `frames[i]` is frame
+    /// `first + i + 1` (frame numbers are 1-based: the state after it).
+    frames: VecDeque<Vec<SeqInput>>,
+    first: u32,
+    /// Per client, how many frames it holds contiguously.
+    acked: Vec<u32>,
+}
+
+impl Node for Server {
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        self.frames.push_back(self.latest.clone());
+        let newest = self.first + self.frames.len() as u32;
+        let n = self.latest.len();
+        for p in 0..n {
+            let from = self.acked[p] + 1;
+            let to = newest.min(self.acked[p] + MAX_BATCH);
+            let mut w = Writer::with_capacity(7 + (to + 1 - from) as usize * n * 7);
+            w.u8(TAG_FRAMES).u32(from).u8((to + 1 - from) as u8).u8(n as u8);
+            for f in from..=to {
+                for si in &self.frames[(f - self.first - 1) as usize] {
+                    w.u32(si.seq);
+                    si.input.encode(&mut w.0);
+                }
+            }
+            ctx.send(ctx.setup().node_of_player(p), w.finish());
+        }
+        // Forget what everyone has.
+        let everyone = self.acked.iter().copied().min().unwrap_or(0);
+        while self.first < everyone && !self.frames.is_empty() {
+            self.frames.pop_front();
+            self.first += 1;
+        }
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
+        let Some(p) = ctx.setup().player_of_node(from) else { return };
+        let mut r = Reader::new(bytes);
+        let (Some(TAG_INPUT), Some(ack), Some(seq), Some(input)) =
+            (r.u8(), r.u32(), r.u32(), r.take(3).and_then(Input::decode))
+        else {
+            return;
+        };
+        if !r.is_done() {
+            return;
+        }
+        let newest = self.first + self.frames.len() as u32;
+        if ack <= newest {
+            self.acked[p] = self.acked[p].max(ack);
+        }
+        if seq > self.latest[p].seq {
+            self.latest[p] = SeqInput { seq, input };
+        }
+    }
+}
+
+struct Client {
+    state: State,
+    /// Frames received and not yet played, by frame number.
+    frames: BTreeMap<u32, Vec<SeqInput>>,
+    latest: Option<SeqInput>,
+    catchup: u32,
+    buffer: u32,
+}
+
+impl Client {
+    /// Frames held contiguously: played ones and the unbroken run after.
+    fn contiguous(&self) -> u32 {
+        let mut f = self.state.frame;
+        while self.frames.contains_key(&(f + 1)) {
+            f += 1;
+        }
+        f
+    }
+}
+
+impl Node for Client {
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        if let Some(s) = ctx.sample_input() {
+            self.latest = Some(s);
+        }
+        let backlog = self.contiguous() - self.state.frame;
+        // Play one frame; fast-forward when more than `buffer` wait.
+        let budget = if backlog > self.buffer + 1 { self.catchup } else { 1 };
+        let mut played = 0;
+        while played < budget {
+            let Some(inputs) = self.frames.remove(&(self.state.frame + 1)) else { break };
+            ctx.game().step(&mut self.state, &inputs);
+            ctx.publish_confirmed(&self.state, &inputs);
+            played += 1;
+        }
+        if played == 0 {
+            ctx.report(Report::Stalled);
+        }
+        let s = self.latest.unwrap_or_default();
+        let mut w = Writer::with_capacity(12);
+        w.u8(TAG_INPUT).u32(self.contiguous()).u32(s.seq);
+        s.input.encode(&mut w.0);
+        ctx.send(ctx.setup().server(), w.finish());
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
+        let mut r = Reader::new(bytes);
+        let (Some(TAG_FRAMES), Some(first), Some(n), Some(players)) = (r.u8(), r.u32(), r.u8(), r.u8()) else { return };
+        if players as usize != ctx.setup().players {
+            return;
+        }
+        let mut batch = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            let mut inputs = Vec::with_capacity(players as usize);
+            for _ in 0..players {
+                let (Some(seq), Some(input)) = (r.u32(), r.take(3).and_then(Input::decode)) else { return };
+                inputs.push(SeqInput { seq, input });
+            }
+            batch.push(inputs);
+        }
+        if !r.is_done() {
+            return;
+        }
+        for (k, inputs) in batch.into_iter().enumerate() {
+            let f = first.saturating_add(k as u32);
+            if f > self.state.frame && f <= self.state.frame.saturating_add(ACCEPT_WINDOW) {
+                self.frames.entry(f).or_insert(inputs);
+            }
+        }
+    }
+
+    fn render(&mut self, _ctx: &RenderCtx<'_>, view: &mut View) {
+        view.show_state(&self.state);
+    }
+}

@@ -1,0 +1,319 @@
+//! `framelock`: the key-frame lock of seed 001 ("帧锁定算法").
+//!
+//! Clients run the game frame by frame on inputs the server hands out per
+//! *key frame*. At key frame K1 a client needs the server's UPDATE for K1
+//! — the inputs of every player to use until the next key frame K2, and K2
+//! itself. If it has it, it samples its own input, sends it to the server
+//! as its CTRL for K1, and plays on; if not, it waits (a stall). The server
+//! collects every client's CTRL for K1, then broadcasts the UPDATE for K2:
+//! those inputs, and the key frame after it, K3 = K2 + D. D, the key-frame
+//! distance, follows the largest client round trip, smoothed: the CTRL for
+//! K1 has to reach the server and the UPDATE for K2 come back within the
+//! D frames between them, or everyone waits.
+//!
+//! Over the unreliable link a client re-sends its latest CTRL every tick
+//! until the UPDATE it enables arrives, and the server re-sends the latest
+//! UPDATE every tick to each client that has not answered it.
+//!
+//! Wire (little-endian): CTRL `5, key: u32, seq: u32, input(3),
+//! echo: i64, held: u32` (echo: the server time of the newest UPDATE
+//! received, held: how long ago, so the server can measure the round
+//! trip); UPDATE `6, key: u32, next: u32, server_time: i64, n: u8, n ×
+//! (seq: u32, input(3))`.
+
+use crate::wire::{Reader, Writer};
+use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
+use harness::game::{Input, SeqInput, State};
+use std::collections::BTreeMap;
+
+const TAG_CTRL: u8 = 5;
+const TAG_UPDATE: u8 = 6;
+
+const KEY_INIT: OptionSpec =
+    OptionSpec::number("key-init", "5", "key-frame distance at the start, frames (the seed's 5)");
+const KEY_MIN: OptionSpec = OptionSpec::number("key-min", "2", "smallest key-frame distance, frames");
+const KEY_MAX: OptionSpec = OptionSpec::number("key-max", "30", "largest key-frame distance, frames");
+const ADAPT: OptionSpec =
+    OptionSpec::number("adapt", "1", "1: the server adapts the distance to the largest smoothed RTT");
+
+/// The algorithm.
+pub struct Framelock;
+
+impl Algorithm for Framelock {
+    fn name(&self) -> &'static str {
+        "framelock"
+    }
+    fn description(&self) -> &'static str {
+        "key-frame lock: the server relays every client's input per key frame; the distance follows the largest RTT (seed 001)"
+    }
+    fn topology(&self) -> Topology {
+        Topology::Relay
+    }
+    fn options(&self) -> &'static [OptionSpec] {
+        &[KEY_INIT, KEY_MIN, KEY_MAX, ADAPT]
+    }
+    fn server(&self, s: &Setup) -> Box<dyn Node> {
+        let o = &s.options;
+        let init = o.number(&KEY_INIT).clamp(1.0, 1000.0) as u32;
+        let mut updates = BTreeMap::new();
+        updates.insert(0, Update { next: init, server_time: 0, inputs: vec![SeqInput::default(); s.players] });
+        Box::new(Server {
+            updates,
+            collecting: 0,
+            ctrls: vec![None; s.players],
+            last_ctrl_key: vec![None; s.players],
+            srtt: vec![None; s.players],
+            min: o.number(&KEY_MIN).clamp(1.0, 1000.0) as u32,
+            max: o.number(&KEY_MAX).clamp(1.0, 1000.0) as u32,
+            distance: init,
+            adapt: o.number(&ADAPT) != 0.0,
+            dt: 1_000_000 / s.tick_hz.max(1) as i64,
+        })
+    }
+    fn client(&self, s: &Setup, _player: usize) -> Box<dyn Node> {
+        let init = s.options.number(&KEY_INIT).clamp(1.0, 1000.0) as u32;
+        let mut updates = BTreeMap::new();
+        updates.insert(0, Update { next: init, server_time: 0, inputs: vec![SeqInput::default(); s.players] });
+        Box::new(Client {
+            state: s.initial.clone(),
+            updates,
+            key: 0,
+            inputs: vec![SeqInput::default(); s.players],
+            ctrl: None,
+            newest_update: None,
+        })
+    }
+}
+
+/// The server's word for one key frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Update {
+    next: u32,
+    server_time: i64,
+    inputs: Vec<SeqInput>,
+}
+
+fn encode_update(key: u32, u: &Update) -> Vec<u8> {
+    let mut w = Writer::with_capacity(18 + 7 * u.inputs.len());
+    w.u8(TAG_UPDATE).u32(key).u32(u.next);
+    w.0.extend_from_slice(&u.server_time.to_le_bytes());
+    w.u8(u.inputs.len() as u8);
+    for i in &u.inputs {
+        w.u32(i.seq);
+        i.input.encode(&mut w.0);
+    }
+    w.finish()
+}
+
+fn decode_update(bytes: &[u8]) -> Option<(u32, Update)> {
+    let mut r = Reader::new(bytes);
+    if r.u8()? != TAG_UPDATE {
+        return None;
+    }
+    let key = r.u32()?;
+    let next = r.u32()?;
+    let server_time = i64::from_le_bytes(r.take(8)?.try_into().ok()?);
+    let n = r.u8()? as usize;
+    let mut inputs = Vec::with_capacity(n);
+    for _ in 0..n {
+        let seq = r.u32()?;
+        inputs.push(SeqInput { seq, input: Input::decode(r.take(3)?)? });
+    }
+    (r.is_done() && next > key).then_some((key, Update { next, server_time, inputs }))
+}
+
+/// A client's CTRL: its input for a key frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Ctrl {
+    key: u32,
+    sample: SeqInput,
+}
+
+struct Client {
+    state: State,
+    updates: BTreeMap<u32, Update>,
+    /// The next key frame to reach.
+    key: u32,
+    /// The inputs in force until then.
+    inputs: Vec<SeqInput>,
+    /// The latest CTRL sent, re-sent until the UPDATE it enables arrives.
+    ctrl: Option<Ctrl>,
+    /// (server time, local arrival) of the newest UPDATE, for RTT echo.
+    newest_update: Option<(i64, i64)>,
+}
+
+impl Client {
+    fn ctrl_packet(&self, c: Ctrl, now: i64) -> Vec<u8> {
+        let (echo, held) =
+            self.newest_update.map_or((0, 0), |(st, at)| (st, (now - at).clamp(0, u32::MAX as i64) as u32));
+        let mut w = Writer::with_capacity(24);
+        w.u8(TAG_CTRL).u32(c.key).u32(c.sample.seq);
+        c.sample.input.encode(&mut w.0);
+        w.0.extend_from_slice(&echo.to_le_bytes());
+        w.u32(held);
+        w.finish()
+    }
+}
+
+impl Node for Client {
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        let server = ctx.setup().server();
+        if self.state.frame == self.key {
+            match self.updates.remove(&self.key) {
+                Some(u) => {
+                    // Frame lock passed: take the inputs until the next key
+                    // frame, and send this key frame's input.
+                    self.inputs = u.inputs;
+                    if let Some(sample) = ctx.sample_input() {
+                        self.ctrl = Some(Ctrl { key: self.key, sample });
+                    }
+                    self.key = u.next;
+                    self.updates.retain(|k, _| *k >= self.key);
+                }
+                None => {
+                    if let Some(c) = self.ctrl {
+                        let p = self.ctrl_packet(c, ctx.now());
+                        ctx.send(server, p);
+                    }
+                    ctx.report(Report::Stalled);
+                    return;
+                }
+            }
+        }
+        if let Some(c) = self.ctrl {
+            let p = self.ctrl_packet(c, ctx.now());
+            ctx.send(server, p);
+        }
+        ctx.game().step(&mut self.state, &self.inputs);
+        ctx.publish_confirmed(&self.state, &self.inputs);
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
+        let Some((key, u)) = decode_update(bytes) else { return };
+        if u.inputs.len() != ctx.setup().players || key < self.key {
+            return;
+        }
+        if self.newest_update.is_none_or(|(t, _)| u.server_time > t) {
+            self.newest_update = Some((u.server_time, ctx.now()));
+        }
+        // An UPDATE past our CTRL's key means the server has it.
+        if self.ctrl.is_some_and(|c| key > c.key) {
+            self.ctrl = None;
+        }
+        self.updates.entry(key).or_insert(u);
+    }
+
+    fn render(&mut self, _ctx: &RenderCtx<'_>, view: &mut View) {
+        view.show_state(&self.state);
+    }
+}
+
+struct Server {
+    updates: BTreeMap<u32, Update>,
+    /// The key frame whose CTRLs are being collected.
+    collecting: u32,
+    ctrls: Vec<Option<SeqInput>>,
+    last_ctrl_key: Vec<Option<u32>>,
+    srtt: Vec<Option<i64>>,
+    min: u32,
+    max: u32,
+    distance: u32,
+    adapt: bool,
+    dt: i64,
+}
+
+fn decode_ctrl(bytes: &[u8]) -> Option<(Ctrl, i64, u32)> {
+    let mut r = Reader::new(bytes);
+    if r.u8()? != TAG_CTRL {
+        return None;
+    }
+    let key = r.u32()?;
+    let seq = r.u32()?;
+    let input = Input::decode(r.take(3)?)?;
+    let echo = i64::from_le_bytes(r.take(8)?.try_into().ok()?);
+    let held = r.u32()?;
+    r.is_done().then_some((Ctrl { key, sample: SeqInput { seq, input } }, echo, held))
+}
+
+impl Node for Server {
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        // Re-send the newest UPDATE to every client that has not answered it.
+        let Some((&key, u)) = self.updates.iter().next_back() else { return };
+        let msg = encode_update(key, u);
+        for p in 0..ctx.setup().players {
+            if self.last_ctrl_key[p].is_none_or(|k| k < key) {
+                ctx.send(ctx.setup().node_of_player(p), msg.clone());
+            }
+        }
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
+        let Some(p) = ctx.setup().player_of_node(from) else { return };
+        let Some((ctrl, echo, held)) = decode_ctrl(bytes) else { return };
+        if echo > 0 {
+            let sample = ctx.now() - echo - held as i64;
+            if sample >= 0 {
+                self.srtt[p] = Some(self.srtt[p].map_or(sample, |s| (7 * s + sample) / 8));
+            }
+        }
+        self.last_ctrl_key[p] = Some(self.last_ctrl_key[p].map_or(ctrl.key, |k| k.max(ctrl.key)));
+        if ctrl.key != self.collecting {
+            return;
+        }
+        self.ctrls[p] = Some(ctrl.sample);
+        if self.ctrls.iter().any(|c| c.is_none()) {
+            return;
+        }
+        // Every CTRL for K1 is in: the UPDATE for K2, announcing K3.
+        if self.adapt {
+            if let Some(worst) = self.srtt.iter().flatten().max() {
+                // Room for the round trip plus two frames of slack.
+                let frames = (worst + self.dt - 1) / self.dt + 2;
+                self.distance = (frames as u32).clamp(self.min, self.max);
+            }
+        }
+        let k2 = self.updates.get(&self.collecting).map_or(self.collecting + self.distance, |u| u.next);
+        let inputs: Vec<SeqInput> = self.ctrls.iter_mut().map(|c| c.take().unwrap_or_default()).collect();
+        let update = Update { next: k2 + self.distance, server_time: ctx.now().max(1), inputs };
+        let msg = encode_update(k2, &update);
+        self.updates.insert(k2, update);
+        while self.updates.len() > 4 {
+            self.updates.pop_first();
+        }
+        self.collecting = k2;
+        for q in 0..ctx.setup().players {
+            ctx.send(ctx.setup().node_of_player(q), msg.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_round_trip_and_reject_garbage() {
+        let u = Update {
+            next: 12,
+            server_time: 99,
+            inputs: vec![SeqInput { seq: 4, input: Input::buttons(Input::UP) }; 3],
+        };
+        let b = encode_update(7, &u);
+        assert_eq!(decode_update(&b), Some((7, u)));
+        for cut in 0..b.len() {
+            assert!(decode_update(&b[..cut]).is_none());
+        }
+        let c = Client {
+            state: State::default(),
+            updates: BTreeMap::new(),
+            key: 0,
+            inputs: vec![],
+            ctrl: None,
+            newest_update: Some((50, 10)),
+        };
+        let ctrl = Ctrl { key: 3, sample: SeqInput { seq: 2, input: Input::buttons(Input::JUMP) } };
+        let p = c.ctrl_packet(ctrl, 30);
+        assert_eq!(decode_ctrl(&p), Some((ctrl, 50, 20)));
+        assert!(decode_ctrl(&p[..p.len() - 1]).is_none());
+    }
+}

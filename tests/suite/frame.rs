@@ -1,0 +1,125 @@
+//! The frame-synchronization family: lockstep, framelock, bucket — no
+//! desyncs, and the differences the seeds describe, in numbers.
+
+use crate::util::{cfg, run_named};
+use harness::metrics::Metrics;
+use harness::net::profile::NetworkPlan;
+use harness::net::transport::TransportKind;
+use harness::runner::{run_plan, RunConfig};
+use harness::trace::TraceSpec;
+use proptest::prelude::*;
+
+const FAMILY: [&str; 3] = ["lockstep", "framelock", "bucket"];
+
+fn run_plan_named(algo: &str, profiles: &str, c: RunConfig) -> Metrics {
+    let plan = NetworkPlan::resolve(profiles, &harness::library::dirs("netem-profiles")).unwrap();
+    let trace = TraceSpec::resolve("random-walk", &[]).unwrap().instantiate(c.clients, c.duration_us, c.seed).unwrap();
+    run_plan(algorithms::registry::find(algo).unwrap(), &plan, &trace, &c).unwrap().metrics
+}
+
+#[test]
+fn the_family_on_4g_never_desyncs_and_reports_what_it_costs() {
+    for algo in FAMILY {
+        let m = run_named(algo, "4g", "random-walk", cfg(4, 20, 1));
+        assert_eq!(m.desyncs, 0, "{algo}");
+        assert_eq!(m.input_mismatches, 0, "{algo}");
+        assert!(m.violations.is_empty(), "{algo}: {:?}", m.violations);
+        assert!(m.divergence_m.own.n > 1000, "{algo}: frames confirmed and scored");
+        assert!(m.input_latency_ms.own.n > 100 && m.bandwidth.up_bytes_per_s > 0.0, "{algo}");
+    }
+}
+
+#[test]
+fn a_slow_player_stalls_everyone_under_lockstep_but_only_himself_under_bucket() {
+    let slow = "lan,lan,lan,delay 150ms 30ms loss 5%";
+    let ls_fast = run_plan_named("lockstep", "lan", cfg(4, 20, 1));
+    let ls_slow = run_plan_named("lockstep", slow, cfg(4, 20, 1));
+    let b_fast = run_plan_named("bucket", "lan", cfg(4, 20, 1));
+    let b_slow = run_plan_named("bucket", slow, cfg(4, 20, 1));
+    for p in 0..3 {
+        // Lockstep: the LAN players wait for the slow one.
+        let (before, after) = (&ls_fast.per_client[p], &ls_slow.per_client[p]);
+        assert!(after.stall_ms > before.stall_ms + 1_000.0, "lockstep p{p}: {} -> {}", before.stall_ms, after.stall_ms);
+        assert!(after.own_input_latency_ms.p50 > before.own_input_latency_ms.p50 + 50.0);
+        // Bucket: the LAN players notice nothing.
+        let (before, after) = (&b_fast.per_client[p], &b_slow.per_client[p]);
+        assert_eq!(after.own_input_latency_ms.p50, before.own_input_latency_ms.p50, "bucket p{p}");
+        assert!(after.stall_ms <= before.stall_ms + 50.0, "bucket p{p}: {} -> {}", before.stall_ms, after.stall_ms);
+    }
+    // ...and the slow player pays for his own link.
+    assert!(b_slow.per_client[3].own_input_latency_ms.p50 > b_fast.per_client[3].own_input_latency_ms.p50 + 200.0);
+    assert_eq!(ls_slow.desyncs + b_slow.desyncs, 0);
+}
+
+#[test]
+fn tcp_has_the_long_tail_the_seeds_argue_about() {
+    let p99 = |t: &str| {
+        let mut c = cfg(4, 30, 1);
+        c.transport = TransportKind::parse(t).unwrap();
+        let m = run_named("lockstep", "delay 30ms 5ms loss 2%", "random-walk", c);
+        assert_eq!(m.desyncs, 0, "{t}");
+        if t != "unreliable" && !t.starts_with("redundant") {
+            assert!(m.network.retransmissions > 0, "{t}");
+        }
+        m.input_latency_ms.own.p99
+    };
+    let (udp, tcp, kcp) = (p99("redundant:3"), p99("tcp-like"), p99("kcp-like"));
+    assert!(tcp > 1.5 * kcp, "tcp p99 {tcp} vs kcp {kcp}");
+    assert!(kcp > udp, "kcp p99 {kcp} vs redundant udp {udp}");
+}
+
+#[test]
+fn framelock_adapts_its_key_distance_to_the_round_trip() {
+    // With adaptation the key distance covers the RTT and nobody waits;
+    // pinned to 2 frames on a 100 ms RTT, everyone does.
+    let adaptive = run_named("framelock", "delay 50ms", "random-walk", cfg(4, 20, 1));
+    let mut pinned_cfg = cfg(4, 20, 1);
+    pinned_cfg.options = harness::contract::Options::parse(&["adapt=0".into(), "key-init=2".into()]).unwrap();
+    let pinned = run_named("framelock", "delay 50ms", "random-walk", pinned_cfg);
+    assert!(adaptive.stall_ms < 200.0, "{}", adaptive.stall_ms);
+    assert!(pinned.stall_ms > 5_000.0, "{}", pinned.stall_ms);
+    // Its price is latency: about one round trip plus slack.
+    assert!(adaptive.input_latency_ms.own.p50 >= 100.0, "{:?}", adaptive.input_latency_ms.own);
+}
+
+#[test]
+fn lockstep_clock_adaptation_keeps_a_fast_clock_from_running_ahead() {
+    use harness::time::LocalClock;
+    let run = |adapt: &str| {
+        let mut c = cfg(2, 30, 1);
+        c.clocks = vec![LocalClock::EXACT, LocalClock { offset_us: 0, drift_ppm: 20_000 }];
+        c.options = harness::contract::Options::parse(&[format!("adapt={adapt}")]).unwrap();
+        run_named("lockstep", "delay 5ms", "random-walk", c)
+    };
+    let (off, on) = (run("0"), run("1"));
+    assert_eq!(off.desyncs + on.desyncs, 0);
+    // Player 1's clock runs 2% fast: without adaptation it makes its tics
+    // early, fills the backup buffer, and every input it samples waits
+    // there (~5 frames); adapting to the key player keeps it to about one.
+    let (slow, fast) = (&off.per_client[1].own_input_latency_ms, &on.per_client[1].own_input_latency_ms);
+    assert!(slow.p50 > 60.0 && fast.p50 < 2.0 * 16.7, "{slow:?} vs {fast:?}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_frame_family_never_desyncs(
+        algo in 0usize..3,
+        delay in 1u32..100,
+        jitter in 0u32..40,
+        loss in 0u32..25,
+        dup in 0u32..10,
+        reorder in 0u32..20,
+        transport in 0usize..4,
+        seed in 0u64..1000,
+    ) {
+        let mut c = cfg(3, 6, seed);
+        c.transport = [TransportKind::Unreliable, TransportKind::Redundant(3), TransportKind::TcpLike, TransportKind::KcpLike][transport];
+        let p = format!("delay {delay}ms {jitter}ms loss {loss}% duplicate {dup}% reorder {reorder}%");
+        let m = run_named(FAMILY[algo], &p, "random-walk", c);
+        prop_assert_eq!(m.desyncs, 0);
+        prop_assert_eq!(m.input_mismatches, 0);
+        prop_assert!(m.violations.is_empty(), "{:?}", m.violations);
+    }
+}
