@@ -159,6 +159,24 @@ pub fn single(r: &RunReport, markdown: bool) -> String {
         .map(|(l, g, d)| vec![l.to_string(), g(&r.metrics).map_or("–".to_string(), |v| fmt(v, *d))])
         .collect();
     out.push_str(&render(&header, &rows, markdown));
+    if r.metrics.per_client.len() > 1 {
+        out.push('\n');
+        let header = vec!["client".to_string(), "own latency p50 (ms)".into(), "own latency p99 (ms)".into(), "stall (ms)".into()];
+        let rows: Vec<Vec<String>> = r
+            .metrics
+            .per_client
+            .iter()
+            .map(|c| {
+                vec![
+                    format!("player {}", c.player),
+                    fmt(c.own_input_latency_ms.p50, 1),
+                    fmt(c.own_input_latency_ms.p99, 1),
+                    fmt(c.stall_ms, 0),
+                ]
+            })
+            .collect();
+        out.push_str(&render(&header, &rows, markdown));
+    }
     if let Some(d) = &r.metrics.first_desync {
         out.push_str(&format!("\nfirst desync: frame {} on node {}: {}\n", d.frame, d.node, d.differences.join("; ")));
     }
