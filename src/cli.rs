@@ -28,6 +28,9 @@ pub enum Command {
     List {
         /// What to list (everything if omitted).
         what: Option<ListWhat>,
+        /// Also list the negative controls (deliberately broken algorithms).
+        #[arg(long)]
+        all: bool,
         /// Output format.
         #[arg(long, value_enum, default_value_t = ListFormat::Table)]
         format: ListFormat,
@@ -37,6 +40,17 @@ pub enum Command {
         after_help = "Examples:\n  syncbench run --algo lockstep --profile wifi --trace zigzag\n  syncbench run --algo server-verified --profile \"delay 50ms\" --clients 2 --duration 10s --format json\n  syncbench run --algo lockstep --profile lan --trace traces/dodge.trace --seed 7"
     )]
     Run(RunArgs),
+    /// Check algorithms against the conformance contracts on generated scenarios.
+    #[command(
+        after_help = "Examples:\n  syncbench conform\n  syncbench conform --algo lockstep --cases 1000\n  syncbench conform --controls --junit reports/conform.xml   # the negative controls must be caught\n\nA failing case is shrunk and written to --out as a scenario file; `syncbench replay FILE` re-runs it."
+    )]
+    Conform(ConformArgs),
+    /// Re-run a scenario file (as `conform` writes them) and check its contract.
+    #[command(after_help = "Example:\n  syncbench replay reports/conform/lockstep-own-seed.no-desync.toml")]
+    Replay {
+        /// The scenario file.
+        file: std::path::PathBuf,
+    },
     /// Inspect a network profile: resolved parameters and measured behaviour.
     #[command(subcommand)]
     Profile(ProfileCmd),
@@ -45,6 +59,29 @@ pub enum Command {
         after_help = "Examples:\n  syncbench compare --profile wifi\n  syncbench compare --profile 4g --algos lockstep,server-verified --traces zigzag,random-walk --seeds 3\n  syncbench compare --profile lan --out reports/lan   # also writes report.json and report.md"
     )]
     Compare(CompareArgs),
+}
+
+/// `conform`.
+#[derive(Args, Debug)]
+pub struct ConformArgs {
+    /// Algorithm name, or `all` (every registered algorithm).
+    #[arg(long, default_value = "all")]
+    pub algo: String,
+    /// Also check that every negative control is caught by its contract.
+    #[arg(long)]
+    pub controls: bool,
+    /// Generated scenarios per contract.
+    #[arg(long, default_value_t = 20)]
+    pub cases: u64,
+    /// Seed of the case generator.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write JUnit XML here.
+    #[arg(long)]
+    pub junit: Option<std::path::PathBuf>,
+    /// Where failing scenarios are written.
+    #[arg(long, default_value = "reports/conform")]
+    pub out: std::path::PathBuf,
 }
 
 /// `profile` subcommands.

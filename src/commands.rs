@@ -1,7 +1,7 @@
 //! The subcommands: resolve names, run matches, print reports.
 
 use crate::cli::ProfileCmd;
-use crate::cli::{Command, CompareArgs, Format, ListFormat, ListWhat, MatchArgs, RunArgs};
+use crate::cli::{Command, CompareArgs, ConformArgs, Format, ListFormat, ListWhat, MatchArgs, RunArgs};
 use crate::output::write_atomic;
 use crate::{BadInput, Violation};
 use anyhow::Result;
@@ -20,7 +20,9 @@ use std::sync::Mutex;
 /// Runs a parsed command.
 pub fn dispatch(cmd: Command) -> Result<()> {
     match cmd {
-        Command::List { what, format } => list(what, format),
+        Command::List { what, format, all } => list(what, format, all),
+        Command::Conform(a) => conform(a),
+        Command::Replay { file } => replay(&file),
         Command::Run(a) => run_cmd(a),
         Command::Compare(a) => compare(a),
         Command::Profile(ProfileCmd::Show { profile, packets, spacing, payload, seed, format }) => {
@@ -205,19 +207,24 @@ fn compare(a: CompareArgs) -> Result<()> {
     check_violations(&runs)
 }
 
-fn list(what: Option<ListWhat>, format: ListFormat) -> Result<()> {
+fn list(what: Option<ListWhat>, format: ListFormat, all: bool) -> Result<()> {
     let show = |w: ListWhat| what.is_none() || what == Some(w);
     let mut json = serde_json::Map::new();
     if show(ListWhat::Algorithms) {
-        let algos = algorithms::registry::all();
+        let mut algos: Vec<&dyn Algorithm> = algorithms::registry::all().to_vec();
+        if all {
+            algos.extend(algorithms::controls::all().iter().map(|(a, _)| *a));
+        }
         if format == ListFormat::Json {
             json.insert(
                 "algorithms".into(),
                 algos
                     .iter()
                     .map(|a| {
+                        let caught_by = algorithms::controls::all().iter().find(|(c, _)| c.name() == a.name()).map(|(_, k)| *k);
                         serde_json::json!({
                             "name": a.name(), "topology": a.topology().as_str(), "description": a.description(),
+                            "negative_control_caught_by": caught_by,
                             "options": a.options().iter().map(|o| serde_json::json!({"name": o.name, "default": o.default, "help": o.help})).collect::<Vec<_>>()
                         })
                     })
@@ -225,7 +232,7 @@ fn list(what: Option<ListWhat>, format: ListFormat) -> Result<()> {
             );
         } else {
             println!("ALGORITHMS");
-            for a in algos {
+            for a in &algos {
                 println!("  {:<18} {:<14} {}", a.name(), a.topology().as_str(), a.description());
                 for o in a.options() {
                     println!("  {:<18} --opt {}={}  {}", "", o.name, o.default, o.help);
@@ -367,4 +374,165 @@ fn profile_show(arg: &str, packets: u64, spacing: &str, payload: usize, seed: u6
         }
     }
     Ok(())
+}
+
+/// One cell of the conformance table.
+struct ConformRow {
+    algorithm: String,
+    contract: &'static str,
+    /// `None`: pass (or, for a control, caught); `Ok`: not applicable; `Err`: failed.
+    outcome: Option<Result<String, String>>,
+    file: Option<String>,
+}
+
+fn conform(a: ConformArgs) -> Result<()> {
+    use harness::conform::{check, check_one, contracts, junit, Verdict};
+    let algos: Vec<&'static dyn Algorithm> =
+        if a.algo == "all" { algorithms::registry::all().to_vec() } else { vec![find_algo(&a.algo)?] };
+    if a.cases == 0 {
+        return Err(bad("--cases must be at least 1"));
+    }
+    let mut rows: Vec<ConformRow> = Vec::new();
+    let mut failed = Vec::new();
+    let write_case = |name: &str, contract: &str, s: &harness::conform::Scenario, why: &str| -> Result<String> {
+        let path = a.out.join(format!("{name}.{contract}.toml"));
+        write_atomic(&path, &s.to_toml(&format!("{name} broke `{contract}`: {why}")))?;
+        Ok(path.display().to_string())
+    };
+    for algo in &algos {
+        for r in check(*algo, a.cases, a.seed) {
+            let (outcome, file) = match &r.verdict {
+                Verdict::Pass => (None, None),
+                Verdict::NotApplicable(why) => (Some(Ok(why.clone())), None),
+                Verdict::Fail(why) => {
+                    let file = match &r.counterexample {
+                        Some(s) => Some(write_case(algo.name(), r.contract, s, why)?),
+                        None => None,
+                    };
+                    failed.push(format!("{} broke {}: {why}", algo.name(), r.contract));
+                    (Some(Err(why.clone())), file)
+                }
+            };
+            rows.push(ConformRow { algorithm: algo.name().to_string(), contract: r.contract, outcome, file });
+        }
+    }
+    if a.controls {
+        for (control, contract) in algorithms::controls::all() {
+            let c = contracts::all().iter().find(|c| c.name == *contract).expect("controls name real contracts");
+            let r = check_one(*control, c, a.cases, a.seed);
+            let (outcome, file) = match &r.verdict {
+                Verdict::Fail(why) => {
+                    let file =
+                        r.counterexample.as_ref().map(|s| write_case(control.name(), contract, s, why)).transpose()?;
+                    (None, file) // caught: the control "passes" the test
+                }
+                other => {
+                    failed.push(format!("negative control {} was not caught by {contract}", control.name()));
+                    (Some(Err(format!("not caught: {other:?}"))), None)
+                }
+            };
+            rows.push(ConformRow { algorithm: format!("control:{}", control.name()), contract, outcome, file });
+        }
+    }
+    // The table: algorithm × contract.
+    let names: Vec<&str> = contracts::all().iter().map(|c| c.name).collect();
+    let mut algos_seen: Vec<String> = Vec::new();
+    for r in &rows {
+        if !algos_seen.contains(&r.algorithm) {
+            algos_seen.push(r.algorithm.clone());
+        }
+    }
+    let width = algos_seen.iter().map(|s| s.len()).max().unwrap_or(10).max(9);
+    print!("{:<width$}", "algorithm");
+    for n in &names {
+        print!("  {n:>w$}", w = n.len().max(6));
+    }
+    println!();
+    for alg in &algos_seen {
+        print!("{alg:<width$}");
+        for n in &names {
+            let cell = match rows.iter().find(|r| r.algorithm == *alg && r.contract == *n).map(|r| &r.outcome) {
+                None => "",
+                Some(None) if alg.starts_with("control:") => "caught",
+                Some(None) => "pass",
+                Some(Some(Ok(_))) => "n/a",
+                Some(Some(Err(_))) => "FAIL",
+            };
+            print!("  {cell:>w$}", w = n.len().max(6));
+        }
+        println!();
+    }
+    println!(
+        "({} cases per contract, seed {}; \"caught\": the control broke the contract it was built to break)",
+        a.cases, a.seed
+    );
+    for r in &rows {
+        if let Some(file) = &r.file {
+            println!("  {} / {}: scenario written to {file}", r.algorithm, r.contract);
+        }
+    }
+    if let Some(path) = &a.junit {
+        let jrows: Vec<junit::Row<'_>> = rows
+            .iter()
+            .map(|r| junit::Row {
+                algorithm: &r.algorithm,
+                contract: r.contract,
+                outcome: r.outcome.clone(),
+                scenario: r.file.clone(),
+            })
+            .collect();
+        write_atomic(path, &junit::render(&jrows))?;
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(Violation(format!("conformance failures:\n  {}", failed.join("\n  "))).into())
+    }
+}
+
+fn replay(file: &std::path::Path) -> Result<()> {
+    use harness::conform::{replay as replay_scenario, Scenario, Verdict};
+    use harness::error::Source;
+    let source = Source::File(file.display().to_string());
+    let text = std::fs::read_to_string(file).map_err(|e| bad(format!("{}: cannot read: {e}", file.display())))?;
+    let s = Scenario::parse(&text, &source).map_err(|e| bad(e.to_string()))?;
+    let algo = find_algo(&s.algorithm)?;
+    println!(
+        "replaying {} on `{}` / `{}`, {} clients, {} s, seed {}, contract {}",
+        s.algorithm,
+        s.uplink,
+        s.downlink,
+        s.clients,
+        s.duration_us as f64 / 1e6,
+        s.seed,
+        s.contract
+    );
+    match replay_scenario(algo, &s).map_err(bad)? {
+        Verdict::Pass => {
+            println!("pass: the contract holds on this scenario");
+            Ok(())
+        }
+        Verdict::NotApplicable(why) => {
+            println!("not applicable: {why}");
+            Ok(())
+        }
+        Verdict::Fail(why) => {
+            println!("FAIL: {why}");
+            if let Some(f) = why
+                .split("first at frame ")
+                .nth(1)
+                .and_then(|r| r.split_whitespace().next())
+                .and_then(|n| n.parse::<u64>().ok())
+            {
+                let dt = 1_000_000 / s.tick_hz as u64;
+                println!("inputs around frame {f} (per player, by tick):");
+                for k in f.saturating_sub(3)..=f + 1 {
+                    let row: Vec<String> =
+                        (0..s.clients).map(|p| s.trace.input_at(p, k.saturating_sub(1) * dt).to_string()).collect();
+                    println!("  frame {k:>5}: {}", row.join("  "));
+                }
+            }
+            Err(Violation("the scenario's failure reproduced".into()).into())
+        }
+    }
 }

@@ -15,8 +15,10 @@
 //! | `bucket` | frame sync, optimistic: no waiting for slow players | [`frame::bucket`] |
 //!
 //! Shared components live in [`support`]: clock sync, the snapshot codec,
-//! the interpolation buffer.
+//! the interpolation buffer. Deliberately broken variants the conformance
+//! suite must catch live in [`controls`].
 
+pub mod controls;
 pub mod frame;
 pub mod registry;
 pub mod state;

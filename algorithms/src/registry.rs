@@ -10,8 +10,8 @@ use harness::contract::Algorithm;
 
 static ALL: &[&dyn Algorithm] = &[
     &crate::state::server_verified::ServerVerified,
-    &crate::state::prediction::Prediction,
-    &crate::frame::lockstep::Lockstep,
+    &crate::state::prediction::PREDICTION,
+    &crate::frame::lockstep::LOCKSTEP,
     &crate::frame::framelock::Framelock,
     &crate::frame::bucket::Bucket,
 ];
@@ -21,9 +21,9 @@ pub fn all() -> &'static [&'static dyn Algorithm] {
     ALL
 }
 
-/// The algorithm called `name`.
+/// The algorithm called `name`, negative controls included.
 pub fn find(name: &str) -> Option<&'static dyn Algorithm> {
-    ALL.iter().copied().find(|a| a.name() == name)
+    ALL.iter().copied().chain(crate::controls::all().iter().map(|(a, _)| *a)).find(|a| a.name() == name)
 }
 
 /// The names, in listing order.

@@ -15,6 +15,7 @@
 //!
 //! See [`contract`] for a complete worked example of adding an algorithm.
 
+pub mod conform;
 pub mod contract;
 pub mod error;
 pub mod event;

@@ -41,6 +41,9 @@ pub struct RunConfig {
     pub header_bytes: usize,
     /// What carries the algorithm's messages.
     pub transport: TransportKind,
+    /// Conformance checks: `Some(mark)` turns them on, with progress counted
+    /// after `mark` µs.
+    pub checks: Option<Option<u64>>,
 }
 
 impl Default for RunConfig {
@@ -55,6 +58,7 @@ impl Default for RunConfig {
             options: Options::default(),
             header_bytes: UDP_IPV4_HEADER_BYTES,
             transport: TransportKind::Unreliable,
+            checks: None,
         }
     }
 }
@@ -279,6 +283,9 @@ pub fn run_plan(
         session_seed,
     };
     let mut recorder = Recorder::new(topology, &game, &initial, trace.clone(), cfg.duration_us, cfg.header_bytes);
+    if let Some(mark) = cfg.checks {
+        recorder.enable_checks(mark);
+    }
     let pick = |v: &[u32], i: usize| *v.get(i).or(v.last()).unwrap_or(&60);
 
     let mut slots: Vec<NodeSlot> = Vec::with_capacity(setup.nodes());

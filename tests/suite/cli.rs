@@ -134,6 +134,36 @@ fn list_shows_algorithms_profiles_and_traces() {
 
 #[test]
 fn unknown_transport_is_bad_input() {
-    assert_bad_input(&["run", "--algo", "lockstep", "--transport", "carrier-pigeon"], &["unknown transport", "kcp-like"]);
+    assert_bad_input(
+        &["run", "--algo", "lockstep", "--transport", "carrier-pigeon"],
+        &["unknown transport", "kcp-like"],
+    );
     assert_bad_input(&["run", "--algo", "lockstep", "--transport", "redundant:0"], &["redundancy"]);
+}
+
+#[test]
+fn conform_catches_controls_writes_junit_and_replays() {
+    let dir = std::env::temp_dir().join(format!("syncbench-conform-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let junit = dir.join("conform.xml");
+    let (code, out, err) =
+        syncbench(&["conform", "--controls", "--cases", "3", "--out", d, "--junit", junit.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("control:lockstep-own-seed") && out.contains("caught"), "{out}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("<testsuite name=\"lockstep\"") && xml.contains("failures=\"0\""), "{xml}");
+    // The control's counterexample replays to the same failure: exit 1.
+    let file = dir.join("lockstep-own-seed.no-desync.toml");
+    let (code, out, _) = syncbench(&["replay", file.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("FAIL") && out.contains("world.rng"), "{out}");
+    // A real algorithm breaking a contract exits 1 too.
+    let (code, _, err) = syncbench(&["conform", "--algo", "frame-based", "--cases", "3", "--out", d]);
+    assert_eq!(code, 1, "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+    // A malformed scenario is bad input.
+    let bad = std::env::temp_dir().join(format!("syncbench-bad-{}.toml", std::process::id()));
+    std::fs::write(&bad, "contract = \"no-desync\"\nalgorithm = \"lockstep\"\nclients = 0\n").unwrap();
+    assert_bad_input(&["replay", bad.to_str().unwrap()], &["clients"]);
+    std::fs::remove_file(&bad).ok();
 }

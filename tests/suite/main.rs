@@ -1,6 +1,7 @@
 //! syncbench's integration tests: one binary, one module per area.
 
 mod cli;
+mod conformance;
 mod determinism;
 mod frame;
 mod lockstep;

@@ -45,14 +45,26 @@ const ADAPT: OptionSpec = OptionSpec::number(
     "1: DOOM's clock adaptation — a peer ahead of the key player (player 0) for 4 tics in a row skips a tic",
 );
 
-/// The algorithm.
-pub struct Lockstep;
+/// The algorithm; with `own_seed`, the negative control whose peers seed
+/// the game's random generator themselves instead of using the session's.
+pub struct Lockstep {
+    /// Name on the command line.
+    pub name: &'static str,
+    /// The flaw: each peer seeds its own RNG.
+    pub own_seed: bool,
+}
+
+/// `lockstep` as it should be.
+pub const LOCKSTEP: Lockstep = Lockstep { name: "lockstep", own_seed: false };
 
 impl Algorithm for Lockstep {
     fn name(&self) -> &'static str {
-        "lockstep"
+        self.name
     }
     fn description(&self) -> &'static str {
+        if self.own_seed {
+            return "NEGATIVE CONTROL: lockstep whose peers seed the game's random generator themselves";
+        }
         "strict peer-to-peer lockstep: a frame runs only when every player's input for it is there (DOOM, seed 003)"
     }
     fn topology(&self) -> Topology {
@@ -65,7 +77,13 @@ impl Algorithm for Lockstep {
         let n = setup.players;
         Box::new(Peer {
             me: player,
-            state: setup.initial.clone(),
+            state: {
+                let mut s = setup.initial.clone();
+                if self.own_seed {
+                    s.rng = 0x0123_4567_89AB_CDEF ^ player as u64;
+                }
+                s
+            },
             inputs: vec![Vec::new(); n],
             have: vec![0; n],
             acked_by: vec![0; n],

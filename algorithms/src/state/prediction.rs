@@ -64,15 +64,44 @@ const REDUNDANCY: OptionSpec = OptionSpec::number("redundancy", "3", "moves carr
 const MAX_QUEUE: OptionSpec = OptionSpec::number("max-queue", "2", "server input queue per client");
 const RESYNC: OptionSpec = OptionSpec::number("resync", "10", "re-run clock sync every this many seconds (0: once)");
 
-/// The algorithm.
-pub struct Prediction;
+/// A deliberate flaw, for the negative controls the conformance suite
+/// must catch (see `crate::controls`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flaw {
+    /// The algorithm as it should be.
+    None,
+    /// Takes the server's state and drops the pending moves instead of
+    /// replaying them.
+    NoReplay,
+    /// Shows remote players at the estimated present, extrapolating along
+    /// their velocity without any bound.
+    UnboundedExtrapolation,
+}
+
+/// The algorithm (and, with a [`Flaw`], its broken variants).
+pub struct Prediction {
+    /// Name on the command line.
+    pub name: &'static str,
+    /// One line for `list`.
+    pub description: &'static str,
+    /// The deliberate flaw, if any.
+    pub flaw: Flaw,
+}
+
+/// `prediction` as it should be.
+pub const PREDICTION: Prediction = Prediction {
+    name: "prediction",
+    description:
+        "client prediction + server reconciliation, interpolated remotes, lag compensation (seeds 000, 002, 004)",
+    flaw: Flaw::None,
+};
 
 impl Algorithm for Prediction {
     fn name(&self) -> &'static str {
-        "prediction"
+        self.name
     }
     fn description(&self) -> &'static str {
-        "client prediction + server reconciliation, interpolated remotes, lag compensation (seeds 000, 002, 004)"
+        self.description
     }
     fn topology(&self) -> Topology {
         Topology::ClientServer
@@ -105,13 +134,20 @@ impl Algorithm for Prediction {
             interp,
             clock: ClockSync::new((o.number(&RESYNC).max(0.0) * 1e6) as i64),
             fallback_offset: None,
-            interp_us: (o.number(&INTERP).max(0.0) * 1e3) as i64,
+            interp_us: if self.flaw == Flaw::UnboundedExtrapolation {
+                0
+            } else {
+                (o.number(&INTERP).max(0.0) * 1e3) as i64
+            },
             raw: o.word(&REMOTE) == "raw",
-            dry: if o.word(&DRY) == "extrapolate" {
+            dry: if self.flaw == Flaw::UnboundedExtrapolation {
+                Dry::Extrapolate(i64::MAX / 4)
+            } else if o.word(&DRY) == "extrapolate" {
                 Dry::Extrapolate((o.number(&EXTRAPOLATE_MAX).max(0.0) * 1e3) as i64)
             } else {
                 Dry::Hold
             },
+            no_replay: self.flaw == Flaw::NoReplay,
             threshold_um: (o.number(&THRESHOLD).max(0.0) * 1e3) as i64,
             smoothing_us: (o.number(&SMOOTHING).max(0.0) * 1e3) as i64,
             smooth: None,
@@ -169,6 +205,7 @@ struct Client {
     shown_own: Option<[i32; 3]>,
     last_view: (u32, u32, u16),
     redundancy: usize,
+    no_replay: bool,
 }
 
 fn differs(a: &PlayerState, b: &PlayerState, threshold_um: i64) -> bool {
@@ -209,6 +246,16 @@ impl Client {
             acked = self.moves.pop_front();
         }
         let server_own = s.players[self.me];
+        if self.no_replay {
+            // The flaw: adopt the server's (old) world and forget the moves
+            // it has not seen yet.
+            if differs(&self.predicted.players[self.me], &server_own, self.threshold_um) {
+                ctx.report(Report::Correction);
+            }
+            self.predicted = s;
+            self.moves.clear();
+            return;
+        }
         let mispredicted = match &acked {
             Some(m) if m.seq == ack => differs(&m.after, &server_own, self.threshold_um),
             // The server applied a move we no longer hold, or none of ours:

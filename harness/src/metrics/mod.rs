@@ -117,6 +117,16 @@ pub struct FinalDivergence {
     pub remote: f64,
 }
 
+/// What the conformance checks saw (only when enabled).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Checks {
+    /// Client/server: the farthest a remote entity was shown from the path
+    /// the authority took over the previous two seconds, metres.
+    pub off_path_max_m: Option<f64>,
+    /// Confirming topologies: frames each client confirmed after the mark.
+    pub frames_after_mark: Option<Vec<u32>>,
+}
+
 /// What one client experienced (the run-level figures average or pool
 /// these; a slow player shows up here).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -187,6 +197,9 @@ pub struct Metrics {
     pub final_divergence_m: FinalDivergence,
     /// Per client: own latency and stall.
     pub per_client: Vec<ClientMetrics>,
+    /// Conformance checks, when a conformance run asked for them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checks: Option<Checks>,
     /// Hit agreement, when players shot.
     pub hit_agreement: Option<HitAgreement>,
 }

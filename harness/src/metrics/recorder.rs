@@ -7,7 +7,8 @@
 
 use super::stats::{round4, Hist};
 use super::{
-    Bandwidth, ClientMetrics, ClockError, Desync, FinalDivergence, HitAgreement, Metrics, NetworkCounts, OwnRemote,
+    Bandwidth, Checks, ClientMetrics, ClockError, Desync, FinalDivergence, HitAgreement, Metrics, NetworkCounts,
+    OwnRemote,
 };
 use crate::contract::{EntityView, NodeId, Report, Topology, View};
 use crate::game::{Game, Input, PlayerState, SeqInput, State};
@@ -99,6 +100,8 @@ pub struct Recorder {
     last_div: Vec<[u64; 2]>,
     /// Per viewer, own input latency.
     own_latency: Vec<Hist>,
+    /// Conformance checks, when enabled.
+    checks: Option<CheckState>,
     /// Per player, the latest view its screen showed.
     last_view: Vec<Vec<EntityView>>,
     /// Per player, `(seq, target)` of each sampled shot as the screen saw it.
@@ -170,10 +173,25 @@ impl Recorder {
             clock_err_sum: 0,
             last_div: vec![[0; 2]; players],
             own_latency: vec![Hist::default(); players],
+            checks: None,
             last_view: vec![Vec::new(); players],
             screen_shots: vec![VecDeque::new(); players],
             hits: HitAgreement::default(),
         }
+    }
+
+    /// Turns on the conformance checks: remote positions against the
+    /// authority's path (client/server), and per-client progress after
+    /// `mark_us` (confirming topologies).
+    pub fn enable_checks(&mut self, mark_us: Option<u64>) {
+        let nodes = self.traffic.len();
+        self.checks = Some(CheckState {
+            off_path_max: 0,
+            path_samples: 0,
+            mark_us,
+            at_mark: vec![0; nodes],
+            last: vec![0; nodes],
+        });
     }
 
     fn violation(&mut self, msg: String) {
@@ -293,7 +311,16 @@ impl Recorder {
     }
 
     /// Peer publishes a confirmed state and the inputs that produced it.
-    pub(crate) fn publish_confirmed(&mut self, node: NodeId, _t: Micros, state: &State, inputs: &[SeqInput]) {
+    pub(crate) fn publish_confirmed(&mut self, node: NodeId, t: Micros, state: &State, inputs: &[SeqInput]) {
+        if let Some(c) = self.checks.as_mut() {
+            let n = node.0 as usize;
+            if n < c.last.len() {
+                c.last[n] = c.last[n].max(state.frame);
+                if c.mark_us.is_some_and(|m| t.0 <= m) {
+                    c.at_mark[n] = c.last[n];
+                }
+            }
+        }
         if !self.topology.confirms() {
             self.violation("publish_confirmed in a client/server topology (the server publishes the authority)".into());
             return;
@@ -363,6 +390,17 @@ impl Recorder {
                 None => differences.push(format!("player{p}: not in the agreed state")),
             }
         }
+        if let Some(e) = expected {
+            if e.rng != published.rng {
+                differences.push(format!("world.rng: {:#x} vs {:#x}", e.rng, published.rng));
+            }
+            if e.item != published.item {
+                differences.push(format!("world.item: {:?} vs {:?}", e.item, published.item));
+            }
+        }
+        if differences.is_empty() {
+            differences.push("(a field not kept for frames before the newest replayed one)".into());
+        }
         Desync {
             frame: f as u32,
             node: node.0,
@@ -415,12 +453,40 @@ impl Recorder {
             let f = ((t.0 / self.dt_us) as usize + 1).min(self.ideal.frames() - 1);
             self.ideal_div[own].record(dist(self.ideal.at(f, id), e));
         }
+        if !self.topology.confirms() && self.checks.is_some() {
+            self.check_paths(viewer, view);
+        }
         let frame =
             if self.topology.confirms() { (t.0 / self.dt_us) as usize + 1 } else { self.authority.frames() - 1 };
         if frame < self.authority.frames() {
             self.score(viewer, frame, view);
         } else {
             self.pending.push_back(Pending { viewer, frame, view: view.clone() });
+        }
+    }
+
+    /// Remote entities must be shown on the path the authority took over the
+    /// last two seconds (on a segment between two of its frames).
+    fn check_paths(&mut self, viewer: usize, view: &View) {
+        let last = self.authority.frames() - 1;
+        let first = last.saturating_sub(2 * 1_000_000 / self.dt_us as usize);
+        let mut worst = 0u64;
+        let mut samples = 0u64;
+        for e in view.entities.iter().filter(|e| e.id as usize != viewer && (e.id as usize) < self.players) {
+            let id = e.id as usize;
+            let p = [e.x as f64, e.y as f64, e.z as f64];
+            let mut best = f64::INFINITY;
+            for f in first..=last {
+                let a = self.authority.at(f, id);
+                let b = self.authority.at((f + 1).min(last), id);
+                best = best.min(point_segment(p, a, b));
+            }
+            worst = worst.max(best as u64);
+            samples += 1;
+        }
+        if let Some(c) = self.checks.as_mut() {
+            c.off_path_max = c.off_path_max.max(worst);
+            c.path_samples += samples;
         }
     }
 
@@ -498,6 +564,15 @@ impl Recorder {
                 mean_signed_ms: round4(self.clock_err_sum as f64 / self.clock_err.len() as f64 / 1e3),
                 abs_ms: self.clock_err.stats(1e3),
             }),
+            checks: self.checks.as_ref().map(|c| {
+                let first_client = self.topology.has_server() as usize;
+                Checks {
+                    off_path_max_m: (c.path_samples > 0).then(|| round4(c.off_path_max as f64 / 1e6)),
+                    frames_after_mark: c.mark_us.map(|_| {
+                        c.last[first_client..].iter().zip(&c.at_mark[first_client..]).map(|(l, m)| l - m).collect()
+                    }),
+                }
+            }),
             per_client: (0..self.players)
                 .map(|p| ClientMetrics {
                     player: p,
@@ -517,6 +592,28 @@ impl Recorder {
             }),
         }
     }
+}
+
+/// Distance from `p` to the segment `a`–`b`, µm.
+fn point_segment(p: [f64; 3], a: [i32; 3], b: [i32; 3]) -> f64 {
+    let a = [a[0] as f64, a[1] as f64, a[2] as f64];
+    let b = [b[0] as f64, b[1] as f64, b[2] as f64];
+    let ab = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+    let ap = [p[0] - a[0], p[1] - a[1], p[2] - a[2]];
+    let len2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
+    let t = if len2 > 0.0 { ((ap[0] * ab[0] + ap[1] * ab[1] + ap[2] * ab[2]) / len2).clamp(0.0, 1.0) } else { 0.0 };
+    let d = [ap[0] - t * ab[0], ap[1] - t * ab[1], ap[2] - t * ab[2]];
+    (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
+}
+
+/// Conformance bookkeeping.
+#[derive(Clone, Debug)]
+struct CheckState {
+    off_path_max: u64,
+    path_samples: u64,
+    mark_us: Option<u64>,
+    at_mark: Vec<u32>,
+    last: Vec<u32>,
 }
 
 fn dist(a: [i32; 3], e: &crate::contract::EntityView) -> u64 {

@@ -161,7 +161,12 @@ pub fn single(r: &RunReport, markdown: bool) -> String {
     out.push_str(&render(&header, &rows, markdown));
     if r.metrics.per_client.len() > 1 {
         out.push('\n');
-        let header = vec!["client".to_string(), "own latency p50 (ms)".into(), "own latency p99 (ms)".into(), "stall (ms)".into()];
+        let header = vec![
+            "client".to_string(),
+            "own latency p50 (ms)".into(),
+            "own latency p99 (ms)".into(),
+            "stall (ms)".into(),
+        ];
         let rows: Vec<Vec<String>> = r
             .metrics
             .per_client

@@ -1,0 +1,39 @@
+//! Negative controls: deliberately broken algorithms the conformance suite
+//! must catch. They are kept out of the default listings (`syncbench list
+//! algorithms --all` shows them) and each names the contract that catches
+//! it; a test asserts that every one is caught.
+
+pub mod frame_based;
+
+use crate::frame::lockstep::Lockstep;
+use crate::state::prediction::{Flaw, Prediction};
+use harness::contract::Algorithm;
+
+/// `lockstep` whose peers seed the game's random generator themselves.
+pub const LOCKSTEP_OWN_SEED: Lockstep = Lockstep { name: "lockstep-own-seed", own_seed: true };
+
+/// `prediction` that adopts the server's state without replaying pending
+/// moves.
+pub const PREDICTION_NO_REPLAY: Prediction = Prediction {
+    name: "prediction-no-replay",
+    description: "NEGATIVE CONTROL: prediction that takes the server's state without replaying pending inputs",
+    flaw: Flaw::NoReplay,
+};
+
+/// `prediction` whose remote players are extrapolated without bound.
+pub const EXTRAPOLATE_UNBOUNDED: Prediction = Prediction {
+    name: "extrapolate-unbounded",
+    description: "NEGATIVE CONTROL: remote players extrapolated to the present along their velocity, without bound",
+    flaw: Flaw::UnboundedExtrapolation,
+};
+
+/// Every control with the contract that must catch it.
+pub fn all() -> &'static [(&'static dyn Algorithm, &'static str)] {
+    static ALL: [(&dyn Algorithm, &str); 4] = [
+        (&frame_based::FrameBased, "frame-rate-independent"),
+        (&LOCKSTEP_OWN_SEED, "no-desync"),
+        (&PREDICTION_NO_REPLAY, "predicted-own-bound"),
+        (&EXTRAPOLATE_UNBOUNDED, "remote-on-path"),
+    ];
+    &ALL
+}

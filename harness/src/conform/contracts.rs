@@ -1,0 +1,312 @@
+//! The contracts: what each family of algorithms promises, as checks on
+//! generated scenarios.
+
+use super::scenario::Scenario;
+use super::Verdict;
+use crate::contract::{Algorithm, Topology};
+use crate::game::Input;
+use crate::metrics::Metrics;
+use crate::net::netem::{LossModel, Netem, Prob};
+use crate::net::transport::TransportKind;
+use crate::rng::{Purpose, Stream};
+use crate::runner::run_plan;
+use crate::trace::generate::Generator;
+use crate::trace::{Trace, Track};
+use std::collections::BTreeMap;
+
+/// A stated promise, checked on generated scenarios.
+pub struct Contract {
+    /// Short name (used in tables, JUnit and scenario files).
+    pub name: &'static str,
+    /// The promise, in one sentence.
+    pub promise: &'static str,
+    /// Which topologies it applies to.
+    pub applies: fn(Topology) -> bool,
+    /// Scenario number `case` for `algorithm`.
+    pub case: fn(&dyn Algorithm, u64) -> Scenario,
+    /// The check.
+    pub check: fn(&dyn Algorithm, &Scenario) -> Verdict,
+}
+
+/// Every contract.
+pub fn all() -> &'static [Contract] {
+    &CONTRACTS
+}
+
+static CONTRACTS: [Contract; 6] = [
+    Contract {
+        name: "no-desync",
+        promise: "no two peers ever confirm different states for a frame, and every confirmed input is one the player really gave",
+        applies: Topology::confirms,
+        case: impaired_case,
+        check: check_no_desync,
+    },
+    Contract {
+        name: "converges",
+        promise: "once inputs stop and the link is clean, every screen shows exactly the authority's world",
+        applies: |_| true,
+        case: converge_case,
+        check: check_converges,
+    },
+    Contract {
+        name: "frame-rate-independent",
+        promise: "what a player sees does not depend on their render rate (30 Hz and 144 Hz screens agree)",
+        applies: |_| true,
+        case: gentle_case,
+        check: check_frame_rate,
+    },
+    Contract {
+        name: "predicted-own-bound",
+        promise: "a predicting client shows its own player where the inputs put it (within 5 cm of the ideal world on a clean link)",
+        applies: |t| t == Topology::ClientServer,
+        case: squares_case,
+        check: check_predicted_own,
+    },
+    Contract {
+        name: "remote-on-path",
+        promise: "remote players are shown on the path the authority took (within 30 cm), never extrapolated away from it",
+        applies: |t| t == Topology::ClientServer,
+        case: impaired_case,
+        check: check_on_path,
+    },
+    Contract {
+        name: "liveness",
+        promise: "after the link heals, every client makes progress (at least 80% of real-time frames)",
+        applies: Topology::confirms,
+        case: outage_case,
+        check: check_liveness,
+    },
+];
+
+fn run(algorithm: &dyn Algorithm, s: &Scenario) -> Result<Metrics, Verdict> {
+    run_plan(algorithm, &s.plan(), &s.trace, &s.config())
+        .map(|r| r.metrics)
+        .map_err(|e| Verdict::Fail(format!("the run did not start: {e}")))
+}
+
+fn pct(rng: &mut Stream, max: u64) -> Prob {
+    Prob::from_percent(rng.below(max + 1) as f64)
+}
+
+/// Random impairments: delay, jitter, loss, duplication, reordering.
+fn impairment(rng: &mut Stream, max_loss: u64) -> Netem {
+    let mut n = Netem::clean();
+    n.delay_us = rng.range_inclusive(1, 100) as u64 * 1_000;
+    n.jitter_us = rng.below(30) * 1_000;
+    n.loss = LossModel::Random { p: pct(rng, max_loss), corr: Prob::NEVER };
+    n.duplicate = pct(rng, 5);
+    n.reorder = pct(rng, 10);
+    n.gap = if n.reorder.is_set() { 1 } else { 0 };
+    n
+}
+
+fn generated_trace(rng: &mut Stream, clients: usize, duration_us: u64, stop_us: Option<u64>) -> Trace {
+    let name = ["random-walk", "zigzag", "stop-go", "strafe-shoot"][rng.below(4) as usize];
+    let seed = rng.next_u64() % 1_000_000;
+    let g = Generator::parse(&format!("{name}:seed={seed}"), &crate::error::Source::BuiltIn("conform".into()))
+        .ok()
+        .flatten()
+        .expect("built-in generator");
+    let mut tracks: Vec<Track> = (0..clients).map(|p| g.track(p, duration_us, seed)).collect();
+    if let Some(stop) = stop_us {
+        for t in &mut tracks {
+            t.segments.retain(|(s, _)| *s < stop);
+            t.segments.push((stop, Input::IDLE));
+        }
+    }
+    Trace { name: g.to_string(), tracks }
+}
+
+fn base(algorithm: &dyn Algorithm, contract: &str, rng: &mut Stream, duration_us: u64) -> Scenario {
+    let clients = 2 + rng.below(3) as usize;
+    Scenario {
+        contract: contract.into(),
+        algorithm: algorithm.name().into(),
+        options: BTreeMap::new(),
+        clients,
+        duration_us,
+        seed: rng.next_u64() % 1_000_000,
+        tick_hz: 60,
+        render_hz: vec![60],
+        transport: TransportKind::Unreliable,
+        uplink: Netem::clean(),
+        downlink: Netem::clean(),
+        heal_at_us: None,
+        trace: Trace { name: String::new(), tracks: Vec::new() },
+    }
+}
+
+fn stream(name: &str, case: u64) -> Stream {
+    Stream::new(
+        case,
+        Purpose::Session,
+        crate::rng::mix64(name.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64))),
+    )
+}
+
+fn impaired_case(a: &dyn Algorithm, case: u64) -> Scenario {
+    let mut rng = stream("impaired", case);
+    let mut s = base(a, "", &mut rng, 6_000_000);
+    s.uplink = impairment(&mut rng, 20);
+    s.downlink = impairment(&mut rng, 20);
+    s.transport = match rng.below(8) {
+        0 => TransportKind::Redundant(3),
+        1 => TransportKind::KcpLike,
+        _ => TransportKind::Unreliable,
+    };
+    s.trace = generated_trace(&mut rng, s.clients, s.duration_us, None);
+    s
+}
+
+fn converge_case(a: &dyn Algorithm, case: u64) -> Scenario {
+    let mut rng = stream("converge", case);
+    let mut s = base(a, "", &mut rng, 8_000_000);
+    s.uplink = impairment(&mut rng, 10);
+    s.downlink = impairment(&mut rng, 10);
+    s.heal_at_us = Some(3_000_000);
+    s.trace = generated_trace(&mut rng, s.clients, s.duration_us, Some(2_000_000));
+    s
+}
+
+fn gentle_case(a: &dyn Algorithm, case: u64) -> Scenario {
+    let mut rng = stream("gentle", case);
+    let mut s = base(a, "", &mut rng, 6_000_000);
+    let mut n = Netem::clean();
+    n.delay_us = rng.range_inclusive(5, 60) as u64 * 1_000;
+    s.uplink = n.clone();
+    s.downlink = n;
+    s.trace = generated_trace(&mut rng, s.clients, s.duration_us, None);
+    s
+}
+
+fn squares_case(a: &dyn Algorithm, case: u64) -> Scenario {
+    let mut rng = stream("squares", case);
+    let mut s = base(a, "", &mut rng, 6_000_000);
+    let mut n = Netem::clean();
+    n.delay_us = rng.range_inclusive(40, 80) as u64 * 1_000;
+    s.uplink = n.clone();
+    s.downlink = n;
+    // Everyone walks a small square in step: no walls, no collisions, so
+    // prediction has nothing to get wrong.
+    let side = rng.range_inclusive(150_000, 300_000) as u64;
+    let dirs = [Input::RIGHT, Input::UP, Input::LEFT, Input::DOWN];
+    let mut segs: Vec<(u64, Input)> = (0..16).map(|k| (k * side, Input::buttons(dirs[(k % 4) as usize]))).collect();
+    segs.push((16 * side, Input::IDLE));
+    s.trace = Trace { name: "squares".into(), tracks: vec![Track { segments: segs, repeat_us: None }; s.clients] };
+    s
+}
+
+fn outage_case(a: &dyn Algorithm, case: u64) -> Scenario {
+    let mut rng = stream("outage", case);
+    let mut s = base(a, "", &mut rng, 7_000_000);
+    s.uplink = impairment(&mut rng, 20);
+    s.downlink = impairment(&mut rng, 20);
+    if rng.below(2) == 0 {
+        s.uplink.loss = LossModel::Random { p: Prob::ALWAYS, corr: Prob::NEVER };
+    }
+    s.heal_at_us = Some(4_000_000);
+    s.trace = generated_trace(&mut rng, s.clients, s.duration_us, None);
+    s
+}
+
+fn check_no_desync(a: &dyn Algorithm, s: &Scenario) -> Verdict {
+    let m = match run(a, s) {
+        Ok(m) => m,
+        Err(v) => return v,
+    };
+    if let Some(d) = &m.first_desync {
+        return Verdict::Fail(format!(
+            "{} desynced frame(s); first at frame {} on node {}: {}",
+            m.desyncs,
+            d.frame,
+            d.node,
+            d.differences.join("; ")
+        ));
+    }
+    if m.input_mismatches > 0 || !m.violations.is_empty() {
+        return Verdict::Fail(format!("{} input mismatches; {}", m.input_mismatches, m.violations.join("; ")));
+    }
+    Verdict::Pass
+}
+
+fn check_converges(a: &dyn Algorithm, s: &Scenario) -> Verdict {
+    let m = match run(a, s) {
+        Ok(m) => m,
+        Err(v) => return v,
+    };
+    let f = &m.final_divergence_m;
+    if f.own > 0.001 || f.remote > 0.001 {
+        return Verdict::Fail(format!(
+            "at the end the screens are {:.3} m (own) and {:.3} m (remote) from the authority",
+            f.own, f.remote
+        ));
+    }
+    Verdict::Pass
+}
+
+fn check_frame_rate(a: &dyn Algorithm, s: &Scenario) -> Verdict {
+    let mut slow = s.clone();
+    slow.render_hz = vec![30];
+    let mut fast = s.clone();
+    fast.render_hz = vec![144];
+    let (m30, m144) = match (run(a, &slow), run(a, &fast)) {
+        (Ok(x), Ok(y)) => (x, y),
+        (Err(v), _) | (_, Err(v)) => return v,
+    };
+    let (x, y) = (m30.ideal_divergence_m.own.mean, m144.ideal_divergence_m.own.mean);
+    if (x - y).abs() > 0.05 + 0.25 * x.max(y) {
+        return Verdict::Fail(format!("own entity vs the ideal world: {x:.3} m at 30 Hz but {y:.3} m at 144 Hz"));
+    }
+    Verdict::Pass
+}
+
+fn check_predicted_own(a: &dyn Algorithm, s: &Scenario) -> Verdict {
+    let m = match run(a, s) {
+        Ok(m) => m,
+        Err(v) => return v,
+    };
+    let tick_ms = 1000.0 / s.tick_hz as f64;
+    if m.input_latency_ms.own.n == 0 {
+        return Verdict::NotApplicable("never shows its own inputs".into());
+    }
+    if m.input_latency_ms.own.p50 >= tick_ms {
+        return Verdict::NotApplicable(format!(
+            "does not predict (own input latency p50 {:.1} ms)",
+            m.input_latency_ms.own.p50
+        ));
+    }
+    let d = m.ideal_divergence_m.own.mean;
+    if d > 0.05 {
+        return Verdict::Fail(format!("own player shown {d:.3} m (mean) from where its inputs put it"));
+    }
+    Verdict::Pass
+}
+
+fn check_on_path(a: &dyn Algorithm, s: &Scenario) -> Verdict {
+    let m = match run(a, s) {
+        Ok(m) => m,
+        Err(v) => return v,
+    };
+    match m.checks.and_then(|c| c.off_path_max_m) {
+        Some(d) if d > 0.3 => Verdict::Fail(format!("a remote player was shown {d:.3} m off the authority's path")),
+        Some(_) => Verdict::Pass,
+        None => Verdict::NotApplicable("shows no remote players".into()),
+    }
+}
+
+fn check_liveness(a: &dyn Algorithm, s: &Scenario) -> Verdict {
+    let m = match run(a, s) {
+        Ok(m) => m,
+        Err(v) => return v,
+    };
+    let window = s.duration_us - s.heal_at_us.unwrap_or(0);
+    let want = (window as f64 / 1e6 * s.tick_hz as f64 * 0.8) as u32;
+    let progress = m.checks.and_then(|c| c.frames_after_mark).unwrap_or_default();
+    match progress.iter().enumerate().find(|(_, &f)| f < want) {
+        Some((p, f)) => Verdict::Fail(format!(
+            "player {p} confirmed {f} frames in the {:.1} s after the link healed (want ≥ {want})",
+            window as f64 / 1e6
+        )),
+        None => Verdict::Pass,
+    }
+}

@@ -1,0 +1,194 @@
+//! Conformance: contracts every algorithm of a family must keep, checked on
+//! generated scenarios, with failing cases shrunk and written as replayable
+//! scenario files.
+//!
+//! This is also the entry point for a netcode author who wants to check an
+//! algorithm of their own crate:
+//!
+//! ```
+//! use harness::conform::{check, Verdict};
+//! # use harness::contract::*;
+//! # use harness::game::{Input, SeqInput, State};
+//! # struct Still;
+//! # impl Algorithm for Still {
+//! #     fn name(&self) -> &'static str { "still" }
+//! #     fn description(&self) -> &'static str { "shows the initial state" }
+//! #     fn topology(&self) -> Topology { Topology::ClientServer }
+//! #     fn server(&self, s: &Setup) -> Box<dyn Node> { Box::new(Srv(s.initial.clone())) }
+//! #     fn client(&self, s: &Setup, _: usize) -> Box<dyn Node> { Box::new(Cl(s.initial.clone())) }
+//! # }
+//! # struct Srv(State);
+//! # impl Node for Srv {
+//! #     fn on_tick(&mut self, ctx: &mut Ctx) {
+//! #         let right = SeqInput { seq: 0, input: Input::buttons(Input::RIGHT) };
+//! #         let n = self.0.players.len();
+//! #         ctx.game().step(&mut self.0, &vec![right; n]);
+//! #         ctx.publish_authority(&self.0);
+//! #     }
+//! #     fn on_packet(&mut self, _: &mut Ctx, _: NodeId, _: &[u8]) {}
+//! # }
+//! # struct Cl(State);
+//! # impl Node for Cl {
+//! #     fn on_tick(&mut self, _: &mut Ctx) {}
+//! #     fn on_packet(&mut self, _: &mut Ctx, _: NodeId, _: &[u8]) {}
+//! #     fn render(&mut self, _: &RenderCtx, v: &mut View) { v.show_state(&self.0) }
+//! # }
+//! // `Still`'s server runs everyone to the right, but its clients keep
+//! // showing the initial state: the screens never converge to the world.
+//! let results = check(&Still, 2, 1);
+//! let verdict = |name: &str| &results.iter().find(|r| r.contract == name).unwrap().verdict;
+//! assert!(matches!(verdict("converges"), Verdict::Fail(_)));
+//! assert!(matches!(verdict("no-desync"), Verdict::NotApplicable(_)));
+//! ```
+
+pub mod contracts;
+pub mod junit;
+pub mod scenario;
+
+use crate::contract::Algorithm;
+use crate::net::netem::{LossModel, Prob};
+pub use contracts::Contract;
+pub use scenario::Scenario;
+
+/// The outcome of a contract on an algorithm.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every case passed.
+    Pass,
+    /// A case failed: what was wrong.
+    Fail(String),
+    /// The contract does not apply (and why).
+    NotApplicable(String),
+}
+
+/// One contract's result on one algorithm.
+#[derive(Clone, Debug)]
+pub struct ContractResult {
+    /// Contract name.
+    pub contract: &'static str,
+    /// Cases run.
+    pub cases: u64,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The shrunk failing scenario, if one failed.
+    pub counterexample: Option<Scenario>,
+}
+
+/// Runs every contract on `algorithm`, `cases` generated scenarios each
+/// (case numbers derived from `seed`). A failing case is shrunk.
+pub fn check(algorithm: &dyn Algorithm, cases: u64, seed: u64) -> Vec<ContractResult> {
+    contracts::all().iter().map(|c| check_one(algorithm, c, cases, seed)).collect()
+}
+
+/// Runs one contract.
+pub fn check_one(algorithm: &dyn Algorithm, c: &Contract, cases: u64, seed: u64) -> ContractResult {
+    if !(c.applies)(algorithm.topology()) {
+        return ContractResult {
+            contract: c.name,
+            cases: 0,
+            verdict: Verdict::NotApplicable(format!("not for {} algorithms", algorithm.topology().as_str())),
+            counterexample: None,
+        };
+    }
+    let mut not_applicable = None;
+    for i in 0..cases {
+        let mut s = (c.case)(algorithm, seed.wrapping_mul(1_000_003).wrapping_add(i));
+        s.contract = c.name.to_string();
+        match (c.check)(algorithm, &s) {
+            Verdict::Pass => {}
+            Verdict::NotApplicable(why) => not_applicable = Some(why),
+            Verdict::Fail(_) => {
+                let (s, why) = shrink(algorithm, c, s);
+                return ContractResult {
+                    contract: c.name,
+                    cases: i + 1,
+                    verdict: Verdict::Fail(why),
+                    counterexample: Some(s),
+                };
+            }
+        }
+        if not_applicable.is_some() {
+            break;
+        }
+    }
+    let verdict = match not_applicable {
+        Some(why) => Verdict::NotApplicable(why),
+        None => Verdict::Pass,
+    };
+    ContractResult { contract: c.name, cases, verdict, counterexample: None }
+}
+
+/// Replays a scenario against its contract.
+pub fn replay(algorithm: &dyn Algorithm, s: &Scenario) -> Result<Verdict, String> {
+    let c = contracts::all().iter().find(|c| c.name == s.contract).ok_or_else(|| {
+        let names: Vec<&str> = contracts::all().iter().map(|c| c.name).collect();
+        format!("unknown contract `{}`: expected one of {}", s.contract, names.join(", "))
+    })?;
+    Ok((c.check)(algorithm, s))
+}
+
+/// Simplifies a failing scenario while it keeps failing: fewer players,
+/// a shorter run, fewer impairments. Returns the smallest found and its
+/// failure.
+fn shrink(algorithm: &dyn Algorithm, c: &Contract, mut s: Scenario) -> (Scenario, String) {
+    let fails = |s: &Scenario| match (c.check)(algorithm, s) {
+        Verdict::Fail(why) => Some(why),
+        _ => None,
+    };
+    let mut why = fails(&s).unwrap_or_else(|| "failure did not reproduce".into());
+    let candidates = |s: &Scenario| -> Vec<Scenario> {
+        let mut v = Vec::new();
+        if s.clients > 2 {
+            let mut t = s.clone();
+            t.clients -= 1;
+            t.trace.tracks.truncate(t.clients);
+            v.push(t);
+        }
+        for dir in 0..2 {
+            let n = if dir == 0 { &s.uplink } else { &s.downlink };
+            let mut variants = Vec::new();
+            if n.jitter_us > 0 {
+                let mut m = n.clone();
+                m.jitter_us = 0;
+                variants.push(m);
+            }
+            if n.loss.is_set() {
+                let mut m = n.clone();
+                m.loss = LossModel::Random { p: Prob::NEVER, corr: Prob::NEVER };
+                variants.push(m);
+            }
+            if n.duplicate.is_set() {
+                let mut m = n.clone();
+                m.duplicate = Prob::NEVER;
+                variants.push(m);
+            }
+            if n.reorder.is_set() {
+                let mut m = n.clone();
+                m.reorder = Prob::NEVER;
+                m.gap = 0;
+                variants.push(m);
+            }
+            for m in variants {
+                let mut t = s.clone();
+                if dir == 0 {
+                    t.uplink = m;
+                } else {
+                    t.downlink = m;
+                }
+                v.push(t);
+            }
+        }
+        v
+    };
+    'outer: for _ in 0..32 {
+        for t in candidates(&s) {
+            if let Some(w) = fails(&t) {
+                s = t;
+                why = w;
+                continue 'outer;
+            }
+        }
+        break;
+    }
+    (s, why)
+}

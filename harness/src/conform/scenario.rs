@@ -1,0 +1,242 @@
+//! A scenario: everything one run needs, in one small TOML file that
+//! `syncbench replay` re-runs bit for bit. Failing conformance cases are
+//! written in this form.
+//!
+//! ```toml
+//! contract = "no-desync"              # what to check when replayed
+//! algorithm = "lockstep"
+//! options = { max-ahead = "6" }
+//! clients = 3
+//! duration = "6000ms"
+//! seed = 42
+//! tick_rate = 60
+//! render_rate = [60]
+//! transport = "unreliable"
+//! uplink = "delay 40ms 10ms loss 5%"
+//! downlink = "delay 40ms 10ms loss 5%"
+//! heal_at = "4000ms"                  # optional: the link is clean from here on
+//! trace = """
+//! syncbench-trace 1
+//! exact 60
+//! R . U
+//! ...
+//! """
+//! ```
+
+use crate::contract::Options;
+use crate::error::{InputError, Source};
+use crate::net::netem::Netem;
+use crate::net::profile::{Direction, Event, EventKind, NetworkPlan, Profile};
+use crate::net::transport::TransportKind;
+use crate::runner::RunConfig;
+use crate::time::{parse_duration, Micros};
+use crate::trace::script::{write_exact, Script};
+use crate::trace::Trace;
+use std::collections::BTreeMap;
+
+/// One reproducible run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// The contract the scenario was generated for.
+    pub contract: String,
+    /// Algorithm name.
+    pub algorithm: String,
+    /// Algorithm options.
+    pub options: BTreeMap<String, String>,
+    /// Players.
+    pub clients: usize,
+    /// Duration, µs.
+    pub duration_us: u64,
+    /// Run seed.
+    pub seed: u64,
+    /// Tick rate, Hz.
+    pub tick_hz: u32,
+    /// Render rates, Hz.
+    pub render_hz: Vec<u32>,
+    /// Transport.
+    pub transport: TransportKind,
+    /// Uplink of every client.
+    pub uplink: Netem,
+    /// Downlink of every client.
+    pub downlink: Netem,
+    /// From this instant on the link is clean.
+    pub heal_at_us: Option<u64>,
+    /// The exact per-tick input of every player.
+    pub trace: Trace,
+}
+
+impl Scenario {
+    /// The network plan: the impaired link, healed at `heal_at`.
+    pub fn plan(&self) -> NetworkPlan {
+        let mut p = Profile {
+            name: "scenario".into(),
+            description: String::new(),
+            source: String::new(),
+            uplink: self.uplink.clone(),
+            downlink: self.downlink.clone(),
+            ..Profile::clean()
+        };
+        if let Some(h) = self.heal_at_us {
+            p.events.push(Event {
+                at: Micros(h),
+                direction: Direction::Both,
+                kind: EventKind::Handover {
+                    outage_us: 0,
+                    uplink: Box::new(Netem::clean()),
+                    downlink: Box::new(Netem::clean()),
+                },
+            });
+        }
+        NetworkPlan::uniform(p)
+    }
+
+    /// The run configuration.
+    pub fn config(&self) -> RunConfig {
+        RunConfig {
+            clients: self.clients,
+            duration_us: self.duration_us,
+            seed: self.seed,
+            tick_hz: self.tick_hz,
+            render_hz: self.render_hz.clone(),
+            options: Options(self.options.clone()),
+            transport: self.transport,
+            checks: Some(self.heal_at_us),
+            ..RunConfig::default()
+        }
+    }
+
+    /// The TOML form.
+    pub fn to_toml(&self, comment: &str) -> String {
+        let mut s = String::new();
+        for l in comment.lines() {
+            s.push_str(&format!("# {l}\n"));
+        }
+        s.push_str("# Replay with: syncbench replay THIS_FILE\n");
+        s.push_str(&format!("contract = {:?}\nalgorithm = {:?}\n", self.contract, self.algorithm));
+        let opts: Vec<String> = self.options.iter().map(|(k, v)| format!("{k:?} = {v:?}")).collect();
+        s.push_str(&format!("options = {{ {} }}\n", opts.join(", ")));
+        s.push_str(&format!(
+            "clients = {}\nduration = \"{}us\"\nseed = {}\ntick_rate = {}\n",
+            self.clients, self.duration_us, self.seed, self.tick_hz
+        ));
+        s.push_str(&format!("render_rate = {:?}\ntransport = {:?}\n", self.render_hz, self.transport.to_string()));
+        s.push_str(&format!("uplink = {:?}\ndownlink = {:?}\n", show(&self.uplink), show(&self.downlink)));
+        if let Some(h) = self.heal_at_us {
+            s.push_str(&format!("heal_at = \"{h}us\"\n"));
+        }
+        let ticks = self.duration_us.div_ceil(1_000_000 / self.tick_hz as u64);
+        s.push_str("trace = \"\"\"\n");
+        s.push_str(&write_exact(&self.trace, self.tick_hz, ticks, ""));
+        s.push_str("\"\"\"\n");
+        s
+    }
+
+    /// Reads the TOML form.
+    pub fn parse(text: &str, source: &Source) -> Result<Scenario, InputError> {
+        let err = |key: &str, msg: String| {
+            let line = text.lines().position(|l| l.trim_start().starts_with(key)).map(|i| i + 1);
+            InputError::at(source, line, msg)
+        };
+        let t: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            let line = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+            InputError::at(source, line, format!("invalid TOML: {}", e.message()))
+        })?;
+        let str_of = |k: &str| -> Result<&str, InputError> {
+            t.get(k).and_then(|v| v.as_str()).ok_or_else(|| err(k, format!("`{k}`: expected a string")))
+        };
+        let int_of = |k: &str| -> Result<i64, InputError> {
+            t.get(k).and_then(|v| v.as_integer()).ok_or_else(|| err(k, format!("`{k}`: expected an integer")))
+        };
+        let dur = |k: &str| -> Result<u64, InputError> {
+            parse_duration(str_of(k)?).map_err(|m| err(k, format!("`{k}`: {m}")))
+        };
+        let netem = |k: &str| -> Result<Netem, InputError> {
+            let v = str_of(k)?;
+            if v.is_empty() || v == "(clean)" {
+                return Ok(Netem::clean());
+            }
+            Netem::parse(v).map_err(|e| err(k, format!("`{k}`: {e}")))
+        };
+        for k in t.keys() {
+            if ![
+                "contract",
+                "algorithm",
+                "options",
+                "clients",
+                "duration",
+                "seed",
+                "tick_rate",
+                "render_rate",
+                "transport",
+                "uplink",
+                "downlink",
+                "heal_at",
+                "trace",
+            ]
+            .contains(&k.as_str())
+            {
+                return Err(err(k, format!("unknown key `{k}`")));
+            }
+        }
+        let mut options = BTreeMap::new();
+        if let Some(o) = t.get("options") {
+            let tbl = o.as_table().ok_or_else(|| err("options", "`options`: expected a table of strings".into()))?;
+            for (k, v) in tbl {
+                let v = v.as_str().ok_or_else(|| err("options", format!("option `{k}`: expected a string")))?;
+                options.insert(k.clone(), v.to_string());
+            }
+        }
+        let clients = int_of("clients")?;
+        if !(1..=4096).contains(&clients) {
+            return Err(err("clients", "`clients`: expected 1..=4096".into()));
+        }
+        let tick = int_of("tick_rate")?;
+        if !(1..=1000).contains(&tick) {
+            return Err(err("tick_rate", "`tick_rate`: expected 1..=1000".into()));
+        }
+        let render_hz = match t.get("render_rate") {
+            None => vec![60],
+            Some(v) => v
+                .as_array()
+                .and_then(|a| {
+                    a.iter()
+                        .map(|x| x.as_integer().filter(|r| (1..=1000).contains(r)).map(|r| r as u32))
+                        .collect::<Option<Vec<_>>>()
+                })
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| err("render_rate", "`render_rate`: expected a list of rates 1..=1000".into()))?,
+        };
+        let transport =
+            TransportKind::parse(str_of("transport").unwrap_or("unreliable")).map_err(|m| err("transport", m))?;
+        let trace_text = str_of("trace")?;
+        let trace_line = text.lines().position(|l| l.trim_start().starts_with("trace")).unwrap_or(0);
+        let script = Script::parse(trace_text, "scenario", source)
+            .map_err(|e| InputError { line: e.line.map(|l| l + trace_line), ..e })?;
+        let duration_us = dur("duration")?;
+        let trace = script.instantiate(clients as usize, duration_us, 0)?;
+        Ok(Scenario {
+            contract: str_of("contract")?.to_string(),
+            algorithm: str_of("algorithm")?.to_string(),
+            options,
+            clients: clients as usize,
+            duration_us,
+            seed: int_of("seed")? as u64,
+            tick_hz: tick as u32,
+            render_hz,
+            transport,
+            uplink: netem("uplink")?,
+            downlink: netem("downlink")?,
+            heal_at_us: if t.contains_key("heal_at") { Some(dur("heal_at")?) } else { None },
+            trace,
+        })
+    }
+}
+
+fn show(n: &Netem) -> String {
+    let s = n.to_string();
+    if s == "(clean)" {
+        String::new()
+    } else {
+        s
+    }
+}
