@@ -117,6 +117,26 @@ pub struct FinalDivergence {
     pub remote: f64,
 }
 
+/// The run second by second (what report plots draw).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timeline {
+    /// Mean own-entity divergence from the authority in each second, m.
+    pub own_divergence_m: Vec<f64>,
+    /// Mean remote-entity divergence in each second, m.
+    pub remote_divergence_m: Vec<f64>,
+    /// Corrections in each second.
+    pub corrections: Vec<u32>,
+}
+
+/// Input-latency distributions as `(quantile, ms)` points.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencyCdf {
+    /// Own input to own screen.
+    pub own: Vec<[f64; 2]>,
+    /// Other players' inputs.
+    pub remote: Vec<[f64; 2]>,
+}
+
 /// What the conformance checks saw (only when enabled).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Checks {
@@ -197,6 +217,10 @@ pub struct Metrics {
     pub final_divergence_m: FinalDivergence,
     /// Per client: own latency and stall.
     pub per_client: Vec<ClientMetrics>,
+    /// Second by second.
+    pub timeline: Timeline,
+    /// Latency distributions.
+    pub latency_cdf_ms: LatencyCdf,
     /// Conformance checks, when a conformance run asked for them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checks: Option<Checks>,

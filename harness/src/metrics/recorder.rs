@@ -7,7 +7,7 @@
 
 use super::stats::{round4, Hist};
 use super::{
-    Bandwidth, Checks, ClientMetrics, ClockError, Desync, FinalDivergence, HitAgreement, Metrics, NetworkCounts,
+    Bandwidth, Checks, ClientMetrics, LatencyCdf, Timeline, ClockError, Desync, FinalDivergence, HitAgreement, Metrics, NetworkCounts,
     OwnRemote,
 };
 use crate::contract::{EntityView, NodeId, Report, Topology, View};
@@ -22,15 +22,15 @@ const MAX_VIOLATIONS: usize = 20;
 
 /// Positions of every player per frame, index = frame.
 #[derive(Clone, Debug, Default)]
-struct Timeline {
+struct Frames {
     players: usize,
     pos: Vec<[i32; 3]>,
     checksums: Vec<u64>,
 }
 
-impl Timeline {
-    fn new(players: usize) -> Timeline {
-        Timeline { players, pos: Vec::new(), checksums: Vec::new() }
+impl Frames {
+    fn new(players: usize) -> Frames {
+        Frames { players, pos: Vec::new(), checksums: Vec::new() }
     }
     fn frames(&self) -> usize {
         self.checksums.len()
@@ -48,7 +48,16 @@ impl Timeline {
 struct Pending {
     viewer: usize,
     frame: usize,
+    t: Micros,
     view: View,
+}
+
+/// Per-second sums for the timeline.
+#[derive(Clone, Copy, Default)]
+struct Second {
+    own: (f64, u64),
+    remote: (f64, u64),
+    corrections: u32,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -74,9 +83,9 @@ pub struct Recorder {
     trace: Trace,
     game: Game,
     samples: Vec<Vec<(Micros, Input)>>,
-    authority: Timeline,
+    authority: Frames,
     authority_state: State,
-    ideal: Timeline,
+    ideal: Frames,
     pending: VecDeque<Pending>,
     seen: Vec<Vec<Seen>>,
     div: [Hist; 2],
@@ -102,6 +111,8 @@ pub struct Recorder {
     own_latency: Vec<Hist>,
     /// Conformance checks, when enabled.
     checks: Option<CheckState>,
+    /// Per simulated second, for the timeline.
+    seconds: Vec<Second>,
     /// Per player, the latest view its screen showed.
     last_view: Vec<Vec<EntityView>>,
     /// Per player, `(seq, target)` of each sampled shot as the screen saw it.
@@ -126,7 +137,7 @@ impl Recorder {
         let game = Game::new(game.config().clone());
         // The ideal world: the frame due at t is ⌊t/dt⌋ + 1, stepped with the
         // inputs held at each tick instant.
-        let mut ideal = Timeline::new(players);
+        let mut ideal = Frames::new(players);
         let mut s = initial.clone();
         ideal.push(&s);
         let frames = duration_us / dt_us + 2;
@@ -138,7 +149,7 @@ impl Recorder {
             game.step(&mut s, &inputs);
             ideal.push(&s);
         }
-        let mut authority = Timeline::new(players);
+        let mut authority = Frames::new(players);
         authority.push(initial);
         let nodes = players + topology.has_server() as usize;
         Recorder {
@@ -174,6 +185,7 @@ impl Recorder {
             last_div: vec![[0; 2]; players],
             own_latency: vec![Hist::default(); players],
             checks: None,
+            seconds: Vec::new(),
             last_view: vec![Vec::new(); players],
             screen_shots: vec![VecDeque::new(); players],
             hits: HitAgreement::default(),
@@ -268,7 +280,10 @@ impl Recorder {
                 self.clock_err_sum += err as i128;
                 self.clock_err.record(err.unsigned_abs());
             }
-            Report::Correction => self.corrections += 1,
+            Report::Correction => {
+                self.corrections += 1;
+                self.second(t).corrections += 1;
+            }
             Report::Resimulated(n) => self.resimulated += n as u64,
             Report::Rollback { depth } => {
                 self.rollbacks += 1;
@@ -459,9 +474,9 @@ impl Recorder {
         let frame =
             if self.topology.confirms() { (t.0 / self.dt_us) as usize + 1 } else { self.authority.frames() - 1 };
         if frame < self.authority.frames() {
-            self.score(viewer, frame, view);
+            self.score(viewer, frame, t, view);
         } else {
-            self.pending.push_back(Pending { viewer, frame, view: view.clone() });
+            self.pending.push_back(Pending { viewer, frame, t, view: view.clone() });
         }
     }
 
@@ -490,7 +505,15 @@ impl Recorder {
         }
     }
 
-    fn score(&mut self, viewer: usize, frame: usize, view: &View) {
+    fn second(&mut self, t: Micros) -> &mut Second {
+        let i = (t.0 / 1_000_000) as usize;
+        if self.seconds.len() <= i {
+            self.seconds.resize(i + 1, Second::default());
+        }
+        &mut self.seconds[i]
+    }
+
+    fn score(&mut self, viewer: usize, frame: usize, t: Micros, view: &View) {
         let mut last = [0u64; 2];
         for e in &view.entities {
             let id = e.id as usize;
@@ -499,6 +522,10 @@ impl Recorder {
                 let d = dist(self.authority.at(frame, id), e);
                 self.div[own].record(d);
                 last[own] = last[own].max(d);
+                let sec = self.second(t);
+                let slot = if own == 1 { &mut sec.own } else { &mut sec.remote };
+                slot.0 += d as f64 / 1e6;
+                slot.1 += 1;
             }
         }
         self.last_div[viewer] = last;
@@ -507,7 +534,7 @@ impl Recorder {
     fn drain_pending(&mut self) {
         while self.pending.front().is_some_and(|p| p.frame < self.authority.frames()) {
             let p = self.pending.pop_front().expect("checked");
-            self.score(p.viewer, p.frame, &p.view);
+            self.score(p.viewer, p.frame, p.t, &p.view);
         }
     }
 
@@ -573,6 +600,12 @@ impl Recorder {
                     }),
                 }
             }),
+            timeline: Timeline {
+                own_divergence_m: self.seconds.iter().map(|s| round4(s.own.0 / s.own.1.max(1) as f64)).collect(),
+                remote_divergence_m: self.seconds.iter().map(|s| round4(s.remote.0 / s.remote.1.max(1) as f64)).collect(),
+                corrections: self.seconds.iter().map(|s| s.corrections).collect(),
+            },
+            latency_cdf_ms: LatencyCdf { own: self.latency[1].cdf(1e3), remote: self.latency[0].cdf(1e3) },
             per_client: (0..self.players)
                 .map(|p| ClientMetrics {
                     player: p,

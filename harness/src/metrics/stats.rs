@@ -61,6 +61,18 @@ impl Hist {
         self.0.is_empty()
     }
 
+    /// `(quantile, value / scale)` at 0, 1, 5, 10, 20 … 90, 95, 99, 100%:
+    /// enough points to draw a CDF.
+    pub fn cdf(&self, scale: f64) -> Vec<[f64; 2]> {
+        if self.0.is_empty() {
+            return Vec::new();
+        }
+        [0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0]
+            .iter()
+            .map(|&q| [q, round4(self.0.value_at_quantile(q) as f64 / scale)])
+            .collect()
+    }
+
     /// Summary, each value divided by `scale` (e.g. 10⁶ for µm → m).
     pub fn stats(&self, scale: f64) -> Stats {
         if self.0.is_empty() {

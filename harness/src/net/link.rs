@@ -788,6 +788,23 @@ mod tests {
         assert_eq!(l.send(Micros(2_000_000), 10).iter().next().unwrap().time, Micros(2_030_000));
     }
 
+    proptest::proptest! {
+        /// The unreliable link never delivers before the profile's minimum
+        /// delay (base delay minus jitter), whatever the other impairments.
+        #[test]
+        fn never_delivers_before_the_minimum_delay(
+            delay in 0u64..200, jitter in 0u64..200, loss in 0u32..50, dup in 0u32..20, seed in 0u64..1000,
+        ) {
+            let jitter = jitter.min(delay);
+            let mut l = link(&format!("delay {delay}ms {jitter}ms loss {loss}% duplicate {dup}%"), seed);
+            for i in 0..500u64 {
+                for d in l.send(Micros(i * 1_000), 100).iter() {
+                    proptest::prop_assert!(d.time.0 >= i * 1_000 + (delay - jitter) * 1_000);
+                }
+            }
+        }
+    }
+
     #[test]
     fn corruption_flips_a_bit_inside_the_packet() {
         let mut l = link("corrupt 100%", 11);
