@@ -40,6 +40,43 @@ pub enum Command {
         after_help = "Examples:\n  syncbench run --algo lockstep --profile wifi --trace zigzag\n  syncbench run --algo server-verified --profile \"delay 50ms\" --clients 2 --duration 10s --format json\n  syncbench run --algo lockstep --profile lan --trace traces/dodge.trace --seed 7"
     )]
     Run(RunArgs),
+    /// Run a matrix of algorithms × profiles × traces × seeds in parallel and write
+    /// report.json, .csv, .md and .html.
+    #[command(
+        after_help = "Examples:\n  syncbench matrix --quick                      # the CI matrix, into reports/quick\n  syncbench matrix --jobs 2 --out reports/full  # every algorithm × 6 profiles × 4 traces × 3 seeds\n  syncbench matrix --shard 2/3 --out shard2     # one third of it (merge the thirds with `merge`)"
+    )]
+    Matrix(MatrixArgs),
+    /// Compare two reports run by run; exit 1 if a quality metric regressed.
+    #[command(
+        after_help = "Examples:\n  syncbench diff reports/baseline/quick.json reports/quick/report.json\n  syncbench diff old.json new.json --tolerance 10 --metric latency.own.p99"
+    )]
+    Diff {
+        /// The baseline report.json.
+        base: std::path::PathBuf,
+        /// The new report.json.
+        new: std::path::PathBuf,
+        /// Allowed worsening, percent.
+        #[arg(long, default_value_t = 5.0)]
+        tolerance: f64,
+        /// Only these metrics (repeatable); default: every quality metric.
+        #[arg(long)]
+        metric: Vec<String>,
+    },
+    /// Merge shard reports into one (the same as the unsharded run).
+    #[command(
+        after_help = "Example:\n  syncbench merge s1/report.json s2/report.json s3/report.json --out reports/full"
+    )]
+    Merge {
+        /// The shard reports.
+        #[arg(required = true)]
+        inputs: Vec<std::path::PathBuf>,
+        /// Where to write the merged reports.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// No messages on stderr.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Check algorithms against the conformance contracts on generated scenarios.
     #[command(
         after_help = "Examples:\n  syncbench conform\n  syncbench conform --algo lockstep --cases 1000\n  syncbench conform --controls --junit reports/conform.xml   # the negative controls must be caught\n\nA failing case is shrunk and written to --out as a scenario file; `syncbench replay FILE` re-runs it."
@@ -59,6 +96,40 @@ pub enum Command {
         after_help = "Examples:\n  syncbench compare --profile wifi\n  syncbench compare --profile 4g --algos lockstep,server-verified --traces zigzag,random-walk --seeds 3\n  syncbench compare --profile lan --out reports/lan   # also writes report.json and report.md"
     )]
     Compare(CompareArgs),
+}
+
+/// `matrix`.
+#[derive(Args, Debug)]
+pub struct MatrixArgs {
+    /// Algorithms, comma-separated, or `all`.
+    #[arg(long, default_value = "all", value_delimiter = ',')]
+    pub algos: Vec<String>,
+    /// Profiles, comma-separated (default: lan, wifi, 4g, cable, 3g, very-bad; --quick: lan, wifi, 4g).
+    #[arg(long, value_delimiter = ',')]
+    pub profiles: Vec<String>,
+    /// Traces, comma-separated (default: random-walk, zigzag, wall-run, strafe-shoot; --quick: random-walk, wall-run).
+    #[arg(long, value_delimiter = ',')]
+    pub traces: Vec<String>,
+    /// Seeds per cell (default 3; --quick: 1).
+    #[arg(long)]
+    pub seeds: Option<u64>,
+    /// The small matrix CI runs (20 s matches unless --duration says otherwise).
+    #[arg(long)]
+    pub quick: bool,
+    /// Parallel runs (default: all cores). The reports do not depend on it.
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Run only shard K of N (K/N), for a CI job matrix; merge the shards with `merge`.
+    #[arg(long)]
+    pub shard: Option<String>,
+    /// Output directory (default reports/matrix, or reports/quick).
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
+    /// No progress or messages on stderr.
+    #[arg(long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub common: MatchArgs,
 }
 
 /// `conform`.
@@ -208,7 +279,7 @@ pub struct CompareArgs {
     /// Parallel runs (default: all cores). The output does not depend on it.
     #[arg(long)]
     pub jobs: Option<usize>,
-    /// Also write report.json and report.md into this directory.
+    /// Also write report.json, .csv, .md and .html into this directory.
     #[arg(long)]
     pub out: Option<std::path::PathBuf>,
     /// Output format on stdout.

@@ -1,7 +1,7 @@
 //! The subcommands: resolve names, run matches, print reports.
 
 use crate::cli::ProfileCmd;
-use crate::cli::{Command, CompareArgs, ConformArgs, Format, ListFormat, ListWhat, MatchArgs, RunArgs};
+use crate::cli::{Command, CompareArgs, ConformArgs, Format, ListFormat, ListWhat, MatchArgs, MatrixArgs, RunArgs};
 use crate::output::write_atomic;
 use crate::{BadInput, Violation};
 use anyhow::Result;
@@ -9,7 +9,7 @@ use harness::contract::{Algorithm, Options};
 use harness::library;
 use harness::net::profile::NetworkPlan;
 use harness::net::transport::TransportKind;
-use harness::report::{table, Report, RunReport};
+use harness::report::{table, FailedRun, Report, RunReport};
 use harness::runner::{run_plan, RunConfig};
 use harness::time::parse_duration;
 use harness::trace::{self, generate::Generator, TraceSpec};
@@ -25,6 +25,9 @@ pub fn dispatch(cmd: Command) -> Result<()> {
         Command::Replay { file } => replay(&file),
         Command::Run(a) => run_cmd(a),
         Command::Compare(a) => compare(a),
+        Command::Matrix(a) => matrix(a),
+        Command::Diff { base, new, tolerance, metric } => diff_cmd(&base, &new, tolerance, &metric),
+        Command::Merge { inputs, out, quiet } => merge(&inputs, &out, quiet),
         Command::Profile(ProfileCmd::Show { profile, packets, spacing, payload, seed, format }) => {
             profile_show(&profile, packets, &spacing, payload, seed, format)
         }
@@ -79,6 +82,7 @@ fn run_one(algo: &dyn Algorithm, plan: &NetworkPlan, spec: &TraceSpec, cfg: &Run
         }
     };
     Ok(RunReport {
+        index: 0,
         algorithm: algo.name().to_string(),
         profile: plan.name(),
         trace: spec.name(),
@@ -142,48 +146,68 @@ fn run_cmd(a: RunArgs) -> Result<()> {
     check_violations(&runs)
 }
 
-fn compare(a: CompareArgs) -> Result<()> {
-    let algos: Vec<&'static dyn Algorithm> = if a.algos.iter().any(|s| s == "all") {
-        algorithms::registry::all().to_vec()
-    } else {
-        a.algos.iter().map(|n| find_algo(n.trim())).collect::<Result<_>>()?
-    };
-    if a.seeds == 0 {
-        return Err(bad("--seeds must be at least 1"));
-    }
-    let profile = resolve_profile(&a.profile)?;
-    let specs: Vec<TraceSpec> = a.traces.iter().map(|t| resolve_trace(t.trim())).collect::<Result<_>>()?;
-    let base = run_config(&a.common, 1)?;
-    for algo in &algos {
-        base.options.check(*algo).map_err(|e| bad(format!("--opt: {e}")))?;
-    }
-    // The job list, in the order the report lists runs.
+/// A matrix to run: every algorithm × profile × trace × seed.
+struct Matrix {
+    algos: Vec<&'static dyn Algorithm>,
+    profiles: Vec<NetworkPlan>,
+    specs: Vec<TraceSpec>,
+    seeds: u64,
+    base: RunConfig,
+}
+
+/// Runs the matrix (or shard `k` of `n`) in parallel; the report lists runs
+/// in job order whatever the thread count. A run that errors or panics is
+/// recorded as failed and the others go on.
+fn run_matrix(m: &Matrix, threads: Option<usize>, shard: Option<(usize, usize)>, quiet: bool) -> Result<Report> {
     let mut jobs = Vec::new();
-    for spec in &specs {
-        for algo in &algos {
-            for seed in 1..=a.seeds {
-                jobs.push((*algo, spec, RunConfig { seed, ..base.clone() }));
+    for plan in &m.profiles {
+        for spec in &m.specs {
+            for algo in &m.algos {
+                for seed in 1..=m.seeds {
+                    jobs.push((jobs.len(), *algo, plan, spec, RunConfig { seed, ..m.base.clone() }));
+                }
             }
         }
     }
-    let threads =
-        a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1).min(jobs.len());
-    let results: Vec<Mutex<Option<Result<RunReport>>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
+    if let Some((k, n)) = shard {
+        jobs.retain(|j| j.0 % n == k - 1);
+    }
+    let threads = threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1)
+        .min(jobs.len().max(1));
+    let results: Vec<Mutex<Option<Result<RunReport, String>>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let progress = !a.quiet && std::io::stderr().is_terminal();
+    let progress = !quiet && std::io::stderr().is_terminal();
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((algo, spec, cfg)) = jobs.get(i) else {
-                    break;
-                };
-                let r = run_one(*algo, &profile, spec, cfg);
+                let Some((index, algo, plan, spec, cfg)) = jobs.get(i) else { break };
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_one(*algo, plan, spec, cfg)))
+                    .map_err(|p| {
+                        p.downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                            .unwrap_or_else(|| "panic".into())
+                    })
+                    .and_then(|r| r.map_err(|e| e.to_string()))
+                    .map(|mut r| {
+                        r.index = *index;
+                        r
+                    });
                 *results[i].lock().expect("no poisoning") = Some(r);
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if progress {
-                    eprint!("\r[{d}/{}] {} · {} · seed {}        ", jobs.len(), algo.name(), spec.name(), cfg.seed);
+                    eprint!(
+                        "\r[{d}/{}] {} · {} · {} · seed {}        ",
+                        jobs.len(),
+                        algo.name(),
+                        plan.name(),
+                        spec.name(),
+                        cfg.seed
+                    );
                 }
             });
         }
@@ -191,20 +215,194 @@ fn compare(a: CompareArgs) -> Result<()> {
     if progress {
         eprintln!();
     }
-    let mut runs = Vec::with_capacity(jobs.len());
-    for r in results {
-        runs.push(r.into_inner().expect("no poisoning").expect("every job ran")?);
-    }
-    print_runs(&runs, a.format, false);
-    if let Some(dir) = &a.out {
-        let report = Report::new(env!("CARGO_PKG_VERSION"), runs.clone());
-        write_atomic(&dir.join("report.json"), &report.to_json())?;
-        write_atomic(&dir.join("report.md"), &table::compare(&runs, true))?;
-        if !a.quiet {
-            eprintln!("wrote {}/report.json and report.md", dir.display());
+    let mut report = Report::new(env!("CARGO_PKG_VERSION"), Vec::with_capacity(jobs.len()));
+    for (job, r) in jobs.iter().zip(results) {
+        match r.into_inner().expect("no poisoning").expect("every job ran") {
+            Ok(run) => report.runs.push(run),
+            Err(error) => report.failed.push(FailedRun {
+                index: job.0,
+                what: format!("{} · {} · {} · seed {}", job.1.name(), job.2.name(), job.3.name(), job.4.seed),
+                error,
+            }),
         }
     }
-    check_violations(&runs)
+    Ok(report)
+}
+
+fn resolve_algos(names: &[String]) -> Result<Vec<&'static dyn Algorithm>> {
+    if names.iter().any(|s| s == "all") {
+        Ok(algorithms::registry::all().to_vec())
+    } else {
+        names.iter().map(|n| find_algo(n.trim())).collect()
+    }
+}
+
+fn check_options(m: &Matrix) -> Result<()> {
+    if m.seeds == 0 {
+        return Err(bad("--seeds must be at least 1"));
+    }
+    for algo in &m.algos {
+        m.base.options.check(*algo).map_err(|e| bad(format!("--opt: {e}")))?;
+    }
+    Ok(())
+}
+
+/// Writes report.json, .csv, .md and .html into `dir`.
+fn write_reports(dir: &std::path::Path, report: &Report, quiet: bool) -> Result<()> {
+    write_atomic(&dir.join("report.json"), &report.to_json())?;
+    write_atomic(&dir.join("report.csv"), &harness::report::csv::render(&report.runs))?;
+    write_atomic(&dir.join("report.md"), &table::compare(&report.runs, true))?;
+    write_atomic(&dir.join("report.html"), &harness::report::html::render(report))?;
+    if !quiet {
+        eprintln!("wrote {0}/report.json, report.csv, report.md, report.html", dir.display());
+    }
+    Ok(())
+}
+
+/// Exit 1 if a run failed or broke a contract the harness checks.
+fn finish(report: &Report) -> Result<()> {
+    for f in &report.failed {
+        eprintln!("syncbench: run failed: {}: {}", f.what, f.error);
+    }
+    check_violations(&report.runs)?;
+    if report.failed.is_empty() {
+        Ok(())
+    } else {
+        Err(Violation(format!("{} run(s) failed", report.failed.len())).into())
+    }
+}
+
+fn compare(a: CompareArgs) -> Result<()> {
+    let m = Matrix {
+        algos: resolve_algos(&a.algos)?,
+        profiles: vec![resolve_profile(&a.profile)?],
+        specs: a.traces.iter().map(|t| resolve_trace(t.trim())).collect::<Result<_>>()?,
+        seeds: a.seeds,
+        base: run_config(&a.common, 1)?,
+    };
+    check_options(&m)?;
+    let report = run_matrix(&m, a.jobs, None, a.quiet)?;
+    print_runs(&report.runs, a.format, false);
+    if let Some(dir) = &a.out {
+        write_reports(dir, &report, a.quiet)?;
+    }
+    finish(&report)
+}
+
+fn matrix(a: MatrixArgs) -> Result<()> {
+    let (profiles, traces, seeds, duration) = if a.quick {
+        (
+            vec!["lan".to_string(), "wifi".into(), "4g".into()],
+            vec!["random-walk".to_string(), "wall-run".into()],
+            1,
+            "20s".to_string(),
+        )
+    } else {
+        (
+            vec!["lan".to_string(), "wifi".into(), "4g".into(), "cable".into(), "3g".into(), "very-bad".into()],
+            vec!["random-walk".to_string(), "zigzag".into(), "wall-run".into(), "strafe-shoot".into()],
+            3,
+            "60s".to_string(),
+        )
+    };
+    let mut common = a.common.clone();
+    if common.duration == "60s" && a.quick {
+        common.duration = duration;
+    }
+    let profiles = if a.profiles.is_empty() { profiles } else { a.profiles.clone() };
+    let traces = if a.traces.is_empty() { traces } else { a.traces.clone() };
+    let shard = match &a.shard {
+        None => None,
+        Some(s) => {
+            let parse = || -> Option<(usize, usize)> {
+                let (k, n) = s.split_once('/')?;
+                let (k, n) = (k.parse().ok()?, n.parse().ok()?);
+                (n >= 1 && (1..=n).contains(&k)).then_some((k, n))
+            };
+            Some(parse().ok_or_else(|| bad(format!("--shard {s}: expected K/N with 1 <= K <= N, e.g. 2/3")))?)
+        }
+    };
+    let m = Matrix {
+        algos: resolve_algos(&a.algos)?,
+        profiles: profiles.iter().map(|p| resolve_profile(p.trim())).collect::<Result<_>>()?,
+        specs: traces.iter().map(|t| resolve_trace(t.trim())).collect::<Result<_>>()?,
+        seeds: a.seeds.unwrap_or(seeds),
+        base: run_config(&common, 1)?,
+    };
+    check_options(&m)?;
+    let report = run_matrix(&m, a.jobs, shard, a.quiet)?;
+    let dir = a
+        .out
+        .clone()
+        .unwrap_or_else(|| std::path::PathBuf::from(if a.quick { "reports/quick" } else { "reports/matrix" }));
+    write_reports(&dir, &report, a.quiet)?;
+    if !a.quiet {
+        eprintln!("{} runs{}", report.runs.len(), shard.map(|(k, n)| format!(" (shard {k}/{n})")).unwrap_or_default());
+    }
+    finish(&report)
+}
+
+fn read_report(path: &std::path::Path) -> Result<Report> {
+    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("{}: cannot read: {e}", path.display())))?;
+    Report::from_json(&text).map_err(|e| bad(format!("{}: {e}", path.display())))
+}
+
+fn diff_cmd(base: &std::path::Path, new: &std::path::Path, tolerance: f64, metrics: &[String]) -> Result<()> {
+    use harness::report::diff::{diff, WATCHED};
+    for m in metrics {
+        if !WATCHED.iter().any(|w| w.name == m) {
+            let names: Vec<&str> = WATCHED.iter().map(|w| w.name).collect();
+            return Err(bad(format!("--metric {m}: expected one of {}", names.join(", "))));
+        }
+    }
+    if !(0.0..=1000.0).contains(&tolerance) {
+        return Err(bad("--tolerance: expected a percentage, e.g. 5"));
+    }
+    let (b, n) = (read_report(base)?, read_report(new)?);
+    let d = diff(&b, &n, tolerance / 100.0, metrics);
+    let worse: Vec<_> = d.changes.iter().filter(|c| c.regression).collect();
+    let better: Vec<_> = d.changes.iter().filter(|c| c.new < c.base).collect();
+    println!(
+        "{} runs compared, tolerance {tolerance}%: {} regressed, {} improved",
+        b.runs.len(),
+        worse.len(),
+        better.len()
+    );
+    for (label, list) in [("WORSE", &worse), ("better", &better)] {
+        for c in list.iter() {
+            println!("  {label:<6} {:<28} {:>12.4} -> {:<12.4} {}", c.metric, c.base, c.new, c.run);
+        }
+    }
+    for k in &d.missing {
+        println!("  MISSING {k}");
+    }
+    for k in &d.added {
+        println!("  new     {k}");
+    }
+    if d.regressed() {
+        Err(Violation("quality regressed beyond the tolerance".into()).into())
+    } else {
+        Ok(())
+    }
+}
+
+fn merge(inputs: &[std::path::PathBuf], out: &std::path::Path, quiet: bool) -> Result<()> {
+    let mut merged = Report::new(env!("CARGO_PKG_VERSION"), Vec::new());
+    for p in inputs {
+        let r = read_report(p)?;
+        merged.runs.extend(r.runs);
+        merged.failed.extend(r.failed);
+    }
+    merged.runs.sort_by_key(|r| r.index);
+    merged.failed.sort_by_key(|f| f.index);
+    if let Some(w) = merged.runs.windows(2).find(|w| w[0].index == w[1].index) {
+        return Err(bad(format!(
+            "run {} appears in more than one input: were the shards taken from different matrices?",
+            w[0].index
+        )));
+    }
+    write_reports(out, &merged, quiet)?;
+    finish(&merged)
 }
 
 fn list(what: Option<ListWhat>, format: ListFormat, all: bool) -> Result<()> {

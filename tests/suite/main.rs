@@ -8,6 +8,7 @@ mod lockstep;
 mod metrics;
 mod network;
 mod prediction;
+mod reports;
 mod server_verified;
 mod toys;
 mod util;

@@ -7,8 +7,8 @@
 
 use super::stats::{round4, Hist};
 use super::{
-    Bandwidth, Checks, ClientMetrics, LatencyCdf, Timeline, ClockError, Desync, FinalDivergence, HitAgreement, Metrics, NetworkCounts,
-    OwnRemote,
+    Bandwidth, Checks, ClientMetrics, ClockError, Desync, FinalDivergence, HitAgreement, LatencyCdf, Metrics,
+    NetworkCounts, OwnRemote, Timeline,
 };
 use crate::contract::{EntityView, NodeId, Report, Topology, View};
 use crate::game::{Game, Input, PlayerState, SeqInput, State};
@@ -602,7 +602,11 @@ impl Recorder {
             }),
             timeline: Timeline {
                 own_divergence_m: self.seconds.iter().map(|s| round4(s.own.0 / s.own.1.max(1) as f64)).collect(),
-                remote_divergence_m: self.seconds.iter().map(|s| round4(s.remote.0 / s.remote.1.max(1) as f64)).collect(),
+                remote_divergence_m: self
+                    .seconds
+                    .iter()
+                    .map(|s| round4(s.remote.0 / s.remote.1.max(1) as f64))
+                    .collect(),
                 corrections: self.seconds.iter().map(|s| s.corrections).collect(),
             },
             latency_cdf_ms: LatencyCdf { own: self.latency[1].cdf(1e3), remote: self.latency[0].cdf(1e3) },

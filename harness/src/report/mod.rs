@@ -5,6 +5,9 @@
 //! [...]}`; each run names its full configuration and carries its
 //! [`Metrics`]. Field names are a contract users and CI scripts rely on.
 
+pub mod csv;
+pub mod diff;
+pub mod html;
 pub mod table;
 
 use crate::metrics::Metrics;
@@ -16,6 +19,10 @@ pub const SCHEMA: &str = "syncbench.report.v1";
 /// One run: its configuration and what was measured.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunReport {
+    /// Position in the job list of the command that ran it (sharded runs
+    /// keep their place, so merged reports equal unsharded ones).
+    #[serde(default)]
+    pub index: usize,
     /// Algorithm name.
     pub algorithm: String,
     /// Profile name (or inline string).
@@ -55,12 +62,35 @@ pub struct Report {
     pub tool: String,
     /// The runs, in a stable order.
     pub runs: Vec<RunReport>,
+    /// Runs that could not complete (an error or a panic), with the reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<FailedRun>,
+}
+
+/// A run that did not complete.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FailedRun {
+    /// Position in the job list.
+    pub index: usize,
+    /// What was being run.
+    pub what: String,
+    /// Why it failed.
+    pub error: String,
 }
 
 impl Report {
     /// A report of `runs` by tool version `version`.
     pub fn new(version: &str, runs: Vec<RunReport>) -> Report {
-        Report { schema: SCHEMA.to_string(), tool: format!("syncbench {version}"), runs }
+        Report { schema: SCHEMA.to_string(), tool: format!("syncbench {version}"), runs, failed: Vec::new() }
+    }
+
+    /// Parses a report, checking its schema.
+    pub fn from_json(text: &str) -> Result<Report, String> {
+        let r: Report = serde_json::from_str(text).map_err(|e| format!("not a syncbench report: {e}"))?;
+        if r.schema != SCHEMA {
+            return Err(format!("schema `{}`: expected `{SCHEMA}`", r.schema));
+        }
+        Ok(r)
     }
 
     /// Pretty JSON with a trailing newline; byte-identical for equal reports.

@@ -1,0 +1,67 @@
+//! `report.csv`: one row per run, flat columns, for spreadsheets and
+//! scripts.
+
+use super::RunReport;
+
+/// Column names and how to read each from a run.
+type Column = (&'static str, fn(&RunReport) -> String);
+
+fn num(x: f64) -> String {
+    format!("{x}")
+}
+
+const COLUMNS: &[Column] = &[
+    ("index", |r| r.index.to_string()),
+    ("algorithm", |r| r.algorithm.clone()),
+    ("profile", |r| r.profile.clone()),
+    ("trace", |r| r.trace.clone()),
+    ("seed", |r| r.seed.to_string()),
+    ("clients", |r| r.clients.to_string()),
+    ("duration_s", |r| num(r.duration_s)),
+    ("tick_hz", |r| r.tick_hz.to_string()),
+    ("transport", |r| r.transport.clone()),
+    ("topology", |r| r.topology.clone()),
+    ("own_latency_p50_ms", |r| num(r.metrics.input_latency_ms.own.p50)),
+    ("own_latency_p99_ms", |r| num(r.metrics.input_latency_ms.own.p99)),
+    ("remote_latency_p50_ms", |r| num(r.metrics.input_latency_ms.remote.p50)),
+    ("remote_latency_p99_ms", |r| num(r.metrics.input_latency_ms.remote.p99)),
+    ("own_divergence_mean_m", |r| num(r.metrics.divergence_m.own.mean)),
+    ("own_divergence_p99_m", |r| num(r.metrics.divergence_m.own.p99)),
+    ("remote_divergence_mean_m", |r| num(r.metrics.divergence_m.remote.mean)),
+    ("remote_divergence_p99_m", |r| num(r.metrics.divergence_m.remote.p99)),
+    ("own_ideal_divergence_mean_m", |r| num(r.metrics.ideal_divergence_m.own.mean)),
+    ("remote_ideal_divergence_mean_m", |r| num(r.metrics.ideal_divergence_m.remote.mean)),
+    ("snaps", |r| r.metrics.snaps.to_string()),
+    ("corrections", |r| r.metrics.corrections.to_string()),
+    ("rollbacks", |r| r.metrics.rollbacks.to_string()),
+    ("resimulated_frames", |r| r.metrics.resimulated_frames.to_string()),
+    ("stall_ms", |r| num(r.metrics.stall_ms)),
+    ("desyncs", |r| r.metrics.desyncs.to_string()),
+    ("up_bytes_per_s", |r| num(r.metrics.bandwidth.up_bytes_per_s)),
+    ("down_bytes_per_s", |r| num(r.metrics.bandwidth.down_bytes_per_s)),
+    ("up_packets_per_s", |r| num(r.metrics.bandwidth.up_packets_per_s)),
+    ("down_packets_per_s", |r| num(r.metrics.bandwidth.down_packets_per_s)),
+    ("retransmissions", |r| r.metrics.network.retransmissions.to_string()),
+    ("sim_steps_per_s", |r| num(r.metrics.sim_steps_per_s)),
+    ("hit_agreement", |r| r.metrics.hit_agreement.as_ref().map_or(String::new(), |h| num(h.share))),
+    ("clock_error_mean_ms", |r| r.metrics.clock_offset_error.as_ref().map_or(String::new(), |c| num(c.mean_signed_ms))),
+];
+
+fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// The CSV document (RFC 4180 quoting).
+pub fn render(runs: &[RunReport]) -> String {
+    let mut out = COLUMNS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(",");
+    out.push('\n');
+    for r in runs {
+        out += &COLUMNS.iter().map(|(_, get)| field(&get(r))).collect::<Vec<_>>().join(",");
+        out.push('\n');
+    }
+    out
+}

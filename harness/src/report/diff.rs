@@ -1,0 +1,165 @@
+//! `syncbench diff`: compares two reports run by run and flags quality
+//! regressions beyond a tolerance.
+//!
+//! Runs are matched by their configuration (algorithm, profile, trace,
+//! seed, clients, duration, tick rate, transport, options). Every metric
+//! compared here is "lower is better"; a metric regressed when `new > base
+//! · (1 + tolerance) + floor`, the floor absorbing noise around zero (1 mm,
+//! 0.5 ms, 1 B/s, one event). Desyncs regress on any increase. Runs that
+//! disappeared count as regressions; new runs are listed.
+
+use super::{Report, RunReport};
+
+/// A metric the gate watches.
+pub struct Watched {
+    /// Name shown and selectable with `--metric`.
+    pub name: &'static str,
+    /// How to read it.
+    pub get: fn(&RunReport) -> f64,
+    /// Absolute slack.
+    pub floor: f64,
+}
+
+/// The quality metrics (divergence, latency, bandwidth, corrections,
+/// desyncs).
+pub const WATCHED: &[Watched] = &[
+    Watched { name: "divergence.own.mean", get: |r| r.metrics.divergence_m.own.mean, floor: 0.001 },
+    Watched { name: "divergence.remote.mean", get: |r| r.metrics.divergence_m.remote.mean, floor: 0.001 },
+    Watched { name: "divergence.own.p99", get: |r| r.metrics.divergence_m.own.p99, floor: 0.001 },
+    Watched { name: "divergence.remote.p99", get: |r| r.metrics.divergence_m.remote.p99, floor: 0.001 },
+    Watched { name: "ideal_divergence.own.mean", get: |r| r.metrics.ideal_divergence_m.own.mean, floor: 0.001 },
+    Watched { name: "ideal_divergence.remote.mean", get: |r| r.metrics.ideal_divergence_m.remote.mean, floor: 0.001 },
+    Watched { name: "latency.own.p50", get: |r| r.metrics.input_latency_ms.own.p50, floor: 0.5 },
+    Watched { name: "latency.own.p99", get: |r| r.metrics.input_latency_ms.own.p99, floor: 0.5 },
+    Watched { name: "latency.remote.p50", get: |r| r.metrics.input_latency_ms.remote.p50, floor: 0.5 },
+    Watched { name: "latency.remote.p99", get: |r| r.metrics.input_latency_ms.remote.p99, floor: 0.5 },
+    Watched { name: "bandwidth.up", get: |r| r.metrics.bandwidth.up_bytes_per_s, floor: 1.0 },
+    Watched { name: "bandwidth.down", get: |r| r.metrics.bandwidth.down_bytes_per_s, floor: 1.0 },
+    Watched { name: "corrections", get: |r| r.metrics.corrections as f64, floor: 1.0 },
+    Watched { name: "stall_ms", get: |r| r.metrics.stall_ms, floor: 1.0 },
+    Watched { name: "desyncs", get: |r| r.metrics.desyncs as f64, floor: 0.0 },
+];
+
+/// One metric of one run that moved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    /// The run's configuration key.
+    pub run: String,
+    /// Metric name.
+    pub metric: &'static str,
+    /// Baseline value.
+    pub base: f64,
+    /// New value.
+    pub new: f64,
+    /// Beyond the tolerance in the bad direction.
+    pub regression: bool,
+}
+
+/// The comparison.
+#[derive(Clone, Debug, Default)]
+pub struct Diff {
+    /// Metrics that moved (either way), in report order.
+    pub changes: Vec<Change>,
+    /// Runs in the baseline missing from the new report.
+    pub missing: Vec<String>,
+    /// Runs only in the new report.
+    pub added: Vec<String>,
+}
+
+impl Diff {
+    /// Whether anything regressed.
+    pub fn regressed(&self) -> bool {
+        !self.missing.is_empty() || self.changes.iter().any(|c| c.regression)
+    }
+}
+
+/// The key that matches runs across reports.
+pub fn key(r: &RunReport) -> String {
+    let opts: Vec<String> = r.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!(
+        "{} · {} · {} · seed {} · {} clients · {}s · {} Hz · {}{}",
+        r.algorithm,
+        r.profile,
+        r.trace,
+        r.seed,
+        r.clients,
+        r.duration_s,
+        r.tick_hz,
+        r.transport,
+        if opts.is_empty() { String::new() } else { format!(" · {}", opts.join(" ")) }
+    )
+}
+
+/// Compares `new` with `base`; `tolerance` is a fraction (0.05 = 5%);
+/// `only` restricts to the named metrics.
+pub fn diff(base: &Report, new: &Report, tolerance: f64, only: &[String]) -> Diff {
+    let mut d = Diff::default();
+    let watched: Vec<&Watched> =
+        WATCHED.iter().filter(|w| only.is_empty() || only.iter().any(|o| o == w.name)).collect();
+    for b in &base.runs {
+        let k = key(b);
+        let Some(n) = new.runs.iter().find(|n| key(n) == k) else {
+            d.missing.push(k);
+            continue;
+        };
+        for w in &watched {
+            let (x, y) = ((w.get)(b), (w.get)(n));
+            if x == y {
+                continue;
+            }
+            let regression = if w.name == "desyncs" { y > x } else { y > x * (1.0 + tolerance) + w.floor };
+            d.changes.push(Change { run: k.clone(), metric: w.name, base: x, new: y, regression });
+        }
+    }
+    for n in &new.runs {
+        let k = key(n);
+        if !base.runs.iter().any(|b| key(b) == k) {
+            d.added.push(k);
+        }
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::Metrics;
+
+    fn run(latency: f64) -> RunReport {
+        let mut m = Metrics::default();
+        m.input_latency_ms.own.p50 = latency;
+        RunReport {
+            index: 0,
+            algorithm: "a".into(),
+            profile: "p".into(),
+            trace: "t".into(),
+            seed: 1,
+            clients: 2,
+            duration_s: 1.0,
+            tick_hz: 60,
+            render_hz: vec![60],
+            topology: "peer-to-peer".into(),
+            uplink: String::new(),
+            downlink: String::new(),
+            options: Default::default(),
+            transport: "unreliable".into(),
+            metrics: m,
+        }
+    }
+
+    #[test]
+    fn identical_reports_pass_and_an_injected_regression_fails() {
+        let base = Report::new("0", vec![run(50.0)]);
+        assert!(!diff(&base, &base, 0.05, &[]).regressed());
+        let worse = Report::new("0", vec![run(60.0)]);
+        let d = diff(&base, &worse, 0.05, &[]);
+        assert!(d.regressed());
+        assert_eq!(d.changes[0].metric, "latency.own.p50");
+        let slightly = Report::new("0", vec![run(51.0)]);
+        assert!(!diff(&base, &slightly, 0.05, &[]).regressed(), "within 5%");
+        let better = Report::new("0", vec![run(40.0)]);
+        assert!(!diff(&base, &better, 0.05, &[]).regressed());
+        let empty = Report::new("0", vec![]);
+        assert!(diff(&base, &empty, 0.05, &[]).regressed(), "a missing run is a regression");
+    }
+}

@@ -1,0 +1,113 @@
+//! Reports: matrix outputs, determinism across thread counts, sharding,
+//! and the regression gate.
+
+use std::process::Command;
+
+fn syncbench(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_syncbench"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("syncbench-reports-{}-{name}", std::process::id()))
+}
+
+const SMALL: [&str; 8] =
+    ["--algos", "lockstep,prediction", "--profiles", "lan,wifi", "--traces", "zigzag", "--duration", "5s"];
+
+#[test]
+fn matrix_writes_four_files_identically_for_any_thread_count() {
+    let (a, b) = (tmp("j1"), tmp("j2"));
+    for (dir, jobs) in [(&a, "1"), (&b, "2")] {
+        let mut args = vec!["matrix", "--quiet", "--jobs", jobs, "--seeds", "2", "--out", dir.to_str().unwrap()];
+        args.extend(SMALL);
+        let (code, _, err) = syncbench(&args);
+        assert_eq!(code, 0, "{err}");
+    }
+    for f in ["report.json", "report.csv", "report.md", "report.html"] {
+        let x = std::fs::read(a.join(f)).unwrap();
+        let y = std::fs::read(b.join(f)).unwrap();
+        assert!(!x.is_empty());
+        assert_eq!(x, y, "{f} differs between --jobs 1 and --jobs 2");
+    }
+    let csv = std::fs::read_to_string(a.join("report.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 2 * 2 * 2, "header + one row per run");
+    let html = std::fs::read_to_string(a.join("report.html")).unwrap();
+    assert!(html.matches("<svg").count() >= 5, "inline SVG plots");
+    assert!(
+        !html.contains("<script") && !html.contains("src=\"http") && !html.contains("href=\"http"),
+        "self-contained"
+    );
+    std::fs::remove_dir_all(&a).ok();
+    std::fs::remove_dir_all(&b).ok();
+}
+
+#[test]
+fn three_shards_merged_equal_the_whole() {
+    let whole = tmp("whole");
+    let mut args = vec!["matrix", "--quiet", "--out", whole.to_str().unwrap()];
+    args.extend(SMALL);
+    assert_eq!(syncbench(&args).0, 0);
+    let mut inputs = Vec::new();
+    for k in 1..=3 {
+        let d = tmp(&format!("shard{k}"));
+        let shard = format!("{k}/3");
+        let mut args = vec!["matrix", "--quiet", "--shard", &shard, "--out", d.to_str().unwrap()];
+        args.extend(SMALL);
+        assert_eq!(syncbench(&args).0, 0);
+        inputs.push(d.join("report.json").to_str().unwrap().to_string());
+    }
+    let merged = tmp("merged");
+    let mut args: Vec<&str> = vec!["merge", "--quiet", "--out", merged.to_str().unwrap()];
+    args.extend(inputs.iter().map(String::as_str));
+    let (code, _, err) = syncbench(&args);
+    assert_eq!(code, 0, "{err}");
+    for f in ["report.json", "report.csv", "report.md"] {
+        assert_eq!(std::fs::read(whole.join(f)).unwrap(), std::fs::read(merged.join(f)).unwrap(), "{f}");
+    }
+    assert_eq!(syncbench(&["matrix", "--shard", "4/3"]).0, 2);
+}
+
+#[test]
+fn diff_passes_identical_and_flags_an_injected_regression() {
+    let dir = tmp("diff");
+    let mut args = vec!["matrix", "--quiet", "--out", dir.to_str().unwrap()];
+    args.extend(SMALL);
+    assert_eq!(syncbench(&args).0, 0);
+    let base = dir.join("report.json");
+    let (code, out, _) = syncbench(&["diff", base.to_str().unwrap(), base.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    // Inject: one run's own latency up by half.
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
+    let p50 = &mut v["runs"][1]["metrics"]["input_latency_ms"]["own"]["p50"];
+    *p50 = serde_json::json!(p50.as_f64().unwrap() * 1.5 + 10.0);
+    let worse = dir.join("worse.json");
+    std::fs::write(&worse, serde_json::to_string(&v).unwrap()).unwrap();
+    let (code, out, _) = syncbench(&["diff", base.to_str().unwrap(), worse.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("WORSE") && out.contains("latency.own.p50"), "{out}");
+    // ...within a large enough tolerance it passes.
+    let (code, _, _) = syncbench(&["diff", base.to_str().unwrap(), worse.to_str().unwrap(), "--tolerance", "1000"]);
+    assert_eq!(code, 0);
+    assert_eq!(syncbench(&["diff", base.to_str().unwrap(), "/nonexistent.json"]).0, 2);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn the_committed_quick_baseline_still_holds() {
+    // The same gate CI runs: today's quick matrix against the baseline.
+    let dir = tmp("quick");
+    let (code, _, err) = syncbench(&["matrix", "--quick", "--quiet", "--out", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = syncbench(&["diff", "reports/baseline/quick.json", dir.join("report.json").to_str().unwrap()]);
+    assert_eq!(code, 0, "the quick matrix regressed against reports/baseline/quick.json; if intended, regenerate it with `syncbench matrix --quick --out reports/quick && cp reports/quick/report.json reports/baseline/quick.json`\n{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
