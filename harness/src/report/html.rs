@@ -136,6 +136,9 @@ fn heat_map(
     svg
 }
 
+/// A heat-map metric: title, unit, how to read it.
+type HeatMetric = (&'static str, &'static str, fn(&RunReport) -> f64);
+
 fn svg_placeholder(title: &str) -> String {
     format!("<p>(no data for {})</p>", esc(title))
 }
@@ -216,7 +219,7 @@ pub fn render(report: &Report) -> String {
         body += "<h2>Algorithm × profile</h2>\n";
         let rows: Vec<String> = algos.iter().map(|s| s.to_string()).collect();
         let cols: Vec<String> = profiles.iter().map(|s| s.to_string()).collect();
-        let metrics: [(&str, &str, fn(&RunReport) -> f64); 3] = [
+        let metrics: [HeatMetric; 3] = [
             ("own input latency p50", "ms", |r| r.metrics.input_latency_ms.own.p50),
             ("divergence from the ideal world (own + remote means)", "m", |r| {
                 r.metrics.ideal_divergence_m.own.mean + r.metrics.ideal_divergence_m.remote.mean
