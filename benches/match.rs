@@ -1,53 +1,69 @@
-//! Criterion benchmarks: what a simulated match costs.
+//! Criterion benchmarks: what simulated matches cost.
 //!
-//! - `match/<algorithm>`: one 60 s, 4-client, 60 Hz match on the `wifi`
-//!   profile with the `random-walk` trace (throughput is reported in
-//!   simulated seconds, so criterion's "elem/s" reads as "× real time");
-//! - `game/step_4_players` and `game/step_16_players`: one step of the
-//!   reference game, the unavoidable work of every simulation.
+//! - `match/<algorithm>`: one 60 s, 4-client, 60 Hz match on `wifi` with
+//!   the `random-walk` trace. Throughput is counted in simulated seconds, so
+//!   criterion's "elem/s" reads as "× real time".
+//! - `overhead/<algorithm>`: the game steps that match executes (every
+//!   node's, re-simulation included), replayed alone — the unavoidable work.
+//!   `match` ÷ `overhead` is the harness's overhead factor
+//!   (`scripts/bench-summary.py` prints it).
+//! - `game/step_N`: one step of the reference game for N players;
+//!   `game/save_restore_N`: copying the world (what a rollback saves).
+//! - `scaling/clients_N`, `scaling/duration_S`: match time as players and
+//!   duration grow (should be linear).
+//! - `codec/*`: encoding and decoding the full-world snapshot and an input.
 //!
-//! Run `cargo bench --bench match`; quick mode for CI: `cargo bench --bench
-//! match -- --quick`.
+//! `cargo bench --bench match`; CI runs it short
+//! (`-- --warm-up-time 0.2 --measurement-time 0.5 --sample-size 10`).
 
 // criterion's macros generate undocumented public functions.
 #![allow(missing_docs)]
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use harness::game::{Game, GameConfig, SeqInput};
+use algorithms::support::snapshot::WorldSnapshot;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use harness::game::{Game, GameConfig, Input, SeqInput, State};
 use harness::net::Profile;
 use harness::runner::{run, RunConfig};
-use harness::trace::TraceSpec;
+use harness::trace::{Trace, TraceSpec};
 use std::hint::black_box;
 
-fn matches(c: &mut Criterion) {
-    let profile = Profile::resolve("wifi", &harness::library::dirs("netem-profiles")).expect("wifi profile ships");
-    let cfg = RunConfig { clients: 4, duration_us: 60_000_000, seed: 1, ..RunConfig::default() };
-    let trace = TraceSpec::resolve("random-walk", &[]).unwrap().instantiate(4, cfg.duration_us, 1).unwrap();
-    let mut g = c.benchmark_group("match");
-    g.throughput(Throughput::Elements(60)); // simulated seconds per iteration
-    g.sample_size(20);
-    for algo in algorithms::registry::all() {
-        g.bench_function(algo.name(), |b| b.iter(|| run(*algo, &profile, &trace, &cfg).expect("runs").metrics.desyncs));
-    }
-    g.finish();
+fn wifi() -> Profile {
+    Profile::resolve("wifi", &harness::library::dirs("netem-profiles")).expect("wifi profile ships")
 }
 
-fn game_step(c: &mut Criterion) {
-    let mut g = c.benchmark_group("game");
-    for players in [4usize, 16] {
-        let game = Game::new(GameConfig::default());
-        let trace = TraceSpec::resolve("random-walk", &[]).unwrap().instantiate(players, 60_000_000, 1).unwrap();
-        let inputs: Vec<Vec<SeqInput>> = (0..600u64)
-            .map(|k| {
-                (0..players).map(|p| SeqInput { seq: k as u32 + 1, input: trace.input_at(p, k * 16_666) }).collect()
-            })
-            .collect();
-        g.throughput(Throughput::Elements(inputs.len() as u64));
-        g.bench_function(format!("step_{players}_players"), |b| {
+fn trace(players: usize, duration_us: u64) -> Trace {
+    TraceSpec::resolve("random-walk", &[]).unwrap().instantiate(players, duration_us, 1).unwrap()
+}
+
+fn matches(c: &mut Criterion) {
+    let profile = wifi();
+    let cfg = RunConfig { clients: 4, duration_us: 60_000_000, seed: 1, ..RunConfig::default() };
+    let t = trace(4, cfg.duration_us);
+    let mut g = c.benchmark_group("match");
+    g.throughput(Throughput::Elements(60)); // simulated seconds per iteration
+    for algo in algorithms::registry::all() {
+        g.bench_function(algo.name(), |b| b.iter(|| run(*algo, &profile, &t, &cfg).expect("runs").metrics.desyncs));
+    }
+    g.finish();
+
+    // The unavoidable work: as many game steps as the match executed.
+    let mut g = c.benchmark_group("overhead");
+    g.throughput(Throughput::Elements(60));
+    let game = Game::new(GameConfig::default());
+    let inputs: Vec<Vec<SeqInput>> = (0..3600u64)
+        .map(|k| (0..4).map(|p| SeqInput { seq: k as u32 + 1, input: t.input_at(p, k * 16_666) }).collect())
+        .collect();
+    for algo in algorithms::registry::all() {
+        let r = run(*algo, &profile, &t, &cfg).expect("runs");
+        let steps = (r.metrics.sim_steps_per_s * 60.0).round() as usize;
+        g.bench_function(algo.name(), |b| {
             b.iter(|| {
-                let mut s = game.initial_state(players);
-                for row in &inputs {
-                    game.step(&mut s, black_box(row));
+                let mut s = game.initial_state(4);
+                for k in 0..steps {
+                    game.step(&mut s, black_box(&inputs[k % inputs.len()]));
+                    if k % inputs.len() == inputs.len() - 1 {
+                        s = game.initial_state(4);
+                    }
                 }
                 s.checksum()
             })
@@ -56,5 +72,83 @@ fn game_step(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, matches, game_step);
+fn game(c: &mut Criterion) {
+    let mut g = c.benchmark_group("game");
+    for players in [4usize, 16] {
+        let game = Game::new(GameConfig::default());
+        let t = trace(players, 60_000_000);
+        let inputs: Vec<Vec<SeqInput>> = (0..600u64)
+            .map(|k| (0..players).map(|p| SeqInput { seq: k as u32 + 1, input: t.input_at(p, k * 16_666) }).collect())
+            .collect();
+        g.throughput(Throughput::Elements(inputs.len() as u64));
+        g.bench_function(format!("step_{players}"), |b| {
+            b.iter(|| {
+                let mut s = game.initial_state(players);
+                for row in &inputs {
+                    game.step(&mut s, black_box(row));
+                }
+                s.checksum()
+            })
+        });
+        let mut s = game.initial_state(players);
+        for row in &inputs {
+            game.step(&mut s, row);
+        }
+        g.throughput(Throughput::Elements(1));
+        g.bench_function(format!("save_restore_{players}"), |b| {
+            let mut slot = State::default();
+            b.iter(|| {
+                slot.clone_from(black_box(&s));
+                black_box(&slot).frame
+            })
+        });
+    }
+    g.finish();
+}
+
+fn scaling(c: &mut Criterion) {
+    let profile = wifi();
+    let algo = algorithms::registry::find("lockstep").unwrap();
+    let mut g = c.benchmark_group("scaling");
+    // A peer-to-peer mesh sends n·(n − 1) packets per tick; a server n·2.
+    for (name, a) in [("clients", algo), ("clients_cs", algorithms::registry::find("server-verified").unwrap())] {
+        for clients in [2usize, 4, 8, 16, 32] {
+            let cfg = RunConfig { clients, duration_us: 10_000_000, seed: 1, ..RunConfig::default() };
+            let t = trace(clients, cfg.duration_us);
+            g.throughput(Throughput::Elements(clients as u64));
+            g.bench_with_input(BenchmarkId::new(name, clients), &clients, |b, _| {
+                b.iter(|| run(a, &profile, &t, &cfg).unwrap().events)
+            });
+        }
+    }
+    for secs in [15u64, 30, 60, 120] {
+        let cfg = RunConfig { clients: 4, duration_us: secs * 1_000_000, seed: 1, ..RunConfig::default() };
+        let t = trace(4, cfg.duration_us);
+        g.throughput(Throughput::Elements(secs));
+        g.bench_with_input(BenchmarkId::new("duration_s", secs), &secs, |b, _| {
+            b.iter(|| run(algo, &profile, &t, &cfg).unwrap().events)
+        });
+    }
+    g.finish();
+}
+
+fn codec(c: &mut Criterion) {
+    let game = Game::new(GameConfig::default());
+    let mut g = c.benchmark_group("codec");
+    for players in [4usize, 32] {
+        let s = game.initial_state(players);
+        let inputs = vec![Input::buttons(Input::UP); players];
+        let bytes = WorldSnapshot::encode(&s, &inputs);
+        g.throughput(Throughput::Bytes(bytes.len() as u64));
+        g.bench_function(format!("snapshot_encode_{players}"), |b| {
+            b.iter(|| WorldSnapshot::encode(black_box(&s), &inputs).len())
+        });
+        g.bench_function(format!("snapshot_decode_{players}"), |b| {
+            b.iter(|| WorldSnapshot::decode(black_box(&bytes)).map(|w| w.state.frame))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, matches, game, scaling, codec);
 criterion_main!(benches);

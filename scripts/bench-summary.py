@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Summarises criterion's results (target/criterion) for README's
+Performance section: match speed as multiples of real time, the harness
+overhead factor (match time / time of the game steps it executes), game
+step and save/restore cost, scaling, codec throughput.
+
+usage: scripts/bench-summary.py [target/criterion]
+"""
+import json
+import os
+import sys
+
+root = sys.argv[1] if len(sys.argv) > 1 else "target/criterion"
+
+
+def mean_ns(group, bench):
+    p = os.path.join(root, group, bench, "new", "estimates.json")
+    if not os.path.exists(p):
+        return None
+    with open(p) as f:
+        return json.load(f)["mean"]["point_estimate"]
+
+
+def ms(ns):
+    return f"{ns / 1e6:.2f} ms"
+
+
+algos = sorted(d for d in os.listdir(os.path.join(root, "match")) if d != "report") if os.path.isdir(os.path.join(root, "match")) else []
+print("| algorithm | 60 s match | × real time | game steps alone | harness overhead |")
+print("|:--|--:|--:|--:|--:|")
+for a in algos:
+    m, o = mean_ns("match", a), mean_ns("overhead", a)
+    if m is None:
+        continue
+    rt = 60e9 / m
+    ov = f"{m / o:.1f}×" if o else "–"
+    print(f"| `{a}` | {ms(m)} | {rt:,.0f}× | {ms(o) if o else '–'} | {ov} |")
+print()
+print("| benchmark | mean |")
+print("|:--|--:|")
+for g, b in [("game", "step_4"), ("game", "step_16"), ("game", "save_restore_4"), ("game", "save_restore_16"),
+             ("codec", "snapshot_encode_4"), ("codec", "snapshot_decode_4"), ("codec", "snapshot_encode_32"), ("codec", "snapshot_decode_32")]:
+    v = mean_ns(g, b)
+    if v is not None:
+        per = " (600 steps)" if b.startswith("step") else ""
+        print(f"| `{g}/{b}`{per} | {v / 1e3:.2f} µs |")
+print()
+print("| scaling (wifi) | mean | per unit |")
+print("|:--|--:|--:|")
+for group, label in [("clients", "lockstep (mesh)"), ("clients_cs", "server-verified")]:
+    for n in [2, 4, 8, 16, 32]:
+        v = mean_ns("scaling", f"{group}/{n}")
+        if v is not None:
+            print(f"| {label}, {n} clients, 10 s | {ms(v)} | {v / n / 1e6:.3f} ms per client |")
+for s in [15, 30, 60, 120]:
+    v = mean_ns("scaling", f"duration_s/{s}")
+    if v is not None:
+        print(f"| lockstep, 4 clients, {s} s | {ms(v)} | {v / s / 1e6:.3f} ms per simulated s |")
