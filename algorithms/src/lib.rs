@@ -13,6 +13,7 @@
 //! | `lockstep` | frame sync, strict | [`frame::lockstep`] |
 //! | `framelock` | frame sync, key frames relayed by a server | [`frame::framelock`] |
 //! | `bucket` | frame sync, optimistic: no waiting for slow players | [`frame::bucket`] |
+//! | `rollback` | frame sync, GGPO-style prediction and rollback | [`frame::rollback`] |
 //!
 //! Shared components live in [`support`]: clock sync, the snapshot codec,
 //! the interpolation buffer. Deliberately broken variants the conformance

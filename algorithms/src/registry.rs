@@ -14,6 +14,7 @@ static ALL: &[&dyn Algorithm] = &[
     &crate::frame::lockstep::LOCKSTEP,
     &crate::frame::framelock::Framelock,
     &crate::frame::bucket::Bucket,
+    &crate::frame::rollback::ROLLBACK,
 ];
 
 /// Every algorithm, in listing order.

@@ -312,6 +312,13 @@ pub enum Report {
     },
     /// This tick was spent waiting for input (the game did not advance).
     Stalled,
+    /// The algorithm's own desync check found peers disagreeing about
+    /// `frame` (the harness finds desyncs itself; this records that the
+    /// algorithm noticed, and when).
+    DesyncDetected {
+        /// The frame the peers disagree on.
+        frame: u32,
+    },
     /// The node's current estimate of `server time − local time`, µs (from
     /// clock synchronization). The harness knows the true offset and
     /// reports the error.

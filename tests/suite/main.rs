@@ -9,6 +9,7 @@ mod metrics;
 mod network;
 mod prediction;
 mod reports;
+mod rollback;
 mod server_verified;
 mod toys;
 mod util;

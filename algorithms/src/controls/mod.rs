@@ -6,6 +6,7 @@
 pub mod frame_based;
 
 use crate::frame::lockstep::Lockstep;
+use crate::frame::rollback::Rollback;
 use crate::state::prediction::{Flaw, Prediction};
 use harness::contract::Algorithm;
 
@@ -27,9 +28,14 @@ pub const EXTRAPOLATE_UNBOUNDED: Prediction = Prediction {
     flaw: Flaw::UnboundedExtrapolation,
 };
 
+/// `rollback` that restores the saved state on a misprediction but skips
+/// the re-simulation.
+pub const ROLLBACK_NO_RESIM: Rollback = Rollback { name: "rollback-no-resim", skip_resimulation: true };
+
 /// Every control with the contract that must catch it.
 pub fn all() -> &'static [(&'static dyn Algorithm, &'static str)] {
-    static ALL: [(&dyn Algorithm, &str); 4] = [
+    static ALL: [(&dyn Algorithm, &str); 5] = [
+        (&ROLLBACK_NO_RESIM, "no-desync"),
         (&frame_based::FrameBased, "frame-rate-independent"),
         (&LOCKSTEP_OWN_SEED, "no-desync"),
         (&PREDICTION_NO_REPLAY, "predicted-own-bound"),

@@ -274,6 +274,9 @@ impl Recorder {
 
     pub(crate) fn report(&mut self, node: NodeId, t: Micros, local: i64, what: Report) {
         match what {
+            Report::DesyncDetected { frame } => {
+                self.violation(format!("{node} detected a desync at frame {frame} (its own checksum exchange)"));
+            }
             Report::ClockOffset { estimate_us } => {
                 let truth = t.0 as i64 - local;
                 let err = estimate_us - truth;

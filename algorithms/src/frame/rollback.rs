@@ -1,0 +1,484 @@
+//! `rollback`: GGPO-style prediction and rollback ("Time Warp", 预测回滚 in
+//! seeds 001 and 004).
+//!
+//! Peer to peer. Every tick a peer samples its input for frame `now +
+//! delay` (input delay, default 2 frames) and sends every peer all its
+//! inputs they have not acknowledged. It then advances one frame without
+//! waiting: a remote input that has not arrived is *predicted* as that
+//! player's last known input. Each frame's state is saved in a ring buffer.
+//! When a remote input arrives that differs from what was predicted for
+//! its frame, the peer loads the state of that frame and re-simulates to
+//! the present with the corrected inputs — a rollback, reported with its
+//! depth. A peer never runs more than `window` frames (default 8) past the
+//! last frame whose inputs it has from everyone: beyond that it stalls
+//! rather than predicts. Frames whose inputs are all known are *confirmed*
+//! and published, so the harness checks them against the agreed log.
+//!
+//! A late input that confirms its prediction costs nothing: the states
+//! simulated since are already right, except for the input's sequence
+//! number, which the peer stamps into them (it is the bookkeeping the
+//! harness measures latency with; no game rule reads it).
+//!
+//! Time sync: each packet carries the sender's frame; a peer that runs
+//! more than `ahead` frames ahead of what the latency explains skips a
+//! tick (GGPO's wait recommendation). Desync detection: packets carry the
+//! checksum of the sender's newest confirmed frame; a peer that finds a
+//! different checksum for that frame reports it and stops.
+//!
+//! Wire (little-endian): `9, ack: u32, start: u32, n: u8, n × input(3),
+//! frame: u32, confirmed: u32, checksum: u64` — `ack`: how many of the
+//! receiver's inputs the sender holds contiguously; `start`: the frame of
+//! the first input carried.
+
+use crate::wire::{Reader, Writer};
+use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
+use harness::game::{Input, SeqInput, State};
+use std::collections::VecDeque;
+
+const TAG: u8 = 9;
+const MAX_BATCH: u32 = 64;
+const RING: usize = 128;
+
+const DELAY: OptionSpec = OptionSpec::number("delay", "2", "input delay, frames");
+const WINDOW: OptionSpec =
+    OptionSpec::number("window", "8", "prediction window: frames past the last confirmed one before stalling");
+const AHEAD: OptionSpec =
+    OptionSpec::number("ahead", "2", "time sync: frames ahead of the peers (beyond latency) before skipping a tick");
+
+/// The algorithm; `skip_resimulation` makes it the negative control that
+/// restores the saved state on a misprediction but does not re-simulate.
+pub struct Rollback {
+    /// Name on the command line.
+    pub name: &'static str,
+    /// The flaw.
+    pub skip_resimulation: bool,
+}
+
+/// `rollback` as it should be.
+pub const ROLLBACK: Rollback = Rollback { name: "rollback", skip_resimulation: false };
+
+impl Algorithm for Rollback {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn description(&self) -> &'static str {
+        if self.skip_resimulation {
+            "NEGATIVE CONTROL: rollback that restores the saved state but skips the re-simulation"
+        } else {
+            "GGPO-style rollback: input delay, predict remote input, roll back and re-simulate on a misprediction (seeds 001, 004)"
+        }
+    }
+    fn topology(&self) -> Topology {
+        Topology::PeerToPeer
+    }
+    fn options(&self) -> &'static [OptionSpec] {
+        &[DELAY, WINDOW, AHEAD]
+    }
+    fn client(&self, s: &Setup, player: usize) -> Box<dyn Node> {
+        let n = s.players;
+        let delay = s.options.number(&DELAY).clamp(0.0, 60.0) as u32;
+        let mut inputs = vec![Vec::new(); n];
+        // Frames before the input delay has filled are idle for everyone.
+        for v in inputs.iter_mut() {
+            v.resize(delay as usize, Some(Input::IDLE));
+        }
+        let mut saved = VecDeque::with_capacity(RING);
+        saved.push_back(s.initial.clone());
+        Box::new(Peer {
+            me: player,
+            state: s.initial.clone(),
+            saved,
+            inputs,
+            have: vec![delay; n],
+            acked_by: vec![0; n],
+            used: Vec::new(),
+            published: 0,
+            delay,
+            window: s.options.number(&WINDOW).clamp(1.0, 120.0) as u32,
+            ahead: s.options.number(&AHEAD).clamp(0.0, 120.0) as u32,
+            remote_frame: vec![0; n],
+            skip_resimulation: self.skip_resimulation,
+            stopped: false,
+        })
+    }
+}
+
+struct Peer {
+    me: usize,
+    state: State,
+    /// Saved states: `saved[i]` is the state at frame `saved[0].frame + i`.
+    saved: VecDeque<State>,
+    /// Per player, the input of each frame (None: not received yet).
+    inputs: Vec<Vec<Option<Input>>>,
+    /// Per player, inputs held contiguously from frame 0 (for `me`: made).
+    have: Vec<u32>,
+    /// Per peer, how many of my inputs it acknowledged.
+    acked_by: Vec<u32>,
+    /// Per simulated frame, the inputs used (predictions included).
+    used: Vec<Vec<Input>>,
+    /// Frames published as confirmed.
+    published: u32,
+    delay: u32,
+    window: u32,
+    ahead: u32,
+    /// Per peer, the newest frame it said it was at.
+    remote_frame: Vec<u32>,
+    skip_resimulation: bool,
+    stopped: bool,
+}
+
+impl Peer {
+    fn frame(&self) -> u32 {
+        self.state.frame
+    }
+
+    fn confirmed(&self) -> u32 {
+        self.have.iter().copied().min().unwrap_or(0)
+    }
+
+    fn input_for(&self, p: usize, f: u32) -> Input {
+        // Known, or predicted as the player's last known input.
+        match self.inputs[p].get(f as usize).copied().flatten() {
+            Some(i) => i,
+            None => (0..f.min(self.inputs[p].len() as u32))
+                .rev()
+                .find_map(|g| self.inputs[p][g as usize])
+                .unwrap_or(Input::IDLE),
+        }
+    }
+
+    fn seq_inputs(&self, f: u32, inputs: &[Input]) -> Vec<SeqInput> {
+        // A real input made for frame f carries sequence f − delay + 1 (one
+        // sample per frame); predicted and pre-delay inputs carry none.
+        inputs
+            .iter()
+            .enumerate()
+            .map(|(p, i)| {
+                let known = self.inputs[p].get(f as usize).copied().flatten().is_some();
+                let seq = if known && f >= self.delay { f - self.delay + 1 } else { 0 };
+                SeqInput { seq, input: *i }
+            })
+            .collect()
+    }
+
+    fn step_frame(&mut self, ctx: &mut Ctx<'_>) {
+        let f = self.frame();
+        let inputs: Vec<Input> = (0..self.inputs.len()).map(|p| self.input_for(p, f)).collect();
+        let si = self.seq_inputs(f, &inputs);
+        ctx.game().step(&mut self.state, &si);
+        if self.used.len() <= f as usize {
+            self.used.resize(f as usize + 1, Vec::new());
+        }
+        self.used[f as usize] = inputs;
+        self.saved.push_back(self.state.clone());
+        while self.saved.len() > RING {
+            self.saved.pop_front();
+        }
+    }
+
+    fn store(&mut self, p: usize, f: u32, input: Input) -> bool {
+        let v = &mut self.inputs[p];
+        if v.len() <= f as usize {
+            v.resize(f as usize + 1, None);
+        }
+        let fresh = v[f as usize].is_none();
+        if fresh {
+            v[f as usize] = Some(input);
+        }
+        while self.inputs[p].get(self.have[p] as usize).is_some_and(|i| i.is_some()) {
+            self.have[p] += 1;
+        }
+        fresh
+    }
+
+    /// A late input confirmed a prediction: the states simulated since
+    /// already hold the right world, but not the input's sequence number
+    /// (the bookkeeping the harness reads latency from; no game rule reads
+    /// it). Stamp it instead of re-simulating.
+    fn stamp(&mut self, q: usize, f: u32, seq: u32) {
+        for s in self.saved.iter_mut().chain(std::iter::once(&mut self.state)) {
+            if s.frame > f && s.players[q].last_seq < seq {
+                s.players[q].last_seq = seq;
+            }
+        }
+    }
+
+    /// Rolls back to `from` and re-simulates to the present.
+    fn rollback(&mut self, ctx: &mut Ctx<'_>, from: u32) {
+        let now = self.frame();
+        let base = self.saved.front().map_or(0, |s| s.frame);
+        if from < base {
+            return; // older than the ring: cannot happen within the window
+        }
+        let idx = (from - base) as usize;
+        self.saved.truncate(idx + 1);
+        self.state = self.saved[idx].clone();
+        ctx.report(Report::Rollback { depth: now - from });
+        if self.skip_resimulation {
+            // The flaw: jump back to the present without replaying.
+            self.state.frame = now;
+            for _ in from..now {
+                self.saved.push_back(self.state.clone());
+            }
+            return;
+        }
+        while self.frame() < now {
+            self.step_frame(ctx);
+        }
+    }
+
+    fn publish(&mut self, ctx: &mut Ctx<'_>) {
+        let upto = self.confirmed().min(self.frame());
+        let base = self.saved.front().map_or(0, |s| s.frame);
+        while self.published < upto {
+            let f = self.published + 1;
+            let Some(state) = f.checked_sub(base).and_then(|i| self.saved.get(i as usize)) else { break };
+            let inputs = self.used[(f - 1) as usize].clone();
+            let si = self.seq_inputs(f - 1, &inputs);
+            let state = state.clone();
+            ctx.publish_confirmed(&state, &si);
+            self.published = f;
+        }
+    }
+
+    fn packet_for(&self, q: usize) -> Vec<u8> {
+        let start = self.acked_by[q];
+        let end = self.have[self.me].min(start + MAX_BATCH);
+        let mut w = Writer::with_capacity(32 + 3 * (end.saturating_sub(start)) as usize);
+        w.u8(TAG).u32(self.have[q]).u32(start).u8(end.saturating_sub(start) as u8);
+        for f in start..end {
+            self.inputs[self.me][f as usize].unwrap_or_default().encode(&mut w.0);
+        }
+        let conf = self.published;
+        let base = self.saved.front().map_or(0, |s| s.frame);
+        let sum = conf.checked_sub(base).and_then(|i| self.saved.get(i as usize)).map_or(0, |s| s.checksum());
+        w.u32(self.frame()).u32(if sum == 0 { 0 } else { conf });
+        w.0.extend_from_slice(&sum.to_le_bytes());
+        w.finish()
+    }
+}
+
+impl Node for Peer {
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        if self.stopped {
+            ctx.report(Report::Stalled);
+            return;
+        }
+        // Time sync: skip a tick when running ahead of the peers by more
+        // than the latency explains.
+        let slowest = (0..self.remote_frame.len()).filter(|&q| q != self.me).map(|q| self.remote_frame[q]).min();
+        let lead = slowest.map_or(0, |s| self.frame().saturating_sub(s));
+        let allowed = self.window + self.ahead;
+        // Make this tick's input (frame = now + delay), unless the window
+        // is full and we are about to stall anyway.
+        let can_advance = self.frame() < self.confirmed() + self.window && lead <= allowed;
+        if can_advance && self.have[self.me] <= self.frame() + self.delay {
+            let f = self.have[self.me];
+            if let Some(s) = ctx.sample_input() {
+                self.store(self.me, f, s.input);
+            }
+        }
+        for q in 0..ctx.setup().players {
+            if q != self.me {
+                let msg = self.packet_for(q);
+                ctx.send(ctx.setup().node_of_player(q), msg);
+            }
+        }
+        if can_advance && self.have[self.me] > self.frame() {
+            self.step_frame(ctx);
+        } else {
+            ctx.report(Report::Stalled);
+        }
+        self.publish(ctx);
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
+        let Some(q) = ctx.setup().player_of_node(from).filter(|&q| q != self.me) else { return };
+        let Some(p) = decode(bytes) else { return };
+        if p.ack <= self.have[self.me] {
+            self.acked_by[q] = self.acked_by[q].max(p.ack);
+        }
+        self.remote_frame[q] = self.remote_frame[q].max(p.frame);
+        // New inputs; the earliest misprediction decides the rollback.
+        let mut rollback_to: Option<u32> = None;
+        for (k, input) in p.inputs.into_iter().enumerate() {
+            let f = p.start.saturating_add(k as u32);
+            if f > self.frame() + 4 * RING as u32 {
+                break;
+            }
+            if self.store(q, f, input) && f < self.frame() {
+                let predicted = self.used.get(f as usize).and_then(|u| u.get(q)).copied();
+                if predicted != Some(input) {
+                    rollback_to = Some(rollback_to.map_or(f, |r| r.min(f)));
+                } else if f >= self.delay {
+                    self.stamp(q, f, f - self.delay + 1);
+                }
+            }
+        }
+        if let Some(f) = rollback_to {
+            self.rollback(ctx, f);
+        }
+        // Desync detection on the peer's newest confirmed frame.
+        if p.confirmed > 0 && p.confirmed <= self.published {
+            let base = self.saved.front().map_or(0, |s| s.frame);
+            if let Some(mine) = p.confirmed.checked_sub(base).and_then(|i| self.saved.get(i as usize)) {
+                if mine.checksum() != p.checksum {
+                    ctx.report(Report::DesyncDetected { frame: p.confirmed });
+                    self.stopped = true;
+                }
+            }
+        }
+        self.publish(ctx);
+    }
+
+    fn render(&mut self, _ctx: &RenderCtx<'_>, view: &mut View) {
+        view.show_state(&self.state);
+    }
+}
+
+struct Packet {
+    ack: u32,
+    start: u32,
+    inputs: Vec<Input>,
+    frame: u32,
+    confirmed: u32,
+    checksum: u64,
+}
+
+fn decode(bytes: &[u8]) -> Option<Packet> {
+    let mut r = Reader::new(bytes);
+    if r.u8()? != TAG {
+        return None;
+    }
+    let ack = r.u32()?;
+    let start = r.u32()?;
+    let n = r.u8()? as usize;
+    let inputs = (0..n).map(|_| r.take(3).and_then(Input::decode)).collect::<Option<Vec<_>>>()?;
+    let frame = r.u32()?;
+    let confirmed = r.u32()?;
+    let checksum = u64::from_le_bytes(r.take(8)?.try_into().ok()?);
+    r.is_done().then_some(Packet { ack, start, inputs, frame, confirmed, checksum })
+}
+
+/// GGPO's SyncTest, extended: runs `frames` frames of `inputs` through
+/// `step`, and on every frame rolls back `distance` frames and re-simulates
+/// — first with the true inputs (the save/load path), then, when
+/// `mispredict` is set, from a state simulated with a *wrong* prediction
+/// of every input (the correction path) — and compares checksums with the
+/// straight run. Returns the first frame where they differ.
+pub fn synctest(
+    initial: &State,
+    inputs: &[Vec<SeqInput>],
+    distance: usize,
+    mispredict: bool,
+    step: &dyn Fn(&mut State, &[SeqInput]),
+) -> Result<(), String> {
+    let mut straight = vec![initial.clone()];
+    for (f, row) in inputs.iter().enumerate() {
+        let mut s = straight[f].clone();
+        step(&mut s, row);
+        straight.push(s);
+    }
+    for f in 1..=inputs.len() {
+        let from = f.saturating_sub(distance);
+        // Save/load: re-simulate from the saved state with the true inputs.
+        let mut s = straight[from].clone();
+        for row in &inputs[from..f] {
+            step(&mut s, row);
+        }
+        if s.checksum() != straight[f].checksum() {
+            return Err(format!(
+                "frame {f}: re-simulating {} frames from a saved state gives a different state",
+                f - from
+            ));
+        }
+        if mispredict && f > from {
+            // Predict wrongly (every input inverted), then correct: roll
+            // back to `from` and re-simulate with the truth.
+            let mut wrong = straight[from].clone();
+            for row in &inputs[from..f] {
+                let bad: Vec<SeqInput> = row
+                    .iter()
+                    .map(|i| SeqInput {
+                        seq: i.seq,
+                        input: Input { buttons: !i.input.buttons & Input::ALL, ..i.input },
+                    })
+                    .collect();
+                step(&mut wrong, &bad);
+            }
+            let mut fixed = straight[from].clone();
+            for row in &inputs[from..f] {
+                step(&mut fixed, row);
+            }
+            if fixed.checksum() != straight[f].checksum() {
+                return Err(format!(
+                    "frame {f}: after a misprediction and rollback the state differs from the straight run"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use harness::game::{Game, GameConfig};
+    use std::cell::Cell;
+
+    fn inputs(frames: usize, players: usize) -> Vec<Vec<SeqInput>> {
+        let trace = harness::trace::TraceSpec::resolve("random-walk", &[])
+            .unwrap()
+            .instantiate(players, 60_000_000, 3)
+            .unwrap();
+        (0..frames)
+            .map(|k| {
+                (0..players)
+                    .map(|p| SeqInput { seq: k as u32 + 1, input: trace.input_at(p, k as u64 * 16_666) })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn synctest_passes_the_reference_game() {
+        let g = Game::new(GameConfig::default());
+        let s0 = g.initial_state_seeded(4, 7);
+        let step = |s: &mut State, i: &[SeqInput]| g.step(s, i);
+        assert_eq!(synctest(&s0, &inputs(300, 4), 7, true, &step), Ok(()));
+    }
+
+    #[test]
+    fn synctest_catches_a_non_deterministic_game() {
+        // A game variant with hidden state outside `State`: every 50th
+        // step it nudges player 0. Saved states cannot capture it.
+        let g = Game::new(GameConfig::default());
+        let s0 = g.initial_state(2);
+        let calls = Cell::new(0u64);
+        let step = |s: &mut State, i: &[SeqInput]| {
+            g.step(s, i);
+            calls.set(calls.get() + 1);
+            if calls.get() % 50 == 0 {
+                s.players[0].x += 1;
+            }
+        };
+        let err = synctest(&s0, &inputs(200, 2), 5, false, &step).unwrap_err();
+        assert!(err.contains("different state"), "{err}");
+    }
+
+    #[test]
+    fn packets_round_trip_and_reject_garbage() {
+        let mut w = Writer::default();
+        w.u8(TAG).u32(3).u32(5).u8(2);
+        Input::buttons(Input::UP).encode(&mut w.0);
+        Input::IDLE.encode(&mut w.0);
+        w.u32(9).u32(4);
+        w.0.extend_from_slice(&77u64.to_le_bytes());
+        let b = w.finish();
+        let p = decode(&b).unwrap();
+        assert_eq!((p.ack, p.start, p.inputs.len(), p.frame, p.confirmed, p.checksum), (3, 5, 2, 9, 4, 77));
+        for cut in 0..b.len() {
+            assert!(decode(&b[..cut]).is_none());
+        }
+    }
+}
