@@ -237,6 +237,10 @@ pub struct MatchArgs {
     /// What carries the algorithm's messages: unreliable, redundant[:N], tcp-like, kcp-like.
     #[arg(long, default_value = "unreliable")]
     pub transport: String,
+    /// Pace virtual time to the wall clock (runs take their simulated duration; not
+    /// reproducible). For code under test that reads the clock itself, like `ggrs`.
+    #[arg(long)]
+    pub paced: bool,
 }
 
 /// `run`.

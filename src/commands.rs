@@ -65,6 +65,7 @@ fn run_config(m: &MatchArgs, seed: u64) -> Result<RunConfig> {
         render_hz: m.render_rate.clone(),
         options: Options::parse(&m.opt).map_err(|e| bad(format!("--opt {e}")))?,
         transport: TransportKind::parse(&m.transport).map_err(|e| bad(format!("--transport: {e}")))?,
+        paced: m.paced,
         ..RunConfig::default()
     })
 }
@@ -96,6 +97,7 @@ fn run_one(algo: &dyn Algorithm, plan: &NetworkPlan, spec: &TraceSpec, cfg: &Run
         downlink: per_client(|p| p.downlink.to_string()),
         options: cfg.options.0.clone(),
         transport: cfg.transport.to_string(),
+        mode: if cfg.paced { "paced" } else { "simulated" }.to_string(),
         metrics: result.metrics,
     })
 }
@@ -410,6 +412,7 @@ fn list(what: Option<ListWhat>, format: ListFormat, all: bool) -> Result<()> {
     let mut json = serde_json::Map::new();
     if show(ListWhat::Algorithms) {
         let mut algos: Vec<&dyn Algorithm> = algorithms::registry::all().to_vec();
+        algos.extend(algorithms::registry::under_test().iter().copied());
         if all {
             algos.extend(algorithms::controls::all().iter().map(|(a, _)| *a));
         }

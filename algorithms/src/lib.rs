@@ -14,11 +14,13 @@
 //! | `framelock` | frame sync, key frames relayed by a server | [`frame::framelock`] |
 //! | `bucket` | frame sync, optimistic: no waiting for slow players | [`frame::bucket`] |
 //! | `rollback` | frame sync, GGPO-style prediction and rollback | [`frame::rollback`] |
+//! | `ggrs` | the real `ggrs` crate under test (feature `ggrs`, on by default) | [`adapters`] |
 //!
 //! Shared components live in [`support`]: clock sync, the snapshot codec,
 //! the interpolation buffer. Deliberately broken variants the conformance
 //! suite must catch live in [`controls`].
 
+pub mod adapters;
 pub mod controls;
 pub mod frame;
 pub mod registry;

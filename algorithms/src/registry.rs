@@ -22,9 +22,30 @@ pub fn all() -> &'static [&'static dyn Algorithm] {
     ALL
 }
 
-/// The algorithm called `name`, negative controls included.
+/// Third-party libraries under test (see [`crate::adapters`]). They are
+/// not in [`all`]: they read the wall clock and draw unseeded randomness,
+/// so their runs are not reproducible and they stay out of `all`-matrices
+/// and baselines; select them by name.
+pub fn under_test() -> &'static [&'static dyn Algorithm] {
+    #[cfg(feature = "ggrs")]
+    {
+        static UNDER_TEST: [&dyn Algorithm; 1] = [&crate::adapters::ggrs::Ggrs];
+        &UNDER_TEST
+    }
+    #[cfg(not(feature = "ggrs"))]
+    {
+        &[]
+    }
+}
+
+/// The algorithm called `name`: registered, under test, or a negative
+/// control.
 pub fn find(name: &str) -> Option<&'static dyn Algorithm> {
-    ALL.iter().copied().chain(crate::controls::all().iter().map(|(a, _)| *a)).find(|a| a.name() == name)
+    ALL.iter()
+        .copied()
+        .chain(under_test().iter().copied())
+        .chain(crate::controls::all().iter().map(|(a, _)| *a))
+        .find(|a| a.name() == name)
 }
 
 /// The names, in listing order.

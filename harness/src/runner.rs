@@ -44,6 +44,10 @@ pub struct RunConfig {
     /// Conformance checks: `Some(mark)` turns them on, with progress counted
     /// after `mark` µs.
     pub checks: Option<Option<u64>>,
+    /// Paced: virtual time follows the wall clock (for code under test that
+    /// reads the clock itself, like `ggrs`). The only place the simulator
+    /// reads the wall clock; a paced run is not reproducible.
+    pub paced: bool,
 }
 
 impl Default for RunConfig {
@@ -59,6 +63,7 @@ impl Default for RunConfig {
             header_bytes: UDP_IPV4_HEADER_BYTES,
             transport: TransportKind::Unreliable,
             checks: None,
+            paced: false,
         }
     }
 }
@@ -331,9 +336,16 @@ pub fn run_plan(
     let mut view = View::default();
     let mut events = 0u64;
 
+    let wall_start = cfg.paced.then(std::time::Instant::now);
     while let Some((now, ev)) = sched.pop() {
         if now >= end {
             break; // the run covers [0, duration)
+        }
+        if let Some(start) = wall_start {
+            let ahead = std::time::Duration::from_micros(now.0).saturating_sub(start.elapsed());
+            if !ahead.is_zero() {
+                std::thread::sleep(ahead);
+            }
         }
         events += 1;
         // Handle the event; the node that ran code may have sent packets.

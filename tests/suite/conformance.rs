@@ -6,6 +6,8 @@ use harness::error::Source;
 
 #[test]
 fn every_algorithm_keeps_every_contract_that_applies() {
+    // (Third-party code under test is not in `all()`; its known failures are
+    // pinned in `ggrs.rs`.)
     for algo in algorithms::registry::all() {
         for r in check(*algo, 3, 1) {
             assert!(

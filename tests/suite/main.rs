@@ -4,6 +4,7 @@ mod cli;
 mod conformance;
 mod determinism;
 mod frame;
+mod ggrs;
 mod lockstep;
 mod metrics;
 mod network;

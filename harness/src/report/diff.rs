@@ -143,6 +143,7 @@ mod tests {
             downlink: String::new(),
             options: Default::default(),
             transport: "unreliable".into(),
+            mode: "simulated".into(),
             metrics: m,
         }
     }

@@ -49,8 +49,16 @@ pub struct RunReport {
     pub options: std::collections::BTreeMap<String, String>,
     /// What carried the messages (`unreliable`, `redundant:N`, `tcp-like`, `kcp-like`).
     pub transport: String,
+    /// `simulated` (virtual time: reproducible) or `paced` (virtual time
+    /// following the wall clock).
+    #[serde(default = "simulated")]
+    pub mode: String,
     /// The measurements.
     pub metrics: Metrics,
+}
+
+fn simulated() -> String {
+    "simulated".into()
 }
 
 /// A whole report.
