@@ -11,7 +11,11 @@
 //!   `game/save_restore_N`: copying the world (what a rollback saves).
 //! - `scaling/clients_N`, `scaling/duration_S`: match time as players and
 //!   duration grow (should be linear).
-//! - `codec/*`: encoding and decoding the full-world snapshot and an input.
+//! - `codec/*`: encoding and decoding the full-world snapshot.
+//! - `rollback/rtt_ms/R`, `rollback/window_at_100ms/W`: our rollback's
+//!   match time as the round trip and the prediction window grow;
+//! - `ours_vs_ggrs/*`: the same 2-player LAN match with our rollback and
+//!   with the real ggrs (throughput: frames shown, so time per frame).
 //!
 //! `cargo bench --bench match`; CI runs it short
 //! (`-- --warm-up-time 0.2 --measurement-time 0.5 --sample-size 10`).
@@ -150,5 +154,42 @@ fn codec(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, matches, game, scaling, codec);
+fn rollback(c: &mut Criterion) {
+    let algo = algorithms::registry::find("rollback").unwrap();
+    let mut g = c.benchmark_group("rollback");
+    g.throughput(Throughput::Elements(60));
+    // Re-simulation cost as the round trip and the prediction window grow.
+    for rtt_ms in [20u64, 100, 200] {
+        let p = Profile::resolve(&format!("delay {}ms 5ms", rtt_ms / 2), &[]).unwrap();
+        let cfg = RunConfig { clients: 4, duration_us: 60_000_000, seed: 1, ..RunConfig::default() };
+        let t = trace(4, cfg.duration_us);
+        g.bench_with_input(BenchmarkId::new("rtt_ms", rtt_ms), &rtt_ms, |b, _| b.iter(|| run(algo, &p, &t, &cfg).unwrap().metrics.resimulated_frames));
+    }
+    for window in [4u32, 8, 16] {
+        let p = Profile::resolve("delay 50ms 5ms", &[]).unwrap();
+        let mut cfg = RunConfig { clients: 4, duration_us: 60_000_000, seed: 1, ..RunConfig::default() };
+        cfg.options = harness::contract::Options::parse(&[format!("window={window}")]).unwrap();
+        let t = trace(4, cfg.duration_us);
+        g.bench_with_input(BenchmarkId::new("window_at_100ms", window), &window, |b, _| {
+            b.iter(|| run(algo, &p, &t, &cfg).unwrap().metrics.resimulated_frames)
+        });
+    }
+    g.finish();
+
+    // Ours vs the real ggrs: CPU per confirmed frame on a LAN (virtual
+    // time: ggrs runs correctly there, see README).
+    let lan = Profile::resolve("lan", &harness::library::dirs("netem-profiles")).unwrap();
+    let cfg = RunConfig { clients: 2, duration_us: 10_000_000, seed: 1, ..RunConfig::default() };
+    let t = trace(2, cfg.duration_us);
+    let mut g = c.benchmark_group("ours_vs_ggrs");
+    for name in ["rollback", "ggrs"] {
+        let Some(a) = algorithms::registry::find(name) else { continue };
+        let frames = (run(a, &lan, &t, &cfg).unwrap().metrics.divergence_m.own.n / 2).max(1);
+        g.throughput(Throughput::Elements(frames));
+        g.bench_function(name, |b| b.iter(|| run(a, &lan, &t, &cfg).unwrap().events));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, matches, game, scaling, codec, rollback);
 criterion_main!(benches);

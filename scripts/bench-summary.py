@@ -56,3 +56,18 @@ for s in [15, 30, 60, 120]:
     v = mean_ns("scaling", f"duration_s/{s}")
     if v is not None:
         print(f"| lockstep, 4 clients, {s} s | {ms(v)} | {v / s / 1e6:.3f} ms per simulated s |")
+print()
+print("| rollback | mean |")
+print("|:--|--:|")
+for r in [20, 100, 200]:
+    v = mean_ns("rollback", f"rtt_ms/{r}")
+    if v is not None:
+        print(f"| `rollback`, RTT {r} ms, 60 s match | {ms(v)} |")
+for w in [4, 8, 16]:
+    v = mean_ns("rollback", f"window_at_100ms/{w}")
+    if v is not None:
+        print(f"| `rollback`, window {w}, RTT 100 ms, 60 s match | {ms(v)} |")
+for a in ["rollback", "ggrs"]:
+    v = mean_ns("ours_vs_ggrs", a)
+    if v is not None:
+        print(f"| 2-player LAN match, 10 s: `{a}` | {ms(v)} |")
