@@ -163,7 +163,9 @@ fn rollback(c: &mut Criterion) {
         let p = Profile::resolve(&format!("delay {}ms 5ms", rtt_ms / 2), &[]).unwrap();
         let cfg = RunConfig { clients: 4, duration_us: 60_000_000, seed: 1, ..RunConfig::default() };
         let t = trace(4, cfg.duration_us);
-        g.bench_with_input(BenchmarkId::new("rtt_ms", rtt_ms), &rtt_ms, |b, _| b.iter(|| run(algo, &p, &t, &cfg).unwrap().metrics.resimulated_frames));
+        g.bench_with_input(BenchmarkId::new("rtt_ms", rtt_ms), &rtt_ms, |b, _| {
+            b.iter(|| run(algo, &p, &t, &cfg).unwrap().metrics.resimulated_frames)
+        });
     }
     for window in [4u32, 8, 16] {
         let p = Profile::resolve("delay 50ms 5ms", &[]).unwrap();

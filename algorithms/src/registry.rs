@@ -11,6 +11,9 @@ use harness::contract::Algorithm;
 static ALL: &[&dyn Algorithm] = &[
     &crate::state::server_verified::ServerVerified,
     &crate::state::prediction::PREDICTION,
+    &crate::state::snapshot::SNAPSHOT,
+    &crate::state::snapshot::DELTA_SNAPSHOT,
+    &crate::state::dead_reckoning::DeadReckoning,
     &crate::frame::lockstep::LOCKSTEP,
     &crate::frame::framelock::Framelock,
     &crate::frame::bucket::Bucket,

@@ -289,6 +289,12 @@ pub trait Algorithm: Send + Sync {
     fn options(&self) -> &'static [OptionSpec] {
         &[]
     }
+    /// Conformance contracts this algorithm does not promise, each with the
+    /// reason (shown as "n/a" with it; e.g. dead reckoning extrapolates by
+    /// design, so it waives `remote-on-path`).
+    fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
     /// The server node (client/server algorithms only).
     fn server(&self, setup: &Setup) -> Box<dyn Node> {
         let _ = setup;

@@ -12,5 +12,6 @@ mod prediction;
 mod reports;
 mod rollback;
 mod server_verified;
+mod state_sync;
 mod toys;
 mod util;

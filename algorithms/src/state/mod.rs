@@ -2,5 +2,7 @@
 //! sends state; clients differ in how they show it (wait, predict,
 //! interpolate, extrapolate).
 
+pub mod dead_reckoning;
 pub mod prediction;
 pub mod server_verified;
+pub mod snapshot;

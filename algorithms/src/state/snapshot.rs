@@ -1,0 +1,226 @@
+//! `snapshot` and `delta-snapshot`: the server sends every client the whole
+//! world every tick (Quake, seed 003); the delta variant encodes each
+//! snapshot against the last one the client acknowledged (Quake 3), so an
+//! entity that did not move costs one byte.
+//!
+//! Both quantize positions to millimetres and pack fields as varints (see
+//! [`crate::support::delta`]); `snapshot` always encodes against nothing,
+//! `delta-snapshot` against the newest snapshot the client acknowledged —
+//! or against nothing when it has acknowledged none the server still
+//! holds. A client that missed snapshots still decodes: the baseline is
+//! always one it has. Clients show their own player as the newest
+//! snapshot has it (no prediction: bandwidth is the point here) and the
+//! others `interp` ms in the past, interpolated.
+//!
+//! Wire: input, client → server: `1, newest_seq: u32, n: u8, n ×
+//! input(3), ack: u32` (ack: newest snapshot frame decoded); snapshot:
+//! [`crate::support::delta`].
+
+use crate::support::delta::{self, Quantized};
+use crate::support::input_queue::InputQueue;
+use crate::support::interpolation::{Dry, InterpolationBuffer, Snap};
+use crate::wire::{Reader, Writer};
+use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
+use harness::game::{Input, SeqInput, State};
+use std::collections::{BTreeMap, VecDeque};
+
+const TAG_INPUT: u8 = 1;
+const HISTORY: usize = 64;
+
+const INTERP: OptionSpec = OptionSpec::number("interp", "100", "interpolation delay for remote players, ms");
+const MAX_QUEUE: OptionSpec = OptionSpec::number("max-queue", "2", "server input queue per client");
+
+/// The algorithm: full snapshots, or deltas against the acknowledged one.
+pub struct Snapshots {
+    /// Name on the command line.
+    pub name: &'static str,
+    /// Encode against the client's acknowledged snapshot.
+    pub delta: bool,
+}
+
+/// `snapshot`.
+pub const SNAPSHOT: Snapshots = Snapshots { name: "snapshot", delta: false };
+/// `delta-snapshot`.
+pub const DELTA_SNAPSHOT: Snapshots = Snapshots { name: "delta-snapshot", delta: true };
+
+impl Algorithm for Snapshots {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn description(&self) -> &'static str {
+        if self.delta {
+            "delta snapshots against the last one the client acknowledged, quantized and bit-packed (Quake 3, seed 003)"
+        } else {
+            "the whole world to every client every tick (Quake, seed 003)"
+        }
+    }
+    fn topology(&self) -> Topology {
+        Topology::ClientServer
+    }
+    fn options(&self) -> &'static [OptionSpec] {
+        &[INTERP, MAX_QUEUE]
+    }
+    fn server(&self, s: &Setup) -> Box<dyn Node> {
+        let max = s.options.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize;
+        Box::new(Server {
+            state: s.initial.clone(),
+            queues: (0..s.players).map(|_| InputQueue::new(max)).collect(),
+            current: vec![SeqInput::default(); s.players],
+            history: VecDeque::new(),
+            acked: vec![0; s.players],
+            delta: self.delta,
+        })
+    }
+    fn client(&self, s: &Setup, player: usize) -> Box<dyn Node> {
+        let dt = 1_000_000 / s.tick_hz.max(1) as i64;
+        let world = quantize(&s.initial);
+        let mut interp = InterpolationBuffer::new(128);
+        interp.push(snap(0, &world, dt));
+        Box::new(Client {
+            me: player,
+            dt,
+            kept: BTreeMap::from([(0, world)]),
+            newest: 0,
+            interp,
+            offset: None,
+            interp_us: (s.options.number(&INTERP).max(0.0) * 1e3) as i64,
+            recent: VecDeque::new(),
+        })
+    }
+}
+
+fn quantize(s: &State) -> Vec<Quantized> {
+    s.players.iter().map(|p| Quantized::from_um(p.x, p.y, p.z, p.last_seq)).collect()
+}
+
+fn snap(frame: u32, world: &[Quantized], dt: i64) -> Snap {
+    Snap {
+        time_us: (frame as i64 - 1) * dt,
+        frame,
+        pos: world.iter().map(Quantized::um).collect(),
+        vel: vec![[0; 3]; world.len()],
+        seq: world.iter().map(|q| q.seq).collect(),
+    }
+}
+
+struct Server {
+    state: State,
+    queues: Vec<InputQueue<Input>>,
+    current: Vec<SeqInput>,
+    history: VecDeque<(u32, Vec<Quantized>)>,
+    acked: Vec<u32>,
+    delta: bool,
+}
+
+impl Node for Server {
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        for (p, q) in self.queues.iter_mut().enumerate() {
+            if let Some(&(seq, input)) = q.for_tick() {
+                self.current[p] = SeqInput { seq, input };
+            }
+        }
+        ctx.game().step(&mut self.state, &self.current);
+        ctx.publish_authority(&self.state);
+        let world = quantize(&self.state);
+        let frame = self.state.frame;
+        for p in 0..self.current.len() {
+            let base = if self.delta {
+                self.history.iter().find(|(f, _)| *f == self.acked[p] && *f != 0).map(|(f, w)| (*f, w.as_slice()))
+            } else {
+                None
+            };
+            let msg = delta::encode(frame, &world, base);
+            ctx.send(ctx.setup().node_of_player(p), msg);
+        }
+        self.history.push_back((frame, world));
+        while self.history.len() > HISTORY {
+            self.history.pop_front();
+        }
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
+        let Some(p) = ctx.setup().player_of_node(from) else { return };
+        let mut r = Reader::new(bytes);
+        let (Some(TAG_INPUT), Some(newest), Some(n)) = (r.u8(), r.u32(), r.u8()) else { return };
+        let Some(inputs) = (0..n).map(|_| r.take(3).and_then(Input::decode)).collect::<Option<Vec<_>>>() else {
+            return;
+        };
+        let Some(ack) = r.u32() else { return };
+        if !r.is_done() || (newest as usize) < inputs.len() {
+            return;
+        }
+        for (k, input) in inputs.iter().enumerate().rev() {
+            self.queues[p].offer(newest - k as u32, *input);
+        }
+        if ack <= self.state.frame {
+            self.acked[p] = self.acked[p].max(ack);
+        }
+    }
+}
+
+struct Client {
+    me: usize,
+    dt: i64,
+    /// Decoded snapshots the server may use as baselines.
+    kept: BTreeMap<u32, Vec<Quantized>>,
+    newest: u32,
+    interp: InterpolationBuffer,
+    /// Server time ≈ local time + this: the least-delayed arrival seen.
+    offset: Option<i64>,
+    interp_us: i64,
+    recent: VecDeque<SeqInput>,
+}
+
+impl Node for Client {
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(s) = ctx.sample_input() else { return };
+        self.recent.push_front(s);
+        self.recent.truncate(3);
+        let mut w = Writer::with_capacity(20);
+        w.u8(TAG_INPUT).u32(s.seq).u8(self.recent.len() as u8);
+        for r in &self.recent {
+            r.input.encode(&mut w.0);
+        }
+        w.u32(self.newest);
+        ctx.send(ctx.setup().server(), w.finish());
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
+        let Some((frame, base)) = delta::header(bytes) else { return };
+        if self.kept.contains_key(&frame) {
+            return;
+        }
+        let baseline = if base == 0 { None } else { self.kept.get(&base).map(Vec::as_slice) };
+        if base != 0 && baseline.is_none() {
+            return; // a baseline we no longer hold: wait for the next one
+        }
+        let Some((frame, world)) = delta::decode(bytes, baseline) else { return };
+        if world.len() != ctx.setup().players {
+            return;
+        }
+        let arrival = (frame as i64 - 1) * self.dt - ctx.now();
+        self.offset = Some(self.offset.map_or(arrival, |o| o.max(arrival)));
+        self.interp.push(snap(frame, &world, self.dt));
+        self.kept.insert(frame, world);
+        self.newest = self.newest.max(frame);
+        while self.kept.len() > HISTORY {
+            self.kept.pop_first();
+        }
+    }
+
+    fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
+        let Some(newest) = self.kept.get(&self.newest) else { return };
+        let t = self.offset.map(|o| ctx.now() + o - self.interp_us);
+        for (i, q) in newest.iter().enumerate() {
+            let (pos, seq) = if i == self.me {
+                (q.um(), q.seq)
+            } else {
+                match t.and_then(|t| self.interp.sample(t, i, Dry::Hold)) {
+                    Some(s) => (s.pos, s.seq),
+                    None => (q.um(), q.seq),
+                }
+            };
+            view.entities.push(EntityView { id: i as u16, x: pos[0], y: pos[1], z: pos[2], seq });
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! State sync, part 2: full vs delta snapshots, dead reckoning's
+//! bandwidth/divergence trade-off, convergence once inputs stop.
+
+use crate::util::{cfg, run_named};
+
+#[test]
+fn delta_snapshots_cost_far_less_than_full_ones_for_the_same_picture() {
+    let full = run_named("snapshot", "4g", "stop-go", cfg(16, 20, 1));
+    let delta = run_named("delta-snapshot", "4g", "stop-go", cfg(16, 20, 1));
+    let (f, d) = (full.bandwidth.down_bytes_per_s, delta.bandwidth.down_bytes_per_s);
+    assert!(d < 0.7 * f, "delta {d} B/s vs full {f} B/s");
+    // The screens are the same: only the encoding differs.
+    assert_eq!(full.divergence_m, delta.divergence_m);
+    assert_eq!(full.input_latency_ms, delta.input_latency_ms);
+}
+
+#[test]
+fn dead_reckoning_trades_bandwidth_for_divergence_as_its_threshold_rises() {
+    let at = |th: &str| {
+        let mut c = cfg(4, 30, 1);
+        c.options = harness::contract::Options::parse(&[format!("threshold={th}")]).unwrap();
+        run_named("dead-reckoning", "4g", "random-walk", c)
+    };
+    let runs: Vec<_> = ["0.01", "0.05", "0.2", "0.5"].iter().map(|t| at(t)).collect();
+    for w in runs.windows(2) {
+        assert!(w[1].bandwidth.down_bytes_per_s < w[0].bandwidth.down_bytes_per_s, "bandwidth falls");
+        assert!(w[1].divergence_m.remote.mean > w[0].divergence_m.remote.mean, "divergence grows");
+    }
+    // ...and it is far cheaper than sending every tick.
+    let every_tick = run_named("snapshot", "4g", "random-walk", cfg(4, 30, 1));
+    assert!(runs[2].bandwidth.down_bytes_per_s < 0.3 * every_tick.bandwidth.down_bytes_per_s);
+}
+
+#[test]
+fn every_state_sync_algorithm_converges_once_inputs_stop() {
+    let trace = std::env::temp_dir().join(format!("syncbench-stop-{}.trace", std::process::id()));
+    std::fs::write(&trace, "player *\n0s R\n0.5s U\n1s L J\n1.5s D\n2s RU\n3s .\n").unwrap();
+    for algo in ["snapshot", "delta-snapshot", "dead-reckoning", "prediction", "server-verified"] {
+        let m = run_named(algo, "delay 30ms 5ms", trace.to_str().unwrap(), cfg(4, 6, 1));
+        assert!(m.divergence_m.remote.max > 0.05, "{algo}: players moved");
+        // Within 3 s of the last input every screen shows the world (the
+        // snapshot codecs quantize to 1 mm).
+        assert!(
+            m.final_divergence_m.own <= 0.001 && m.final_divergence_m.remote <= 0.001,
+            "{algo}: {:?}",
+            m.final_divergence_m
+        );
+    }
+    std::fs::remove_file(&trace).ok();
+}
