@@ -35,7 +35,9 @@ fn dead_reckoning_trades_bandwidth_for_divergence_as_its_threshold_rises() {
 fn every_state_sync_algorithm_converges_once_inputs_stop() {
     let trace = std::env::temp_dir().join(format!("syncbench-stop-{}.trace", std::process::id()));
     std::fs::write(&trace, "player *\n0s R\n0.5s U\n1s L J\n1.5s D\n2s RU\n3s .\n").unwrap();
-    for algo in ["snapshot", "delta-snapshot", "dead-reckoning", "prediction", "server-verified"] {
+    for algo in
+        ["snapshot", "delta-snapshot", "periodic", "dead-reckoning", "shadow-follow", "prediction", "server-verified"]
+    {
         let m = run_named(algo, "delay 30ms 5ms", trace.to_str().unwrap(), cfg(4, 6, 1));
         assert!(m.divergence_m.remote.max > 0.05, "{algo}: players moved");
         // Within 3 s of the last input every screen shows the world (the
@@ -47,4 +49,35 @@ fn every_state_sync_algorithm_converges_once_inputs_stop() {
         );
     }
     std::fs::remove_file(&trace).ok();
+}
+
+#[test]
+fn periodic_is_the_cheapest_and_the_least_accurate() {
+    let periodic = run_named("periodic", "4g", "random-walk", cfg(4, 30, 1));
+    for other in ["dead-reckoning", "shadow-follow", "snapshot"] {
+        let m = run_named(other, "4g", "random-walk", cfg(4, 30, 1));
+        assert!(periodic.bandwidth.down_bytes_per_s < m.bandwidth.down_bytes_per_s, "{other}");
+        assert!(periodic.divergence_m.remote.mean > m.divergence_m.remote.mean, "{other}");
+    }
+}
+
+#[test]
+fn the_key_state_buffer_shows_take_off_and_landing() {
+    // `hops`: everyone jumps once a second, and 1 Hz updates sample the top
+    // of each jump. Plain extrapolation (arc=0) keeps remote players flying
+    // at the apex; buffering take-off and landing brings them down.
+    let run = |keys: &str, arc: &str| {
+        let mut c = cfg(4, 10, 1);
+        c.options = harness::contract::Options::parse(&["rate=1".into(), format!("keys={keys}"), format!("arc={arc}")])
+            .unwrap();
+        run_named("shadow-follow", "delay 20ms", "hops", c).divergence_m.remote
+    };
+    let flying = run("0", "0");
+    let keyed = run("1", "0");
+    // Shown at the apex (0.9 m) while the true height averages ~0.36 m.
+    assert!(flying.mean > 0.4, "{flying:?}");
+    assert!(keyed.mean < 0.55 * flying.mean, "{keyed:?} vs {flying:?}");
+    // With the jump arc as well, the remote jump is close to the truth.
+    let best = run("1", "1");
+    assert!(best.mean < 0.1 && best.p99 < flying.p99, "{best:?}");
 }

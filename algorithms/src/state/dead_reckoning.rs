@@ -1,5 +1,10 @@
 //! `dead-reckoning`: send an entity's state only when the receivers'
-//! extrapolation of it has drifted too far (seeds 001 and 004).
+//! extrapolation of it has drifted too far (seeds 001 and 004); and
+//! `periodic`, the non-dead-reckoned variant: every entity's position,
+//! heading and speed at a low fixed rate (about once a second, as seed 001
+//! describes WoW), clients moving each entity along its last heading and
+//! correcting toward each update — so a turn (or a tree in the way) is
+//! learned up to a period late.
 //!
 //! The server keeps, per entity, the last state it sent — position,
 //! velocity, frame — and extrapolates it exactly as the clients will. After
@@ -36,24 +41,45 @@ const BLEND: OptionSpec =
 const HEARTBEAT: OptionSpec = OptionSpec::number("heartbeat", "1000", "send every entity at least this often, ms");
 const MAX_QUEUE: OptionSpec = OptionSpec::number("max-queue", "2", "server input queue per client");
 
-/// The algorithm.
-pub struct DeadReckoning;
+const RATE: OptionSpec = OptionSpec::number("rate", "1", "periodic: updates per second");
+const PERIODIC_BLEND: OptionSpec = OptionSpec::number("blend", "300", "correct toward each update over this long, ms");
+
+/// The algorithm: threshold-driven (`dead-reckoning`) or periodic.
+pub struct DeadReckoning {
+    /// Name on the command line.
+    pub name: &'static str,
+    /// Send everyone at a fixed rate instead of on drift.
+    pub periodic: bool,
+}
+
+/// `dead-reckoning`.
+pub const DEAD_RECKONING: DeadReckoning = DeadReckoning { name: "dead-reckoning", periodic: false };
+/// `periodic`.
+pub const PERIODIC: DeadReckoning = DeadReckoning { name: "periodic", periodic: true };
 
 impl Algorithm for DeadReckoning {
     fn name(&self) -> &'static str {
-        "dead-reckoning"
+        self.name
     }
     fn description(&self) -> &'static str {
-        "updates only when the shared extrapolation drifts past a threshold; clients blend old and new (seeds 001, 004)"
+        if self.periodic {
+            "position, heading and speed of everyone about once a second; clients move along and correct (WoW, seed 001)"
+        } else {
+            "updates only when the shared extrapolation drifts past a threshold; clients blend old and new (seeds 001, 004)"
+        }
     }
     fn topology(&self) -> Topology {
         Topology::ClientServer
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[THRESHOLD, BLEND, HEARTBEAT, MAX_QUEUE]
+        if self.periodic {
+            &[RATE, PERIODIC_BLEND, MAX_QUEUE]
+        } else {
+            &[THRESHOLD, BLEND, HEARTBEAT, MAX_QUEUE]
+        }
     }
     fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
-        &[("remote-on-path", "dead reckoning extrapolates between updates by design")]
+        &[("remote-on-path", "extrapolates between updates by design")]
     }
     fn server(&self, s: &Setup) -> Box<dyn Node> {
         let o = &s.options;
@@ -63,8 +89,12 @@ impl Algorithm for DeadReckoning {
             queues: (0..s.players).map(|_| InputQueue::new(o.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize)).collect(),
             current: vec![SeqInput::default(); s.players],
             sent: s.initial.players.iter().map(|p| Model::of(p, 0)).collect(),
-            threshold_um: (o.number(&THRESHOLD).max(0.0) * 1e6) as i64,
-            heartbeat_frames: ((o.number(&HEARTBEAT).max(1.0) * 1e3) as i64 / dt).max(1) as u32,
+            threshold_um: if self.periodic { i64::MAX } else { (o.number(&THRESHOLD).max(0.0) * 1e6) as i64 },
+            heartbeat_frames: if self.periodic {
+                (s.tick_hz as f64 / o.number(&RATE).clamp(0.01, 1000.0)).round().max(1.0) as u32
+            } else {
+                ((o.number(&HEARTBEAT).max(1.0) * 1e3) as i64 / dt).max(1) as u32
+            },
             dt,
         })
     }
@@ -75,7 +105,7 @@ impl Algorithm for DeadReckoning {
             dt,
             models: s.initial.players.iter().map(|p| (Model::of(p, 0), None)).collect(),
             offset: None,
-            blend_us: (s.options.number(&BLEND).max(0.0) * 1e3) as i64,
+            blend_us: (s.options.number(if self.periodic { &PERIODIC_BLEND } else { &BLEND }).max(0.0) * 1e3) as i64,
             recent: VecDeque::new(),
         })
     }

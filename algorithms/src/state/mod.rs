@@ -5,4 +5,5 @@
 pub mod dead_reckoning;
 pub mod prediction;
 pub mod server_verified;
+pub mod shadow_follow;
 pub mod snapshot;

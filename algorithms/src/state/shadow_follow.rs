@@ -1,0 +1,326 @@
+//! `shadow-follow`: seed 001's shadow following ("影子跟随算法"), a
+//! refinement of dead reckoning.
+//!
+//! The server sends each entity's state (position, velocity, frame) at a
+//! fixed rate (`rate`, default 10 Hz). On every client each entity has a
+//! *shadow*: the newest state received, advanced to the present along its
+//! velocity; the shadow jumps with each update, but the displayed entity
+//! only ever *chases* it, continuously — so the picture stays smooth.
+//! Shadows move along their velocity, and (`arc=1`, our addition) along the
+//! jump's arc under gravity while airborne; `arc=0` is the seed's plain
+//! straight-line extrapolation. Options from the seed:
+//! - `lag`: phase lag — the entity keeps this distance behind its shadow,
+//!   so a sudden stop is not overrun and pulled back;
+//! - `inertia`: the chase accelerates and brakes (m/s²) instead of moving
+//!   at a constant catch-up speed;
+//! - `keys`: the key-state buffer — the server also sends every jump's
+//!   take-off and landing the moment they happen, and the entity must pass
+//!   through each buffered key state, in order, before chasing further. Without
+//!   it, updates that happen to sample the top of each jump keep the remote
+//!   player flying.
+//!
+//! Wire: input as `server-verified`; states, server → clients: `60, n:
+//! u8, n × (id: u8, frame: u32, kind: u8 (0 state, 1 take-off, 2
+//! landing), x, y, z, vx, vy, vz: i32, seq: u32)`.
+
+use crate::support::input_queue::InputQueue;
+use crate::wire::{Reader, Writer};
+use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
+use harness::game::{Input, PlayerState, SeqInput, State};
+use std::collections::VecDeque;
+
+const TAG_INPUT: u8 = 1;
+const TAG_STATES: u8 = 60;
+
+const RATE: OptionSpec = OptionSpec::number("rate", "10", "state updates per second");
+const KEYS: OptionSpec = OptionSpec::number("keys", "1", "1: buffer jump take-off and landing key states");
+const LAG: OptionSpec = OptionSpec::number("lag", "0", "phase lag: distance kept behind the shadow, m");
+const INERTIA: OptionSpec = OptionSpec::number("inertia", "0", "chase acceleration, m/s² (0: constant catch-up speed)");
+const ARC: OptionSpec = OptionSpec::number(
+    "arc",
+    "1",
+    "1: airborne shadows follow the jump arc; 0: straight-line extrapolation, as plain DR",
+);
+const MAX_QUEUE: OptionSpec = OptionSpec::number("max-queue", "2", "server input queue per client");
+
+/// The algorithm.
+pub struct ShadowFollow;
+
+impl Algorithm for ShadowFollow {
+    fn name(&self) -> &'static str {
+        "shadow-follow"
+    }
+    fn description(&self) -> &'static str {
+        "entities chase a shadow that jumps to each update; phase lag, inertia, key-state buffer for jumps (seed 001)"
+    }
+    fn topology(&self) -> Topology {
+        Topology::ClientServer
+    }
+    fn options(&self) -> &'static [OptionSpec] {
+        &[RATE, KEYS, LAG, INERTIA, ARC, MAX_QUEUE]
+    }
+    fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
+        &[("remote-on-path", "the shadow is extrapolated between updates by design")]
+    }
+    fn server(&self, s: &Setup) -> Box<dyn Node> {
+        let o = &s.options;
+        Box::new(Server {
+            state: s.initial.clone(),
+            queues: (0..s.players).map(|_| InputQueue::new(o.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize)).collect(),
+            current: vec![SeqInput::default(); s.players],
+            period: (s.tick_hz as f64 / o.number(&RATE).clamp(0.01, 1000.0)).round().max(1.0) as u32,
+            keys: o.number(&KEYS) != 0.0,
+        })
+    }
+    fn client(&self, s: &Setup, _player: usize) -> Box<dyn Node> {
+        let o = &s.options;
+        let dt = 1_000_000 / s.tick_hz.max(1) as i64;
+        Box::new(Client {
+            dt,
+            entities: s
+                .initial
+                .players
+                .iter()
+                .map(|p| Follower {
+                    shown: [p.x as f64, p.y as f64, p.z as f64],
+                    speed: 0.0,
+                    shadow: Sample::of(p, 0, 0),
+                    keys: VecDeque::new(),
+                })
+                .collect(),
+            offset: None,
+            last_render: None,
+            lag_um: o.number(&LAG).max(0.0) * 1e6,
+            inertia: o.number(&INERTIA).max(0.0) * 1e6,
+            chase: 1.5 * 6_000_000.0,
+            arc: o.number(&ARC) != 0.0,
+            recent: VecDeque::new(),
+        })
+    }
+}
+
+/// A state sent for one entity.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Sample {
+    frame: u32,
+    kind: u8,
+    pos: [i32; 3],
+    vel: [i32; 3],
+    seq: u32,
+}
+
+impl Sample {
+    fn of(p: &PlayerState, frame: u32, kind: u8) -> Sample {
+        Sample { frame, kind, pos: [p.x, p.y, p.z], vel: [p.vx, p.vy, p.vz], seq: p.last_seq }
+    }
+
+    /// The point a key state pins.
+    fn point(&self) -> [f64; 3] {
+        [self.pos[0] as f64, self.pos[1] as f64, self.pos[2] as f64]
+    }
+
+    /// Advanced to server time `t_us`: along the velocity, and along the
+    /// jump's arc under `gravity` (µm/s²) while airborne.
+    fn at(&self, t_us: i64, dt: i64, gravity: f64) -> [f64; 3] {
+        let s = (t_us - (self.frame as i64 - 1) * dt).max(0) as f64 / 1e6;
+        let airborne = self.pos[2] > 0 || self.vel[2] != 0;
+        let z =
+            if airborne { (self.pos[2] as f64 + self.vel[2] as f64 * s - gravity * s * s / 2.0).max(0.0) } else { 0.0 };
+        [self.pos[0] as f64 + self.vel[0] as f64 * s, self.pos[1] as f64 + self.vel[1] as f64 * s, z]
+    }
+}
+
+struct Server {
+    state: State,
+    queues: Vec<InputQueue<Input>>,
+    current: Vec<SeqInput>,
+    period: u32,
+    keys: bool,
+}
+
+impl Node for Server {
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        for (p, q) in self.queues.iter_mut().enumerate() {
+            if let Some(&(seq, input)) = q.for_tick() {
+                self.current[p] = SeqInput { seq, input };
+            }
+        }
+        let before: Vec<bool> = self.state.players.iter().map(|p| p.grounded()).collect();
+        ctx.game().step(&mut self.state, &self.current);
+        ctx.publish_authority(&self.state);
+        let f = self.state.frame;
+        let mut out: Vec<Sample> = Vec::new();
+        for (i, p) in self.state.players.iter().enumerate() {
+            if self.keys && before[i] != p.grounded() {
+                out.push(Sample { kind: if before[i] { 1 } else { 2 }, ..Sample::of(p, f, 0) });
+                if before[i] {
+                    // Take-off: the key state is the ground it left.
+                    let last = out.last_mut().expect("just pushed");
+                    last.pos[2] = 0;
+                }
+            }
+        }
+        if f % self.period == 0 {
+            out.extend(self.state.players.iter().map(|p| Sample::of(p, f, 0)));
+        }
+        if out.is_empty() {
+            return;
+        }
+        let ids: Vec<u8> = {
+            let mut v = Vec::new();
+            for (i, p) in self.state.players.iter().enumerate() {
+                if self.keys && before[i] != p.grounded() {
+                    v.push(i as u8);
+                }
+            }
+            if f % self.period == 0 {
+                v.extend(0..self.state.players.len() as u8);
+            }
+            v
+        };
+        let mut w = Writer::with_capacity(8 + out.len() * 34);
+        w.u8(TAG_STATES).u8(out.len() as u8);
+        for (id, s) in ids.iter().zip(&out) {
+            w.u8(*id).u32(s.frame).u8(s.kind);
+            for v in s.pos.iter().chain(&s.vel) {
+                w.i32(*v);
+            }
+            w.u32(s.seq);
+        }
+        let msg = w.finish();
+        for q in 0..self.current.len() {
+            ctx.send(ctx.setup().node_of_player(q), msg.clone());
+        }
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
+        let Some(p) = ctx.setup().player_of_node(from) else { return };
+        let mut r = Reader::new(bytes);
+        let (Some(TAG_INPUT), Some(newest), Some(n)) = (r.u8(), r.u32(), r.u8()) else { return };
+        let Some(inputs) = (0..n).map(|_| r.take(3).and_then(Input::decode)).collect::<Option<Vec<_>>>() else {
+            return;
+        };
+        if !r.is_done() || (newest as usize) < inputs.len() {
+            return;
+        }
+        for (k, input) in inputs.iter().enumerate().rev() {
+            self.queues[p].offer(newest - k as u32, *input);
+        }
+    }
+}
+
+struct Follower {
+    shown: [f64; 3],
+    /// Current chase speed (with inertia), µm/s.
+    speed: f64,
+    shadow: Sample,
+    /// Key states still to pass through, in order.
+    keys: VecDeque<Sample>,
+}
+
+struct Client {
+    dt: i64,
+    entities: Vec<Follower>,
+    offset: Option<i64>,
+    last_render: Option<i64>,
+    lag_um: f64,
+    inertia: f64,
+    chase: f64,
+    arc: bool,
+    recent: VecDeque<SeqInput>,
+}
+
+impl Node for Client {
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(s) = ctx.sample_input() else { return };
+        self.recent.push_front(s);
+        self.recent.truncate(3);
+        let mut w = Writer::with_capacity(16);
+        w.u8(TAG_INPUT).u32(s.seq).u8(self.recent.len() as u8);
+        for r in &self.recent {
+            r.input.encode(&mut w.0);
+        }
+        ctx.send(ctx.setup().server(), w.finish());
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
+        let mut r = Reader::new(bytes);
+        let (Some(TAG_STATES), Some(n)) = (r.u8(), r.u8()) else { return };
+        let mut got = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            let (Some(id), Some(frame), Some(kind)) = (r.u8(), r.u32(), r.u8()) else { return };
+            let mut v = [0i32; 6];
+            for x in v.iter_mut() {
+                let Some(y) = r.i32() else { return };
+                *x = y;
+            }
+            let Some(seq) = r.u32() else { return };
+            if kind > 2 {
+                return;
+            }
+            got.push((id as usize, Sample { frame, kind, pos: [v[0], v[1], v[2]], vel: [v[3], v[4], v[5]], seq }));
+        }
+        if !r.is_done() {
+            return;
+        }
+        for (id, s) in got {
+            let Some(e) = self.entities.get_mut(id) else { continue };
+            let arrival = (s.frame as i64 - 1) * self.dt - ctx.now();
+            self.offset = Some(self.offset.map_or(arrival, |o| o.max(arrival)));
+            if s.kind != 0 && s.frame > e.shadow.frame {
+                e.keys.push_back(s);
+            }
+            if s.frame >= e.shadow.frame {
+                e.shadow = s;
+            }
+        }
+    }
+
+    fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
+        let now = ctx.now();
+        let step_s = self.last_render.map_or(0.0, |l| (now - l).max(0) as f64 / 1e6);
+        self.last_render = Some(now);
+        let t = now + self.offset.unwrap_or(0);
+        let gravity = if self.arc { ctx.game().config().gravity as f64 } else { 0.0 };
+        for (i, e) in self.entities.iter_mut().enumerate() {
+            // The next key state to pass, or the shadow.
+            let (target, is_key) = match e.keys.front() {
+                Some(k) => (k.point(), true),
+                None => (e.shadow.at(t, self.dt, gravity), false),
+            };
+            let d: [f64; 3] = std::array::from_fn(|k| target[k] - e.shown[k]);
+            let dist = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+            let keep = if is_key { 0.0 } else { self.lag_um };
+            let want = (dist - keep).max(0.0);
+            let speed = if self.inertia > 0.0 {
+                let target_speed = self.chase.min(want / step_s.max(1e-6));
+                let dv = self.inertia * step_s;
+                e.speed = if target_speed > e.speed {
+                    (e.speed + dv).min(target_speed)
+                } else {
+                    (e.speed - dv).max(target_speed)
+                };
+                e.speed
+            } else {
+                self.chase
+            };
+            let moved = (speed * step_s).min(want);
+            if dist > 0.0 {
+                for (k, dk) in d.iter().enumerate() {
+                    e.shown[k] += dk / dist * moved;
+                }
+            }
+            if is_key && dist - moved < 1_000.0 {
+                e.keys.pop_front();
+            }
+            let seq = e.keys.front().map_or(e.shadow.seq, |k| k.seq);
+            view.entities.push(EntityView {
+                id: i as u16,
+                x: e.shown[0] as i32,
+                y: e.shown[1] as i32,
+                z: e.shown[2].max(0.0) as i32,
+                seq,
+            });
+        }
+    }
+}
