@@ -15,6 +15,7 @@ static ALL: &[&dyn Algorithm] = &[
     &crate::state::snapshot::DELTA_SNAPSHOT,
     &crate::state::dead_reckoning::PERIODIC,
     &crate::state::dead_reckoning::DEAD_RECKONING,
+    &crate::state::latency_corrected::LatencyCorrected,
     &crate::state::shadow_follow::ShadowFollow,
     &crate::frame::lockstep::LOCKSTEP,
     &crate::frame::framelock::Framelock,

@@ -54,7 +54,7 @@ fn every_state_sync_algorithm_converges_once_inputs_stop() {
 #[test]
 fn periodic_is_the_cheapest_and_the_least_accurate() {
     let periodic = run_named("periodic", "4g", "random-walk", cfg(4, 30, 1));
-    for other in ["dead-reckoning", "shadow-follow", "snapshot"] {
+    for other in ["dead-reckoning", "latency-corrected", "shadow-follow", "snapshot"] {
         let m = run_named(other, "4g", "random-walk", cfg(4, 30, 1));
         assert!(periodic.bandwidth.down_bytes_per_s < m.bandwidth.down_bytes_per_s, "{other}");
         assert!(periodic.divergence_m.remote.mean > m.divergence_m.remote.mean, "{other}");

@@ -3,6 +3,7 @@
 //! interpolate, extrapolate).
 
 pub mod dead_reckoning;
+pub mod latency_corrected;
 pub mod prediction;
 pub mod server_verified;
 pub mod shadow_follow;
