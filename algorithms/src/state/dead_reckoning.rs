@@ -25,13 +25,11 @@
 //! input(3)`); updates, server → clients: `50, frame: u32, n: u8, n × (id:
 //! u8, x, y, z, vx, vy, vz: i32, seq: u32)`.
 
-use crate::support::input_queue::InputQueue;
+use crate::support::uplink::{InputUplink, ServerInputs};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
-use harness::game::{Input, PlayerState, SeqInput, State};
-use std::collections::VecDeque;
+use harness::game::{PlayerState, State};
 
-const TAG_INPUT: u8 = 1;
 const TAG_UPDATE: u8 = 50;
 
 const THRESHOLD: OptionSpec =
@@ -86,8 +84,7 @@ impl Algorithm for DeadReckoning {
         let dt = 1_000_000 / s.tick_hz.max(1) as i64;
         Box::new(Server {
             state: s.initial.clone(),
-            queues: (0..s.players).map(|_| InputQueue::new(o.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize)).collect(),
-            current: vec![SeqInput::default(); s.players],
+            inputs: ServerInputs::new(s.players, o.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize),
             sent: s.initial.players.iter().map(|p| Model::of(p, 0)).collect(),
             threshold_um: if self.periodic { i64::MAX } else { (o.number(&THRESHOLD).max(0.0) * 1e6) as i64 },
             heartbeat_frames: if self.periodic {
@@ -106,7 +103,7 @@ impl Algorithm for DeadReckoning {
             models: s.initial.players.iter().map(|p| (Model::of(p, 0), None)).collect(),
             offset: None,
             blend_us: (s.options.number(if self.periodic { &PERIODIC_BLEND } else { &BLEND }).max(0.0) * 1e3) as i64,
-            recent: VecDeque::new(),
+            uplink: InputUplink::new(3),
         })
     }
 }
@@ -141,8 +138,7 @@ fn dist(a: [i64; 3], b: [i64; 3]) -> i64 {
 
 struct Server {
     state: State,
-    queues: Vec<InputQueue<Input>>,
-    current: Vec<SeqInput>,
+    inputs: ServerInputs,
     sent: Vec<Model>,
     threshold_um: i64,
     heartbeat_frames: u32,
@@ -151,12 +147,7 @@ struct Server {
 
 impl Node for Server {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
-        for (p, q) in self.queues.iter_mut().enumerate() {
-            if let Some(&(seq, input)) = q.for_tick() {
-                self.current[p] = SeqInput { seq, input };
-            }
-        }
-        ctx.game().step(&mut self.state, &self.current);
+        ctx.game().step(&mut self.state, self.inputs.for_tick());
         ctx.publish_authority(&self.state);
         let f = self.state.frame;
         let now = (f as i64 - 1) * self.dt;
@@ -181,7 +172,7 @@ impl Node for Server {
         if n > 0 {
             let mut msg = w.finish();
             msg[5] = n;
-            for q in 0..self.current.len() {
+            for q in 0..self.inputs.players() {
                 ctx.send(ctx.setup().node_of_player(q), msg.clone());
             }
         }
@@ -189,17 +180,7 @@ impl Node for Server {
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
         let Some(p) = ctx.setup().player_of_node(from) else { return };
-        let mut r = Reader::new(bytes);
-        let (Some(TAG_INPUT), Some(newest), Some(n)) = (r.u8(), r.u32(), r.u8()) else { return };
-        let Some(inputs) = (0..n).map(|_| r.take(3).and_then(Input::decode)).collect::<Option<Vec<_>>>() else {
-            return;
-        };
-        if !r.is_done() || (newest as usize) < inputs.len() {
-            return;
-        }
-        for (k, input) in inputs.iter().enumerate().rev() {
-            self.queues[p].offer(newest - k as u32, *input);
-        }
+        self.inputs.receive(p, bytes);
     }
 }
 
@@ -210,20 +191,14 @@ struct Client {
     models: Vec<(Model, Option<(Model, i64)>)>,
     offset: Option<i64>,
     blend_us: i64,
-    recent: VecDeque<SeqInput>,
+    uplink: InputUplink,
 }
 
 impl Node for Client {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
         let Some(s) = ctx.sample_input() else { return };
-        self.recent.push_front(s);
-        self.recent.truncate(3);
-        let mut w = Writer::with_capacity(16);
-        w.u8(TAG_INPUT).u32(s.seq).u8(self.recent.len() as u8);
-        for r in &self.recent {
-            r.input.encode(&mut w.0);
-        }
-        ctx.send(ctx.setup().server(), w.finish());
+        let packet = self.uplink.packet(s, |_| {});
+        ctx.send(ctx.setup().server(), packet);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {

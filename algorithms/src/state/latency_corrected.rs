@@ -20,15 +20,13 @@
 //! i32, seq: u32)`.
 
 use crate::support::clock_sync::ClockSync;
-use crate::support::input_queue::InputQueue;
+use crate::support::uplink::{InputUplink, ServerInputs};
 use crate::wire::{Reader, Writer};
 use harness::contract::{
     Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View,
 };
-use harness::game::{Input, SeqInput, State};
-use std::collections::VecDeque;
+use harness::game::State;
 
-const TAG_INPUT: u8 = 1;
 const TAG_STATES: u8 = 70;
 
 const RATE: OptionSpec =
@@ -62,8 +60,7 @@ impl Algorithm for LatencyCorrected {
         let frames = |ms: f64| ((ms * s.tick_hz as f64 / 1000.0).round() as u32).max(1);
         Box::new(Server {
             state: s.initial.clone(),
-            queues: (0..s.players).map(|_| InputQueue::new(o.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize)).collect(),
-            current: vec![SeqInput::default(); s.players],
+            inputs: ServerInputs::new(s.players, o.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize),
             last_sent: vec![None; s.players],
             min_gap: frames(1000.0 / o.number(&RATE).clamp(0.1, 1000.0)),
             heartbeat: frames(o.number(&HEARTBEAT).max(1.0)),
@@ -80,15 +77,14 @@ impl Algorithm for LatencyCorrected {
                 .collect(),
             catch_up: s.options.number(&CATCH_UP).clamp(1.0, 10.0) * 6_000_000.0,
             last_render: None,
-            recent: VecDeque::new(),
+            uplink: InputUplink::new(3),
         })
     }
 }
 
 struct Server {
     state: State,
-    queues: Vec<InputQueue<Input>>,
-    current: Vec<SeqInput>,
+    inputs: ServerInputs,
     /// Per entity: (frame, vx, vy) of the last message.
     last_sent: Vec<Option<(u32, i32, i32)>>,
     min_gap: u32,
@@ -97,12 +93,7 @@ struct Server {
 
 impl Node for Server {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
-        for (p, q) in self.queues.iter_mut().enumerate() {
-            if let Some(&(seq, input)) = q.for_tick() {
-                self.current[p] = SeqInput { seq, input };
-            }
-        }
-        ctx.game().step(&mut self.state, &self.current);
+        ctx.game().step(&mut self.state, self.inputs.for_tick());
         ctx.publish_authority(&self.state);
         let f = self.state.frame;
         let mut w = Writer::with_capacity(64);
@@ -130,7 +121,7 @@ impl Node for Server {
         if n > 0 {
             let mut msg = w.finish();
             msg[1] = n;
-            for q in 0..self.current.len() {
+            for q in 0..self.inputs.players() {
                 ctx.send(ctx.setup().node_of_player(q), msg.clone());
             }
         }
@@ -142,17 +133,7 @@ impl Node for Server {
             return;
         }
         let Some(p) = ctx.setup().player_of_node(from) else { return };
-        let mut r = Reader::new(bytes);
-        let (Some(TAG_INPUT), Some(newest), Some(n)) = (r.u8(), r.u32(), r.u8()) else { return };
-        let Some(inputs) = (0..n).map(|_| r.take(3).and_then(Input::decode)).collect::<Option<Vec<_>>>() else {
-            return;
-        };
-        if !r.is_done() || (newest as usize) < inputs.len() {
-            return;
-        }
-        for (k, input) in inputs.iter().enumerate().rev() {
-            self.queues[p].offer(newest - k as u32, *input);
-        }
+        self.inputs.receive(p, bytes);
     }
 }
 
@@ -194,7 +175,7 @@ struct Client {
     others: Vec<Other>,
     catch_up: f64,
     last_render: Option<i64>,
-    recent: VecDeque<SeqInput>,
+    uplink: InputUplink,
 }
 
 impl Node for Client {
@@ -207,14 +188,8 @@ impl Node for Client {
             ctx.report(Report::ClockOffset { estimate_us: o });
         }
         let Some(s) = ctx.sample_input() else { return };
-        self.recent.push_front(s);
-        self.recent.truncate(3);
-        let mut w = Writer::with_capacity(16);
-        w.u8(TAG_INPUT).u32(s.seq).u8(self.recent.len() as u8);
-        for r in &self.recent {
-            r.input.encode(&mut w.0);
-        }
-        ctx.send(server, w.finish());
+        let packet = self.uplink.packet(s, |_| {});
+        ctx.send(server, packet);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {

@@ -24,13 +24,11 @@
 //! - snapshot, server → client: `2, frame: u32, players: u16, players ×
 //!   (x: i32, y: i32, z: i32, last_seq: u32)`.
 
-use crate::support::input_queue::InputQueue;
+use crate::support::uplink::{InputUplink, ServerInputs};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
-use harness::game::{Input, SeqInput, State};
-use std::collections::VecDeque;
+use harness::game::State;
 
-const TAG_INPUT: u8 = 1;
 const TAG_SNAPSHOT: u8 = 2;
 
 const REDUNDANCY: OptionSpec =
@@ -57,17 +55,13 @@ impl Algorithm for ServerVerified {
     fn server(&self, setup: &Setup) -> Box<dyn Node> {
         Box::new(Server {
             state: setup.initial.clone(),
-            queues: (0..setup.players)
-                .map(|_| InputQueue::new(setup.options.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize))
-                .collect(),
-            current: vec![SeqInput::default(); setup.players],
+            inputs: ServerInputs::new(setup.players, setup.options.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize),
         })
     }
     fn client(&self, setup: &Setup, _player: usize) -> Box<dyn Node> {
         Box::new(Client {
             shown: Snapshot::of(&setup.initial),
-            recent: VecDeque::new(),
-            redundancy: setup.options.number(&REDUNDANCY).clamp(1.0, 255.0) as usize,
+            uplink: InputUplink::new(setup.options.number(&REDUNDANCY).clamp(1.0, 255.0) as usize),
         })
     }
 }
@@ -116,21 +110,14 @@ impl Snapshot {
 
 struct Client {
     shown: Snapshot,
-    recent: VecDeque<SeqInput>,
-    redundancy: usize,
+    uplink: InputUplink,
 }
 
 impl Node for Client {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
         let Some(s) = ctx.sample_input() else { return };
-        self.recent.push_front(s);
-        self.recent.truncate(self.redundancy);
-        let mut w = Writer::with_capacity(6 + 3 * self.recent.len());
-        w.u8(TAG_INPUT).u32(s.seq).u8(self.recent.len() as u8);
-        for r in &self.recent {
-            r.input.encode(&mut w.0);
-        }
-        ctx.send(ctx.setup().server(), w.finish());
+        let packet = self.uplink.packet(s, |_| {});
+        ctx.send(ctx.setup().server(), packet);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
@@ -150,30 +137,12 @@ impl Node for Client {
 
 struct Server {
     state: State,
-    queues: Vec<InputQueue<Input>>,
-    current: Vec<SeqInput>,
-}
-
-/// Decodes an input packet into `(newest_seq, inputs newest first)`.
-fn decode_inputs(bytes: &[u8]) -> Option<(u32, Vec<Input>)> {
-    let mut r = Reader::new(bytes);
-    if r.u8()? != TAG_INPUT {
-        return None;
-    }
-    let newest = r.u32()?;
-    let n = r.u8()? as usize;
-    let inputs = (0..n).map(|_| r.take(3).and_then(Input::decode)).collect::<Option<Vec<_>>>()?;
-    (r.is_done() && newest as usize >= n).then_some((newest, inputs))
+    inputs: ServerInputs,
 }
 
 impl Node for Server {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
-        for (p, q) in self.queues.iter_mut().enumerate() {
-            if let Some(&(seq, input)) = q.for_tick() {
-                self.current[p] = SeqInput { seq, input };
-            }
-        }
-        ctx.game().step(&mut self.state, &self.current);
+        ctx.game().step(&mut self.state, self.inputs.for_tick());
         ctx.publish_authority(&self.state);
         let msg = Snapshot::of(&self.state).encode();
         for p in 0..ctx.setup().players {
@@ -185,13 +154,7 @@ impl Node for Server {
         let Some(p) = ctx.setup().player_of_node(from) else {
             return;
         };
-        let Some((newest, inputs)) = decode_inputs(bytes) else {
-            return;
-        };
-        // inputs[k] has sequence newest - k: offer them oldest first.
-        for (k, input) in inputs.iter().enumerate().rev() {
-            self.queues[p].offer(newest - k as u32, *input);
-        }
+        self.inputs.receive(p, bytes);
     }
 }
 
@@ -206,6 +169,5 @@ mod tests {
         assert_eq!(Snapshot::decode(&b), Some(s));
         assert_eq!(Snapshot::decode(&b[..b.len() - 1]), None);
         assert_eq!(Snapshot::decode(&[]), None);
-        assert_eq!(decode_inputs(&[TAG_INPUT, 1, 0, 0, 0, 2, 0, 0, 0]), None, "claims 2 inputs before seq 1");
     }
 }

@@ -23,13 +23,12 @@
 //! u8, n × (id: u8, frame: u32, kind: u8 (0 state, 1 take-off, 2
 //! landing), x, y, z, vx, vy, vz: i32, seq: u32)`.
 
-use crate::support::input_queue::InputQueue;
+use crate::support::uplink::{InputUplink, ServerInputs};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
-use harness::game::{Input, PlayerState, SeqInput, State};
+use harness::game::{PlayerState, State};
 use std::collections::VecDeque;
 
-const TAG_INPUT: u8 = 1;
 const TAG_STATES: u8 = 60;
 
 const RATE: OptionSpec = OptionSpec::number("rate", "10", "state updates per second");
@@ -66,8 +65,7 @@ impl Algorithm for ShadowFollow {
         let o = &s.options;
         Box::new(Server {
             state: s.initial.clone(),
-            queues: (0..s.players).map(|_| InputQueue::new(o.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize)).collect(),
-            current: vec![SeqInput::default(); s.players],
+            inputs: ServerInputs::new(s.players, o.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize),
             period: (s.tick_hz as f64 / o.number(&RATE).clamp(0.01, 1000.0)).round().max(1.0) as u32,
             keys: o.number(&KEYS) != 0.0,
         })
@@ -94,7 +92,7 @@ impl Algorithm for ShadowFollow {
             inertia: o.number(&INERTIA).max(0.0) * 1e6,
             chase: 1.5 * 6_000_000.0,
             arc: o.number(&ARC) != 0.0,
-            recent: VecDeque::new(),
+            uplink: InputUplink::new(3),
         })
     }
 }
@@ -132,21 +130,15 @@ impl Sample {
 
 struct Server {
     state: State,
-    queues: Vec<InputQueue<Input>>,
-    current: Vec<SeqInput>,
+    inputs: ServerInputs,
     period: u32,
     keys: bool,
 }
 
 impl Node for Server {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
-        for (p, q) in self.queues.iter_mut().enumerate() {
-            if let Some(&(seq, input)) = q.for_tick() {
-                self.current[p] = SeqInput { seq, input };
-            }
-        }
         let before: Vec<bool> = self.state.players.iter().map(|p| p.grounded()).collect();
-        ctx.game().step(&mut self.state, &self.current);
+        ctx.game().step(&mut self.state, self.inputs.for_tick());
         ctx.publish_authority(&self.state);
         let f = self.state.frame;
         let mut out: Vec<Sample> = Vec::new();
@@ -188,24 +180,14 @@ impl Node for Server {
             w.u32(s.seq);
         }
         let msg = w.finish();
-        for q in 0..self.current.len() {
+        for q in 0..self.inputs.players() {
             ctx.send(ctx.setup().node_of_player(q), msg.clone());
         }
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
         let Some(p) = ctx.setup().player_of_node(from) else { return };
-        let mut r = Reader::new(bytes);
-        let (Some(TAG_INPUT), Some(newest), Some(n)) = (r.u8(), r.u32(), r.u8()) else { return };
-        let Some(inputs) = (0..n).map(|_| r.take(3).and_then(Input::decode)).collect::<Option<Vec<_>>>() else {
-            return;
-        };
-        if !r.is_done() || (newest as usize) < inputs.len() {
-            return;
-        }
-        for (k, input) in inputs.iter().enumerate().rev() {
-            self.queues[p].offer(newest - k as u32, *input);
-        }
+        self.inputs.receive(p, bytes);
     }
 }
 
@@ -227,20 +209,14 @@ struct Client {
     inertia: f64,
     chase: f64,
     arc: bool,
-    recent: VecDeque<SeqInput>,
+    uplink: InputUplink,
 }
 
 impl Node for Client {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
         let Some(s) = ctx.sample_input() else { return };
-        self.recent.push_front(s);
-        self.recent.truncate(3);
-        let mut w = Writer::with_capacity(16);
-        w.u8(TAG_INPUT).u32(s.seq).u8(self.recent.len() as u8);
-        for r in &self.recent {
-            r.input.encode(&mut w.0);
-        }
-        ctx.send(ctx.setup().server(), w.finish());
+        let packet = self.uplink.packet(s, |_| {});
+        ctx.send(ctx.setup().server(), packet);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {

@@ -17,14 +17,12 @@
 //! [`crate::support::delta`].
 
 use crate::support::delta::{self, Quantized};
-use crate::support::input_queue::InputQueue;
 use crate::support::interpolation::{Dry, InterpolationBuffer, Snap};
-use crate::wire::{Reader, Writer};
+use crate::support::uplink::{InputUplink, ServerInputs};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
-use harness::game::{Input, SeqInput, State};
+use harness::game::State;
 use std::collections::{BTreeMap, VecDeque};
 
-const TAG_INPUT: u8 = 1;
 const HISTORY: usize = 64;
 
 const INTERP: OptionSpec = OptionSpec::number("interp", "100", "interpolation delay for remote players, ms");
@@ -64,8 +62,7 @@ impl Algorithm for Snapshots {
         let max = s.options.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize;
         Box::new(Server {
             state: s.initial.clone(),
-            queues: (0..s.players).map(|_| InputQueue::new(max)).collect(),
-            current: vec![SeqInput::default(); s.players],
+            inputs: ServerInputs::new(s.players, max),
             history: VecDeque::new(),
             acked: vec![0; s.players],
             delta: self.delta,
@@ -84,7 +81,7 @@ impl Algorithm for Snapshots {
             interp,
             offset: None,
             interp_us: (s.options.number(&INTERP).max(0.0) * 1e3) as i64,
-            recent: VecDeque::new(),
+            uplink: InputUplink::new(3),
         })
     }
 }
@@ -105,8 +102,7 @@ fn snap(frame: u32, world: &[Quantized], dt: i64) -> Snap {
 
 struct Server {
     state: State,
-    queues: Vec<InputQueue<Input>>,
-    current: Vec<SeqInput>,
+    inputs: ServerInputs,
     history: VecDeque<(u32, Vec<Quantized>)>,
     acked: Vec<u32>,
     delta: bool,
@@ -114,16 +110,11 @@ struct Server {
 
 impl Node for Server {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
-        for (p, q) in self.queues.iter_mut().enumerate() {
-            if let Some(&(seq, input)) = q.for_tick() {
-                self.current[p] = SeqInput { seq, input };
-            }
-        }
-        ctx.game().step(&mut self.state, &self.current);
+        ctx.game().step(&mut self.state, self.inputs.for_tick());
         ctx.publish_authority(&self.state);
         let world = quantize(&self.state);
         let frame = self.state.frame;
-        for p in 0..self.current.len() {
+        for p in 0..self.inputs.players() {
             let base = if self.delta {
                 self.history.iter().find(|(f, _)| *f == self.acked[p] && *f != 0).map(|(f, w)| (*f, w.as_slice()))
             } else {
@@ -140,18 +131,8 @@ impl Node for Server {
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
         let Some(p) = ctx.setup().player_of_node(from) else { return };
-        let mut r = Reader::new(bytes);
-        let (Some(TAG_INPUT), Some(newest), Some(n)) = (r.u8(), r.u32(), r.u8()) else { return };
-        let Some(inputs) = (0..n).map(|_| r.take(3).and_then(Input::decode)).collect::<Option<Vec<_>>>() else {
-            return;
-        };
-        let Some(ack) = r.u32() else { return };
-        if !r.is_done() || (newest as usize) < inputs.len() {
-            return;
-        }
-        for (k, input) in inputs.iter().enumerate().rev() {
-            self.queues[p].offer(newest - k as u32, *input);
-        }
+        let Some(mut rest) = self.inputs.receive(p, bytes) else { return };
+        let Some(ack) = rest.u32() else { return };
         if ack <= self.state.frame {
             self.acked[p] = self.acked[p].max(ack);
         }
@@ -168,21 +149,17 @@ struct Client {
     /// Server time ≈ local time + this: the least-delayed arrival seen.
     offset: Option<i64>,
     interp_us: i64,
-    recent: VecDeque<SeqInput>,
+    uplink: InputUplink,
 }
 
 impl Node for Client {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
         let Some(s) = ctx.sample_input() else { return };
-        self.recent.push_front(s);
-        self.recent.truncate(3);
-        let mut w = Writer::with_capacity(20);
-        w.u8(TAG_INPUT).u32(s.seq).u8(self.recent.len() as u8);
-        for r in &self.recent {
-            r.input.encode(&mut w.0);
-        }
-        w.u32(self.newest);
-        ctx.send(ctx.setup().server(), w.finish());
+        let newest = self.newest;
+        let packet = self.uplink.packet(s, |w| {
+            w.u32(newest);
+        });
+        ctx.send(ctx.setup().server(), packet);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {

@@ -6,3 +6,4 @@ pub mod delta;
 pub mod input_queue;
 pub mod interpolation;
 pub mod snapshot;
+pub mod uplink;

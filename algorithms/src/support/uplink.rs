@@ -1,0 +1,119 @@
+//! The input uplink most client/server algorithms share: each tick a client
+//! sends its newest input with the previous ones again (so a lost packet
+//! loses nothing); the server queues them per client and takes one per
+//! tick ([`InputQueue`]).
+//!
+//! Wire: `1, newest_seq: u32, n: u8, n × input(3)` (newest first), then
+//! whatever the algorithm appends (an acknowledgement, say).
+
+use super::input_queue::InputQueue;
+use crate::wire::{Reader, Writer};
+use harness::game::{Input, SeqInput};
+use std::collections::VecDeque;
+
+const TAG: u8 = 1;
+
+/// Client side: the newest inputs, repeated in every packet.
+#[derive(Clone, Debug)]
+pub struct InputUplink {
+    recent: VecDeque<SeqInput>,
+    n: usize,
+}
+
+impl InputUplink {
+    /// Carrying the newest `n` inputs per packet.
+    pub fn new(n: usize) -> InputUplink {
+        InputUplink { recent: VecDeque::new(), n: n.clamp(1, 255) }
+    }
+
+    /// The packet for a new sample; `trailer` may append to it.
+    pub fn packet(&mut self, s: SeqInput, trailer: impl FnOnce(&mut Writer)) -> Vec<u8> {
+        self.recent.push_front(s);
+        self.recent.truncate(self.n);
+        let mut w = Writer::with_capacity(6 + 3 * self.recent.len() + 8);
+        w.u8(TAG).u32(s.seq).u8(self.recent.len() as u8);
+        for r in &self.recent {
+            r.input.encode(&mut w.0);
+        }
+        trailer(&mut w);
+        w.finish()
+    }
+}
+
+/// Server side: every client's input queue and the inputs in force.
+#[derive(Clone, Debug)]
+pub struct ServerInputs {
+    queues: Vec<InputQueue<Input>>,
+    current: Vec<SeqInput>,
+}
+
+impl ServerInputs {
+    /// For `players` clients, each queue holding at most `max_queue`.
+    pub fn new(players: usize, max_queue: usize) -> ServerInputs {
+        ServerInputs {
+            queues: (0..players).map(|_| InputQueue::new(max_queue)).collect(),
+            current: vec![SeqInput::default(); players],
+        }
+    }
+
+    /// Takes an input packet from player `p`; returns a reader positioned
+    /// after the inputs (for a trailer), or `None` if it was not one.
+    pub fn receive<'a>(&mut self, p: usize, bytes: &'a [u8]) -> Option<Reader<'a>> {
+        let mut r = Reader::new(bytes);
+        if r.u8()? != TAG {
+            return None;
+        }
+        let newest = r.u32()?;
+        let n = r.u8()? as usize;
+        let inputs = (0..n).map(|_| r.take(3).and_then(Input::decode)).collect::<Option<Vec<_>>>()?;
+        if (newest as usize) < inputs.len() {
+            return None;
+        }
+        let q = self.queues.get_mut(p)?;
+        // inputs[k] has sequence newest − k: offer them oldest first.
+        for (k, input) in inputs.iter().enumerate().rev() {
+            q.offer(newest - k as u32, *input);
+        }
+        Some(r)
+    }
+
+    /// The inputs for this tick: each client's next queued one, or its last.
+    pub fn for_tick(&mut self) -> &[SeqInput] {
+        for (p, q) in self.queues.iter_mut().enumerate() {
+            if let Some(&(seq, input)) = q.for_tick() {
+                self.current[p] = SeqInput { seq, input };
+            }
+        }
+        &self.current
+    }
+
+    /// Number of clients.
+    pub fn players(&self) -> usize {
+        self.current.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packets_carry_the_newest_inputs_and_a_trailer() {
+        let mut up = InputUplink::new(3);
+        let mut down = ServerInputs::new(1, 4);
+        let mut last = Vec::new();
+        for seq in 1..=4u32 {
+            last = up.packet(SeqInput { seq, input: Input::buttons(Input::UP) }, |w| {
+                w.u32(99);
+            });
+        }
+        // Only the last packet arrives: it still carries inputs 2..=4.
+        let mut rest = down.receive(0, &last).unwrap();
+        assert_eq!(rest.u32(), Some(99));
+        assert!(rest.is_done());
+        let got: Vec<u32> = (0..3).map(|_| down.for_tick()[0].seq).collect();
+        assert_eq!(got, vec![2, 3, 4]);
+        assert!(down.receive(0, &[TAG, 1, 0, 0, 0, 5]).is_none(), "claims more inputs than sequence numbers");
+        assert!(down.receive(0, &[]).is_none());
+    }
+}
