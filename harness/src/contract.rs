@@ -390,6 +390,14 @@ impl Ctx<'_> {
         self.outbox.push((to, bytes));
     }
 
+    /// Sends a copy of `bytes` to every player's node (a server broadcast).
+    pub fn send_to_players(&mut self, bytes: Vec<u8>) {
+        for p in 0..self.setup().players {
+            let to = self.setup().node_of_player(p);
+            self.outbox.push((to, bytes.clone()));
+        }
+    }
+
     /// Server (client/server topology): publishes the authoritative state of
     /// frame `state.frame`.
     pub fn publish_authority(&mut self, state: &State) {

@@ -46,9 +46,7 @@ impl Node for Server {
         ctx.publish_authority(&self.state);
         let mut msg = vec![TAG_STATE];
         self.state.encode(&mut msg);
-        for p in 0..ctx.setup().players {
-            ctx.send(ctx.setup().node_of_player(p), msg.clone());
-        }
+        ctx.send_to_players(msg);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {

@@ -281,9 +281,7 @@ impl Node for Server {
             self.updates.pop_first();
         }
         self.collecting = k2;
-        for q in 0..ctx.setup().players {
-            ctx.send(ctx.setup().node_of_player(q), msg.clone());
-        }
+        ctx.send_to_players(msg);
     }
 }
 

@@ -121,9 +121,7 @@ impl Node for Server {
         if n > 0 {
             let mut msg = w.finish();
             msg[1] = n;
-            for q in 0..self.inputs.players() {
-                ctx.send(ctx.setup().node_of_player(q), msg.clone());
-            }
+            ctx.send_to_players(msg);
         }
     }
 

@@ -473,9 +473,7 @@ impl Node for Server {
         }
         ctx.publish_authority(&self.state);
         let msg = WorldSnapshot::encode(&self.state, &self.applied);
-        for p in 0..n {
-            ctx.send(ctx.setup().node_of_player(p), msg.clone());
-        }
+        ctx.send_to_players(msg);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {

@@ -145,9 +145,7 @@ impl Node for Server {
         ctx.game().step(&mut self.state, self.inputs.for_tick());
         ctx.publish_authority(&self.state);
         let msg = Snapshot::of(&self.state).encode();
-        for p in 0..ctx.setup().players {
-            ctx.send(ctx.setup().node_of_player(p), msg.clone());
-        }
+        ctx.send_to_players(msg);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {

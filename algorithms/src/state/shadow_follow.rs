@@ -180,9 +180,7 @@ impl Node for Server {
             w.u32(s.seq);
         }
         let msg = w.finish();
-        for q in 0..self.inputs.players() {
-            ctx.send(ctx.setup().node_of_player(q), msg.clone());
-        }
+        ctx.send_to_players(msg);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
