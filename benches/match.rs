@@ -11,7 +11,9 @@
 //!   `game/save_restore_N`: copying the world (what a rollback saves).
 //! - `scaling/clients_N`, `scaling/duration_S`: match time as players and
 //!   duration grow (should be linear).
-//! - `codec/*`: encoding and decoding the full-world snapshot.
+//! - `codec/*`: encoding and decoding the full-world snapshot, and the
+//!   quantized format of `snapshot` (`full_*`) and `delta-snapshot`
+//!   (`delta_*`, a quarter of the entities changed).
 //! - `rollback/rtt_ms/R`, `rollback/window_at_100ms/W`: our rollback's
 //!   match time as the round trip and the prediction window grow;
 //! - `ours_vs_ggrs/*`: the same 2-player LAN match with our rollback and
@@ -23,6 +25,7 @@
 // criterion's macros generate undocumented public functions.
 #![allow(missing_docs)]
 
+use algorithms::support::delta::{self, Quantized};
 use algorithms::support::snapshot::WorldSnapshot;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use harness::game::{Game, GameConfig, Input, SeqInput, State};
@@ -150,6 +153,24 @@ fn codec(c: &mut Criterion) {
         g.bench_function(format!("snapshot_decode_{players}"), |b| {
             b.iter(|| WorldSnapshot::decode(black_box(&bytes)).map(|w| w.state.frame))
         });
+        // The delta format (`snapshot`/`delta-snapshot`): a world in which
+        // a quarter of the entities moved since the baseline.
+        let base: Vec<Quantized> =
+            (0..players as i32).map(|i| Quantized::from_um(i * 1000, 0, i * 500, i as u32)).collect();
+        let now: Vec<Quantized> = base
+            .iter()
+            .enumerate()
+            .map(|(i, q)| if i % 4 == 0 { Quantized::from_um(q.um()[0] + 20_000, 0, q.um()[2], q.seq + 1) } else { *q })
+            .collect();
+        for (label, baseline) in [("full", None), ("delta", Some((1u32, base.as_slice())))] {
+            let bytes = delta::encode(2, &now, baseline);
+            g.bench_function(format!("{label}_encode_{players}"), |b| {
+                b.iter(|| delta::encode(2, black_box(&now), baseline).len())
+            });
+            g.bench_function(format!("{label}_decode_{players}"), |b| {
+                b.iter(|| delta::decode(black_box(&bytes), baseline.map(|b| b.1)).map(|w| w.1.len()))
+            });
+        }
     }
     g.finish();
 }

@@ -2,7 +2,8 @@
 """Summarises criterion's results (target/criterion) for README's
 Performance section: match speed as multiples of real time, the harness
 overhead factor (match time / time of the game steps it executes), game
-step and save/restore cost, scaling, codec throughput.
+step and save/restore cost, scaling, codec throughput, and the interest
+management tick (benches/interest.rs).
 
 usage: scripts/bench-summary.py [target/criterion]
 """
@@ -39,7 +40,8 @@ print()
 print("| benchmark | mean |")
 print("|:--|--:|")
 for g, b in [("game", "step_4"), ("game", "step_16"), ("game", "save_restore_4"), ("game", "save_restore_16"),
-             ("codec", "snapshot_encode_4"), ("codec", "snapshot_decode_4"), ("codec", "snapshot_encode_32"), ("codec", "snapshot_decode_32")]:
+             ("codec", "snapshot_encode_4"), ("codec", "snapshot_decode_4"), ("codec", "snapshot_encode_32"), ("codec", "snapshot_decode_32")] + [
+                 ("codec", f"{kind}_{op}_{n}") for n in [4, 32] for kind in ["full", "delta"] for op in ["encode", "decode"]]:
     v = mean_ns(g, b)
     if v is not None:
         per = " (600 steps)" if b.startswith("step") else ""
@@ -71,3 +73,18 @@ for a in ["rollback", "ggrs"]:
     v = mean_ns("ours_vs_ggrs", a)
     if v is not None:
         print(f"| 2-player LAN match, 10 s: `{a}` | {ms(v)} |")
+
+for density in ["sparse", "dense"]:
+    group = f"interest_{density}"
+    if not os.path.isdir(os.path.join(root, group)):
+        continue
+    counts = [250, 1000, 4000]
+    print()
+    print(f"| interest, {density} map: server time per tick, 200 clients | " + " | ".join(f"{n:,} entities" for n in counts) + " |")
+    print("|:--|" + "--:|" * len(counts))
+    for method in ["none", "grid", "crosslist"]:
+        cells = []
+        for n in counts:
+            v = mean_ns(group, f"{method}/{n}")
+            cells.append(f"{v / 1e3:,.0f} µs" if v is not None else "–")
+        print(f"| `{method}` | " + " | ".join(cells) + " |")

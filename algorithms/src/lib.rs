@@ -23,6 +23,7 @@
 pub mod adapters;
 pub mod controls;
 pub mod frame;
+pub mod interest;
 pub mod registry;
 pub mod state;
 pub mod support;
