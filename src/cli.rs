@@ -231,6 +231,10 @@ pub struct MatchArgs {
     /// Render rate of the clients, Hz; a list gives one per client (the last repeats): 60,144,30.
     #[arg(long = "render-rate", default_value = "60", value_delimiter = ',')]
     pub render_rate: Vec<u32>,
+    /// Clients' local clocks, OFFSET[@DRIFTppm] per client (the last repeats; the server's is
+    /// exact): `--clock=-40ms@+200ppm,0,+25ms`. Tests clock sync and timers against drift.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub clock: Vec<String>,
     /// Algorithm option key=value (repeatable); `list algorithms` shows each algorithm's.
     #[arg(long = "opt")]
     pub opt: Vec<String>,

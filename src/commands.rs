@@ -11,7 +11,7 @@ use harness::net::profile::NetworkPlan;
 use harness::net::transport::TransportKind;
 use harness::report::{table, FailedRun, Report, RunReport};
 use harness::runner::{run_plan, RunConfig};
-use harness::time::parse_duration;
+use harness::time::{parse_duration, LocalClock};
 use harness::trace::{self, generate::Generator, TraceSpec};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -66,8 +66,22 @@ fn run_config(m: &MatchArgs, seed: u64) -> Result<RunConfig> {
         options: Options::parse(&m.opt).map_err(|e| bad(format!("--opt {e}")))?,
         transport: TransportKind::parse(&m.transport).map_err(|e| bad(format!("--transport: {e}")))?,
         paced: m.paced,
+        clocks: if m.clock.is_empty() {
+            RunConfig::default().clocks
+        } else {
+            m.clock
+                .iter()
+                .map(|c| LocalClock::parse(c).map_err(|e| bad(format!("--clock `{c}`: {e}"))))
+                .collect::<Result<_>>()?
+        },
         ..RunConfig::default()
     })
+}
+
+/// A clock as `--clock` takes it.
+fn clock_text(c: LocalClock) -> String {
+    let sign = if c.offset_us < 0 { "-" } else { "+" };
+    format!("{sign}{}us@{:+}ppm", c.offset_us.unsigned_abs(), c.drift_ppm)
 }
 
 /// One match, as a report entry.
@@ -98,6 +112,13 @@ fn run_one(algo: &dyn Algorithm, plan: &NetworkPlan, spec: &TraceSpec, cfg: &Run
         options: cfg.options.0.clone(),
         transport: cfg.transport.to_string(),
         mode: if cfg.paced { "paced" } else { "simulated" }.to_string(),
+        clocks: if cfg.clocks.iter().all(|c| *c == LocalClock::EXACT) {
+            Vec::new()
+        } else {
+            (0..cfg.clients)
+                .map(|i| clock_text(*cfg.clocks.get(i).or(cfg.clocks.last()).unwrap_or(&LocalClock::EXACT)))
+                .collect()
+        },
         metrics: result.metrics,
     })
 }

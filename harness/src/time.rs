@@ -81,6 +81,47 @@ impl LocalClock {
     /// The ideal clock: local time equals global time.
     pub const EXACT: LocalClock = LocalClock { offset_us: 0, drift_ppm: 0 };
 
+    /// Parses `OFFSET`, `OFFSET@DRIFTppm` or `@DRIFTppm`: a signed duration
+    /// (`-40ms`, `+1.5s`, `0`) and a signed rate error within ±100,000 ppm
+    /// (`@+200ppm`: the clock runs 200 µs per second fast).
+    pub fn parse(text: &str) -> Result<LocalClock, String> {
+        let t = text.trim();
+        let (offset, drift) = t.split_once('@').unwrap_or((t, ""));
+        let offset_us = match offset.trim() {
+            "" | "0" => 0,
+            o => {
+                let (neg, mag) = match o.as_bytes()[0] {
+                    b'-' => (true, &o[1..]),
+                    b'+' => (false, &o[1..]),
+                    _ => (false, o),
+                };
+                let us = parse_duration(mag).map_err(|e| format!("offset {e}"))?;
+                let us = i64::try_from(us).map_err(|_| format!("offset `{o}`: out of range"))?;
+                if neg {
+                    -us
+                } else {
+                    us
+                }
+            }
+        };
+        let drift_ppm = match drift.trim() {
+            "" => 0,
+            d => {
+                let num =
+                    d.strip_suffix("ppm").ok_or_else(|| format!("drift `{d}`: expected a rate like `+200ppm`"))?;
+                let v: i32 = num
+                    .trim_start_matches('+')
+                    .parse()
+                    .map_err(|_| format!("drift `{d}`: expected an integer before `ppm`"))?;
+                if !(-100_000..=100_000).contains(&v) {
+                    return Err(format!("drift `{d}`: expected between -100000ppm and +100000ppm"));
+                }
+                v
+            }
+        };
+        Ok(LocalClock { offset_us, drift_ppm })
+    }
+
     /// The local reading at global time `t`.
     pub fn local_at(&self, t: Micros) -> i64 {
         let g = t.0 as i128;
@@ -216,7 +257,19 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
 
 #[cfg(test)]
 mod duration_tests {
-    use super::parse_duration;
+    use super::{parse_duration, LocalClock};
+
+    #[test]
+    fn clocks_parse_offset_and_drift() {
+        let c = |o, d| Ok(LocalClock { offset_us: o, drift_ppm: d });
+        assert_eq!(LocalClock::parse("0"), c(0, 0));
+        assert_eq!(LocalClock::parse("-40ms"), c(-40_000, 0));
+        assert_eq!(LocalClock::parse("+1.5s@-200ppm"), c(1_500_000, -200));
+        assert_eq!(LocalClock::parse("@+50ppm"), c(0, 50));
+        for bad in ["40", "5ms@3", "@xppm", "@2000000ppm", "--3ms"] {
+            assert!(LocalClock::parse(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn durations_need_units() {

@@ -79,6 +79,36 @@ fn bad_input_exits_2_with_a_message() {
 }
 
 #[test]
+fn clock_drift_shows_as_the_clock_sync_sawtooth() {
+    // Seed 002's clock sync re-synchronizes every 10 s, so a clock 2,000 ppm
+    // off drifts up to 20 ms away between syncs: a sawtooth averaging 10 ms,
+    // signed as the drift. An exact clock stays within a millisecond.
+    let error = |clock: &str| {
+        let mut args = vec!["run", "--algo", "prediction", "--profile", "lan", "--duration", "30s", "--format", "json"];
+        if !clock.is_empty() {
+            args.push(clock);
+        }
+        let (code, out, err) = syncbench(&args);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let run = &v["runs"][0];
+        let e = &run["metrics"]["clock_offset_error"];
+        (run["clocks"].clone(), e["mean_signed_ms"].as_f64().unwrap(), e["abs_ms"]["max"].as_f64().unwrap())
+    };
+    let (clocks, mean, max) = error("");
+    assert!(clocks.is_null(), "exact clocks are not written: {clocks}");
+    assert!(mean.abs() < 1.0 && max < 1.0, "{mean} {max}");
+    for (flag, sign) in [("--clock=@+2000ppm", 1.0), ("--clock=-40ms@-2000ppm", -1.0)] {
+        let (clocks, mean, max) = error(flag);
+        assert_eq!(clocks.as_array().map(Vec::len), Some(4), "{clocks}");
+        assert!((8.0..12.0).contains(&(mean * sign)), "{flag}: mean signed error {mean} ms");
+        assert!((18.0..22.0).contains(&max), "{flag}: max error {max} ms");
+    }
+    assert_bad_input(&["run", "--algo", "prediction", "--clock", "5ms@3"], &["--clock `5ms@3`", "ppm"]);
+    assert_bad_input(&["run", "--algo", "prediction", "--clock", "40"], &["--clock `40`", "unit"]);
+}
+
+#[test]
 fn malformed_files_are_named_with_their_line() {
     let dir = std::env::temp_dir().join(format!("syncbench-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

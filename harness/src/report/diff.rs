@@ -77,7 +77,7 @@ impl Diff {
 pub fn key(r: &RunReport) -> String {
     let opts: Vec<String> = r.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
     format!(
-        "{} · {} · {} · seed {} · {} clients · {}s · {} Hz · {}{}",
+        "{} · {} · {} · seed {} · {} clients · {}s · {} Hz · {}{}{}",
         r.algorithm,
         r.profile,
         r.trace,
@@ -86,7 +86,8 @@ pub fn key(r: &RunReport) -> String {
         r.duration_s,
         r.tick_hz,
         r.transport,
-        if opts.is_empty() { String::new() } else { format!(" · {}", opts.join(" ")) }
+        if opts.is_empty() { String::new() } else { format!(" · {}", opts.join(" ")) },
+        if r.clocks.is_empty() { String::new() } else { format!(" · clocks {}", r.clocks.join(",")) }
     )
 }
 
@@ -144,6 +145,7 @@ mod tests {
             options: Default::default(),
             transport: "unreliable".into(),
             mode: "simulated".into(),
+            clocks: Vec::new(),
             metrics: m,
         }
     }

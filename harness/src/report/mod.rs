@@ -53,6 +53,10 @@ pub struct RunReport {
     /// following the wall clock).
     #[serde(default = "simulated")]
     pub mode: String,
+    /// Each client's local clock as given (`OFFSET@DRIFTppm`); empty when
+    /// every clock was exact.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clocks: Vec<String>,
     /// The measurements.
     pub metrics: Metrics,
 }
