@@ -34,22 +34,28 @@ pub enum EventClass {
     Render = 2,
 }
 
+/// A pending event under its ordering key, packed into one integer so the
+/// heap compares once: time in the high 64 bits, then the class (2 bits),
+/// then the insertion sequence (62 bits).
 struct Entry<E> {
-    time: Micros,
-    class: EventClass,
-    seq: u64,
+    key: u128,
     event: E,
 }
 
 impl<E> Entry<E> {
-    fn key(&self) -> (Micros, EventClass, u64) {
-        (self.time, self.class, self.seq)
+    fn new(time: Micros, class: EventClass, seq: u64, event: E) -> Entry<E> {
+        debug_assert!(seq < 1 << 62 && (class as u8) < 4);
+        Entry { key: (time.0 as u128) << 64 | (class as u128) << 62 | seq as u128, event }
+    }
+
+    fn time(&self) -> Micros {
+        Micros((self.key >> 64) as u64)
     }
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.key() == other.key()
+        self.key == other.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -61,7 +67,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     fn cmp(&self, other: &Self) -> Ordering {
         // BinaryHeap is a max-heap: reverse for earliest-first.
-        other.key().cmp(&self.key())
+        other.key.cmp(&self.key)
     }
 }
 
@@ -90,19 +96,19 @@ impl<E> Scheduler<E> {
         let time = time.max(self.now);
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { time, class, seq, event });
+        self.heap.push(Entry::new(time, class, seq, event));
     }
 
     /// Removes and returns the earliest event, advancing the clock to it.
     pub fn pop(&mut self) -> Option<(Micros, E)> {
         let e = self.heap.pop()?;
-        self.now = e.time;
-        Some((e.time, e.event))
+        self.now = e.time();
+        Some((self.now, e.event))
     }
 
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Micros> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.peek().map(Entry::time)
     }
 
     /// The time of the last event popped.

@@ -21,6 +21,7 @@ pub mod error;
 pub mod event;
 pub mod game;
 pub mod library;
+pub mod math;
 pub mod metrics;
 pub mod net;
 pub mod report;

@@ -229,7 +229,7 @@ impl Game {
         let max = self.config.max_speed;
         let sp2 = (vx * vx + vy * vy) as u64;
         if sp2 > (max * max) as u64 {
-            let sp = sp2.isqrt() as i64;
+            let sp = crate::math::isqrt(sp2) as i64;
             vx = vx * max / sp;
             vy = vy * max / sp;
         }

@@ -462,7 +462,7 @@ impl Recorder {
             if let Some((pt, px, py)) = seen.last {
                 let dx = (e.x as i64 - px as i64).unsigned_abs();
                 let dy = (e.y as i64 - py as i64).unsigned_abs();
-                let moved = (dx * dx + dy * dy).isqrt() as i64;
+                let moved = crate::math::isqrt(dx * dx + dy * dy) as i64;
                 if moved > self.game.max_travel(t.since(pt)) + 1_000 {
                     self.snaps += 1;
                 }
@@ -659,7 +659,7 @@ struct CheckState {
 fn dist(a: [i32; 3], e: &crate::contract::EntityView) -> u64 {
     let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs();
     let (dx, dy, dz) = (d(a[0], e.x), d(a[1], e.y), d(a[2], e.z));
-    (dx * dx + dy * dy + dz * dz).isqrt()
+    crate::math::isqrt(dx * dx + dy * dy + dz * dz)
 }
 
 fn diff_player(p: usize, want: &PlayerState, got: &PlayerState) -> Vec<String> {

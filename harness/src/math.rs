@@ -1,0 +1,61 @@
+//! Exact integer arithmetic the game and the metrics share.
+//!
+//! [`isqrt`] is `u64::isqrt` at a fraction of the cost: a floating-point
+//! estimate, then an exact integer correction. IEEE 754 square roots are
+//! correctly rounded everywhere, and the correction makes the result exact
+//! regardless, so the game stays bit-identical across platforms.
+
+/// ⌊√n⌋, exactly.
+pub fn isqrt(n: u64) -> u64 {
+    let mut r = (n as f64).sqrt() as u64;
+    while r.checked_mul(r).is_none_or(|sq| sq > n) {
+        r -= 1;
+    }
+    while (r + 1).checked_mul(r + 1).is_some_and(|sq| sq <= n) {
+        r += 1;
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::isqrt;
+    use proptest::prelude::*;
+
+    #[test]
+    fn edges_match_the_standard_library() {
+        for n in [
+            0u64,
+            1,
+            2,
+            3,
+            4,
+            15,
+            16,
+            17,
+            u32::MAX as u64,
+            (1 << 52) - 1,
+            1 << 52,
+            (1 << 53) + 1,
+            u64::MAX - 1,
+            u64::MAX,
+        ] {
+            assert_eq!(isqrt(n), n.isqrt(), "{n}");
+        }
+        for k in [3u64, 1 << 20, (1 << 26) + 1, (1 << 32) - 1] {
+            for n in [k * k - 1, k * k, k * k + 1] {
+                assert_eq!(isqrt(n), n.isqrt(), "{n}");
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn matches_the_standard_library(n in any::<u64>(), k in 0u64..(1 << 32)) {
+            prop_assert_eq!(isqrt(n), n.isqrt());
+            let sq = k * k;
+            prop_assert_eq!(isqrt(sq.saturating_sub(1)), sq.saturating_sub(1).isqrt());
+            prop_assert_eq!(isqrt(sq), k);
+        }
+    }
+}
