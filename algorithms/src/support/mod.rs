@@ -1,5 +1,6 @@
-//! Components shared by algorithms: clock synchronization, the snapshot
-//! codec, the interpolation buffer, lag compensation.
+//! Components shared by algorithms: the input uplink (redundant client
+//! inputs, server queues), clock synchronization, the full and delta
+//! snapshot codecs, the interpolation buffer.
 
 pub mod clock_sync;
 pub mod delta;
