@@ -235,6 +235,10 @@ pub struct MatchArgs {
     /// exact): `--clock=-40ms@+200ppm,0,+25ms`. Tests clock sync and timers against drift.
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     pub clock: Vec<String>,
+    /// Drop packets netem's `corrupt` damaged, as a real UDP stack's checksum does (default:
+    /// deliver the flipped bytes, so decoders are tested against them).
+    #[arg(long = "drop-corrupted")]
+    pub drop_corrupted: bool,
     /// Algorithm option key=value (repeatable); `list algorithms` shows each algorithm's.
     #[arg(long = "opt")]
     pub opt: Vec<String>,

@@ -66,6 +66,7 @@ fn run_config(m: &MatchArgs, seed: u64) -> Result<RunConfig> {
         options: Options::parse(&m.opt).map_err(|e| bad(format!("--opt {e}")))?,
         transport: TransportKind::parse(&m.transport).map_err(|e| bad(format!("--transport: {e}")))?,
         paced: m.paced,
+        drop_corrupted: m.drop_corrupted,
         clocks: if m.clock.is_empty() {
             RunConfig::default().clocks
         } else {
@@ -119,6 +120,7 @@ fn run_one(algo: &dyn Algorithm, plan: &NetworkPlan, spec: &TraceSpec, cfg: &Run
                 .map(|i| clock_text(*cfg.clocks.get(i).or(cfg.clocks.last()).unwrap_or(&LocalClock::EXACT)))
                 .collect()
         },
+        drop_corrupted: cfg.drop_corrupted,
         metrics: result.metrics,
     })
 }

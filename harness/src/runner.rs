@@ -48,6 +48,10 @@ pub struct RunConfig {
     /// reads the clock itself, like `ggrs`). The only place the simulator
     /// reads the wall clock; a paced run is not reproducible.
     pub paced: bool,
+    /// Drop corrupted copies at the receiver, as a real UDP stack's
+    /// checksum does. Default: deliver the flipped bytes, so decoders are
+    /// tested against them.
+    pub drop_corrupted: bool,
 }
 
 impl Default for RunConfig {
@@ -64,6 +68,7 @@ impl Default for RunConfig {
             transport: TransportKind::Unreliable,
             checks: None,
             paced: false,
+            drop_corrupted: false,
         }
     }
 }
@@ -97,6 +102,8 @@ struct Packet {
     from: NodeId,
     to: NodeId,
     bytes: Vec<u8>,
+    /// A link flipped a bit of it on the way.
+    corrupt: bool,
 }
 
 enum Ev {
@@ -152,12 +159,14 @@ impl Network {
         for (k, d) in copies.iter().enumerate() {
             // The last copy takes the buffer; a duplicate gets a clone.
             let mut b = if k + 1 == n { bytes.take().unwrap_or_default() } else { bytes.clone().unwrap_or_default() };
+            let mut corrupt = p.corrupt;
             if let Some(bit) = d.corrupt_bit {
                 if let Some(byte) = b.get_mut((bit / 8) as usize) {
                     *byte ^= 1 << (bit % 8);
+                    corrupt = true;
                 }
             }
-            let copy = Packet { from: p.from, to: p.to, bytes: b };
+            let copy = Packet { from: p.from, to: p.to, bytes: b, corrupt };
             match d.held {
                 Some(token) => {
                     self.held.insert((node, dir, token), copy);
@@ -393,6 +402,9 @@ pub fn run_plan(
                 continue;
             }
             Ev::Deliver(p) => {
+                if p.corrupt && cfg.drop_corrupted {
+                    continue; // the receiver's checksum fails
+                }
                 net.delivered += 1;
                 let to = p.to.0 as usize;
                 let from = p.from.0 as usize;
@@ -414,7 +426,7 @@ pub fn run_plan(
                                 now,
                                 to,
                                 Dir::Up,
-                                Packet { from: p.to, to: p.from, bytes: d },
+                                Packet { from: p.to, to: p.from, bytes: d, corrupt: false },
                             );
                         }
                         transports.arm(&mut sched, to, from);
@@ -449,7 +461,14 @@ pub fn run_plan(
                 let (a, b) = (NodeId(at as u16), NodeId(peer as u16));
                 for d in out.send {
                     recorder.count_send(a, b, d.len());
-                    net.offer(&mut slots, &mut sched, now, at, Dir::Up, Packet { from: a, to: b, bytes: d });
+                    net.offer(
+                        &mut slots,
+                        &mut sched,
+                        now,
+                        at,
+                        Dir::Up,
+                        Packet { from: a, to: b, bytes: d, corrupt: false },
+                    );
                 }
                 transports.arm(&mut sched, at, peer);
                 continue;
@@ -465,14 +484,28 @@ pub fn run_plan(
             match transports.endpoint(from_node, peer) {
                 None => {
                     recorder.count_send(from, to, bytes.len());
-                    net.offer(&mut slots, &mut sched, now, from_node, Dir::Up, Packet { from, to, bytes });
+                    net.offer(
+                        &mut slots,
+                        &mut sched,
+                        now,
+                        from_node,
+                        Dir::Up,
+                        Packet { from, to, bytes, corrupt: false },
+                    );
                 }
                 Some(ep) => {
                     let mut out = Output::default();
                     ep.send(now, bytes, &mut out);
                     for d in out.send {
                         recorder.count_send(from, to, d.len());
-                        net.offer(&mut slots, &mut sched, now, from_node, Dir::Up, Packet { from, to, bytes: d });
+                        net.offer(
+                            &mut slots,
+                            &mut sched,
+                            now,
+                            from_node,
+                            Dir::Up,
+                            Packet { from, to, bytes: d, corrupt: false },
+                        );
                     }
                     transports.arm(&mut sched, from_node, peer);
                 }

@@ -77,7 +77,7 @@ impl Diff {
 pub fn key(r: &RunReport) -> String {
     let opts: Vec<String> = r.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
     format!(
-        "{} · {} · {} · seed {} · {} clients · {}s · {} Hz · {}{}{}",
+        "{} · {} · {} · seed {} · {} clients · {}s · {} Hz · {}{}{}{}",
         r.algorithm,
         r.profile,
         r.trace,
@@ -87,7 +87,8 @@ pub fn key(r: &RunReport) -> String {
         r.tick_hz,
         r.transport,
         if opts.is_empty() { String::new() } else { format!(" · {}", opts.join(" ")) },
-        if r.clocks.is_empty() { String::new() } else { format!(" · clocks {}", r.clocks.join(",")) }
+        if r.clocks.is_empty() { String::new() } else { format!(" · clocks {}", r.clocks.join(",")) },
+        if r.drop_corrupted { " · corrupted dropped" } else { "" }
     )
 }
 
@@ -146,6 +147,7 @@ mod tests {
             transport: "unreliable".into(),
             mode: "simulated".into(),
             clocks: Vec::new(),
+            drop_corrupted: false,
             metrics: m,
         }
     }

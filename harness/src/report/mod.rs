@@ -57,6 +57,10 @@ pub struct RunReport {
     /// every clock was exact.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clocks: Vec<String>,
+    /// Corrupted packets were dropped at the receiver (`--drop-corrupted`)
+    /// rather than delivered; written only when set.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub drop_corrupted: bool,
     /// The measurements.
     pub metrics: Metrics,
 }
