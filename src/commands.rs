@@ -113,12 +113,15 @@ fn run_one(algo: &dyn Algorithm, plan: &NetworkPlan, spec: &TraceSpec, cfg: &Run
         options: cfg.options.0.clone(),
         transport: cfg.transport.to_string(),
         mode: if cfg.paced { "paced" } else { "simulated" }.to_string(),
-        clocks: if cfg.clocks.iter().all(|c| *c == LocalClock::EXACT) {
-            Vec::new()
-        } else {
-            (0..cfg.clients)
-                .map(|i| clock_text(*cfg.clocks.get(i).or(cfg.clocks.last()).unwrap_or(&LocalClock::EXACT)))
-                .collect()
+        clocks: {
+            let used: Vec<LocalClock> = (0..cfg.clients)
+                .map(|i| *cfg.clocks.get(i).or(cfg.clocks.last()).unwrap_or(&LocalClock::EXACT))
+                .collect();
+            if used.iter().all(|c| *c == LocalClock::EXACT) {
+                Vec::new()
+            } else {
+                used.into_iter().map(clock_text).collect()
+            }
         },
         drop_corrupted: cfg.drop_corrupted,
         metrics: result.metrics,

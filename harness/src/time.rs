@@ -82,13 +82,13 @@ impl LocalClock {
     pub const EXACT: LocalClock = LocalClock { offset_us: 0, drift_ppm: 0 };
 
     /// Parses `OFFSET`, `OFFSET@DRIFTppm` or `@DRIFTppm`: a signed duration
-    /// (`-40ms`, `+1.5s`, `0`) and a signed rate error within ±100,000 ppm
+    /// within ±60 s (`-40ms`, `+1.5s`, `0`) and a signed rate error within ±100,000 ppm
     /// (`@+200ppm`: the clock runs 200 µs per second fast).
     pub fn parse(text: &str) -> Result<LocalClock, String> {
         let t = text.trim();
         let (offset, drift) = t.split_once('@').unwrap_or((t, ""));
         let offset_us = match offset.trim() {
-            "" | "0" => 0,
+            "" | "0" | "+0" | "-0" => 0,
             o => {
                 let (neg, mag) = match o.as_bytes()[0] {
                     b'-' => (true, &o[1..]),
@@ -96,7 +96,10 @@ impl LocalClock {
                     _ => (false, o),
                 };
                 let us = parse_duration(mag).map_err(|e| format!("offset {e}"))?;
-                let us = i64::try_from(us).map_err(|_| format!("offset `{o}`: out of range"))?;
+                if us > 60_000_000 {
+                    return Err(format!("offset `{o}`: expected at most 60s either way"));
+                }
+                let us = us as i64;
                 if neg {
                     -us
                 } else {
@@ -266,7 +269,7 @@ mod duration_tests {
         assert_eq!(LocalClock::parse("-40ms"), c(-40_000, 0));
         assert_eq!(LocalClock::parse("+1.5s@-200ppm"), c(1_500_000, -200));
         assert_eq!(LocalClock::parse("@+50ppm"), c(0, 50));
-        for bad in ["40", "5ms@3", "@xppm", "@2000000ppm", "--3ms"] {
+        for bad in ["40", "5ms@3", "@xppm", "@2000000ppm", "--3ms", "+2m", "@++200ppm"] {
             assert!(LocalClock::parse(bad).is_err(), "{bad}");
         }
     }

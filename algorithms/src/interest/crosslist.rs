@@ -12,7 +12,7 @@
 //! [`super::InterestSets`], shared with the grid. The axis whose window
 //! holds fewer entities is scanned, then the exact distance test decides.
 
-use super::{dist2, Pos, SpatialIndex};
+use super::{clamp_radius, dist2, Pos, SpatialIndex};
 
 /// The cross-list index.
 #[derive(Clone, Debug, Default)]
@@ -48,11 +48,12 @@ impl SpatialIndex for CrossList {
         self.positions.clear();
         self.positions.extend_from_slice(positions);
         for (a, list) in self.axes.iter_mut().enumerate() {
-            if list.len() != n {
-                // Entities came or went: start the lists over.
-                *list = (0..n as u32).collect();
-            }
             let key = |e: u32| (positions[e as usize][a], e);
+            if list.len() != n {
+                // Entities came or went: sort the lists afresh.
+                *list = (0..n as u32).collect();
+                list.sort_unstable_by_key(|&e| key(e));
+            }
             // Insertion pass: each node walks left past those it overtook.
             for i in 1..list.len() {
                 let mut j = i;
@@ -65,12 +66,11 @@ impl SpatialIndex for CrossList {
     }
 
     fn query(&self, at: Pos, radius: i64, out: &mut Vec<u32>) {
-        let r = radius.max(0);
+        let (r, r2) = clamp_radius(radius);
         let windows = [0, 1].map(|a| self.window(a, at[a] as i64 - r, at[a] as i64 + r));
         let a = if windows[0].1 - windows[0].0 <= windows[1].1 - windows[1].0 { 0 } else { 1 };
         let (lo, hi) = windows[a];
         let start = out.len();
-        let r2 = r.saturating_mul(r);
         out.extend(self.axes[a][lo..hi].iter().copied().filter(|&e| dist2(self.positions[e as usize], at) <= r2));
         out[start..].sort_unstable();
     }

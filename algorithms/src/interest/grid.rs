@@ -8,7 +8,7 @@
 //! hashing) and an entity is re-filed only when it crosses a cell border —
 //! the seed's "moved without crossing: no regrouping".
 
-use super::{dist2, Pos, SpatialIndex};
+use super::{clamp_radius, dist2, Pos, SpatialIndex};
 use std::collections::BTreeMap;
 
 /// The nine-grid index.
@@ -72,11 +72,15 @@ impl SpatialIndex for NineGrid {
 
     fn query(&self, at: Pos, radius: i64, out: &mut Vec<u32>) {
         let start = out.len();
-        let rings = (radius.max(0) + self.cell - 1) / self.cell;
+        let (r, r2) = clamp_radius(radius);
+        let rings = (r + self.cell - 1) / self.cell;
         let (cx, cy) = self.cell_of(at);
-        let r2 = radius.saturating_mul(radius);
-        for x in cx - rings..=cx + rings {
-            for (_, ids) in self.cells.range((x, cy - rings)..=(x, cy + rings)) {
+        let ys = cy - rings..=cy + rings;
+        // Cells are ordered by (x, y): walk the occupied cells of the column
+        // strip, skipping rows outside the square (a huge radius costs the
+        // occupied cells, never the empty ones).
+        for (&(_, y), ids) in self.cells.range((cx - rings, i64::MIN)..=(cx + rings, i64::MAX)) {
+            if ys.contains(&y) {
                 out.extend(ids.iter().copied().filter(|&e| dist2(self.filed[e as usize].0, at) <= r2));
             }
         }

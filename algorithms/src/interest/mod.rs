@@ -35,11 +35,23 @@ pub mod grid;
 /// A 2-D position in micrometres.
 pub type Pos = [i32; 2];
 
-/// Squared Euclidean distance, exact in `i64`.
+/// The largest radius: the largest whose square fits `i64` (about 3 km of
+/// micrometres). Radii are clamped to `0..=MAX_RADIUS`.
+pub const MAX_RADIUS: i64 = 3_037_000_499;
+
+/// Squared Euclidean distance, exact: coordinate differences reach 2³², so
+/// the sum needs more than `i64`; it saturates at `i64::MAX`, beyond
+/// `MAX_RADIUS²`.
 pub fn dist2(a: Pos, b: Pos) -> i64 {
-    let dx = a[0] as i64 - b[0] as i64;
-    let dy = a[1] as i64 - b[1] as i64;
-    dx * dx + dy * dy
+    let dx = a[0] as i128 - b[0] as i128;
+    let dy = a[1] as i128 - b[1] as i128;
+    i64::try_from(dx * dx + dy * dy).unwrap_or(i64::MAX)
+}
+
+/// `radius` clamped to `0..=MAX_RADIUS`, and its square.
+pub fn clamp_radius(radius: i64) -> (i64, i64) {
+    let r = radius.clamp(0, MAX_RADIUS);
+    (r, r * r)
 }
 
 /// Answers range queries over the entities' current positions.
@@ -49,8 +61,8 @@ pub trait SpatialIndex {
     /// Takes this tick's positions; entity ids are indices, and the number
     /// of entities may change between calls.
     fn update(&mut self, positions: &[Pos]);
-    /// Appends to `out` the ids of entities within `radius` (inclusive) of
-    /// `at`, in ascending order.
+    /// Appends to `out` the ids of entities within `radius` (inclusive,
+    /// clamped to `0..=MAX_RADIUS`) of `at`, in ascending order.
     fn query(&self, at: Pos, radius: i64, out: &mut Vec<u32>);
 }
 
@@ -69,7 +81,7 @@ impl SpatialIndex for BruteForce {
         self.positions.extend_from_slice(positions);
     }
     fn query(&self, at: Pos, radius: i64, out: &mut Vec<u32>) {
-        let r2 = radius.saturating_mul(radius);
+        let (_, r2) = clamp_radius(radius);
         out.extend((0..self.positions.len() as u32).filter(|&i| dist2(self.positions[i as usize], at) <= r2));
     }
 }
@@ -98,10 +110,21 @@ pub struct InterestSets {
 }
 
 impl InterestSets {
-    /// For `watchers` (`(entity, radius)`), leaving at `radius + hysteresis`.
+    /// For `watchers` (`(entity, radius)`), leaving at `radius + hysteresis`
+    /// (both clamped to `0..=MAX_RADIUS`).
+    ///
+    /// Entities are their index in the positions: an index reused by a new
+    /// entity within view reads as `moved`, not leave + enter — a server that
+    /// recycles ids must send a leave first (or not recycle within a tick).
     pub fn new(watchers: Vec<(u32, i64)>, hysteresis: i64) -> InterestSets {
         let n = watchers.len();
-        InterestSets { watchers, hysteresis: hysteresis.max(0), visible: vec![Vec::new(); n], scratch: Vec::new() }
+        let watchers = watchers.into_iter().map(|(e, r)| (e, clamp_radius(r).0)).collect();
+        InterestSets {
+            watchers,
+            hysteresis: clamp_radius(hysteresis).0,
+            visible: vec![Vec::new(); n],
+            scratch: Vec::new(),
+        }
     }
 
     /// Watcher `w`'s visible entities (ascending).
@@ -120,7 +143,7 @@ impl InterestSets {
             if let Some(&at) = positions.get(me as usize) {
                 self.scratch.clear();
                 index.query(at, radius + self.hysteresis, &mut self.scratch);
-                let r2 = radius.saturating_mul(radius);
+                let r2 = radius * radius;
                 new.extend(
                     self.scratch.iter().copied().filter(|&e| {
                         e != me && (dist2(positions[e as usize], at) <= r2 || old.binary_search(&e).is_ok())
@@ -189,6 +212,16 @@ mod tests {
     }
 
     #[test]
+    fn extreme_positions_and_radii_do_not_overflow() {
+        assert_eq!(MAX_RADIUS.checked_mul(MAX_RADIUS).map(|r2| r2 < i64::MAX), Some(true));
+        assert!((MAX_RADIUS + 1).checked_mul(MAX_RADIUS + 1).is_none());
+        assert_eq!(dist2([i32::MIN, i32::MIN], [i32::MAX, i32::MAX]), i64::MAX);
+        assert_eq!(dist2([-1_600_000_000, 0], [1_500_000_000, 0]), i64::MAX, "3.1 km: beyond any radius");
+        assert_eq!(dist2([-3, 4], [0, 0]), 25);
+        assert_eq!(clamp_radius(-100), (0, 0));
+    }
+
+    #[test]
     fn diff_splits_old_and_new() {
         let mut ev = ViewEvents::default();
         diff(&[1, 3, 5, 7], &[2, 3, 7, 9], &mut ev);
@@ -205,7 +238,13 @@ mod tests {
         let n = 1usize..40;
         n.prop_flat_map(|n| {
             (
-                prop::collection::vec([-50_000i32..50_000, -50_000i32..50_000], n),
+                prop::collection::vec(
+                    prop_oneof![
+                        9 => [-50_000i32..50_000, -50_000i32..50_000],
+                        1 => (prop_oneof![Just(i32::MIN), Just(i32::MAX), any::<i32>()], any::<i32>()).prop_map(|(x, y)| [x, y]),
+                    ],
+                    n,
+                ),
                 prop::collection::vec(
                     prop::collection::vec(
                         prop_oneof![8 => (-3_000i32..3_000, -3_000i32..3_000), 1 => (-60_000i32..60_000, -60_000i32..60_000)],
@@ -228,7 +267,7 @@ mod tests {
         #[test]
         fn indices_agree_and_views_neither_leak_nor_miss(
             (start, steps, counts) in world(),
-            radii in prop::collection::vec(1_000i64..40_000, 1..6),
+            radii in prop::collection::vec(prop_oneof![8 => 1_000i64..40_000, 1 => Just(0i64), 1 => Just(i64::MAX)], 1..6),
             hysteresis in 0i64..5_000,
             cell in 2_000i64..60_000,
         ) {
@@ -269,8 +308,10 @@ mod tests {
                         for (id, &p) in live.iter().enumerate() {
                             let d2 = dist2(p, at);
                             let shown = seen.contains(&(id as u32));
-                            prop_assert!(!shown || d2 <= (r + hysteresis) * (r + hysteresis), "leak: {} at d²={}", id, d2);
-                            prop_assert!(shown || id as u32 == me || d2 > r * r, "miss: {} at d²={}", id, d2);
+                            let (r, r2) = clamp_radius(r);
+                            let (_, out2) = clamp_radius(r + hysteresis);
+                            prop_assert!(!shown || d2 <= out2, "leak: {} at d²={}", id, d2);
+                            prop_assert!(shown || id as u32 == me || d2 > r2, "miss: {} at d²={}", id, d2);
                         }
                     } else {
                         prop_assert!(seen.is_empty());

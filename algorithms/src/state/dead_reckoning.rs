@@ -178,7 +178,7 @@ impl Node for Server {
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
         let Some(p) = ctx.setup().player_of_node(from) else { return };
-        self.inputs.receive(p, bytes);
+        self.inputs.receive(p, bytes, |_| Some(()));
     }
 }
 

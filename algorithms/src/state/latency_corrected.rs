@@ -131,7 +131,7 @@ impl Node for Server {
             return;
         }
         let Some(p) = ctx.setup().player_of_node(from) else { return };
-        self.inputs.receive(p, bytes);
+        self.inputs.receive(p, bytes, |_| Some(()));
     }
 }
 

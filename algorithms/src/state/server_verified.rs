@@ -152,7 +152,7 @@ impl Node for Server {
         let Some(p) = ctx.setup().player_of_node(from) else {
             return;
         };
-        self.inputs.receive(p, bytes);
+        self.inputs.receive(p, bytes, |_| Some(()));
     }
 }
 

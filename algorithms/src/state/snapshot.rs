@@ -131,8 +131,7 @@ impl Node for Server {
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
         let Some(p) = ctx.setup().player_of_node(from) else { return };
-        let Some(mut rest) = self.inputs.receive(p, bytes) else { return };
-        let Some(ack) = rest.u32() else { return };
+        let Some(ack) = self.inputs.receive(p, bytes, |r| r.u32()) else { return };
         if ack <= self.state.frame {
             self.acked[p] = self.acked[p].max(ack);
         }

@@ -56,9 +56,16 @@ impl ServerInputs {
         }
     }
 
-    /// Takes an input packet from player `p`; returns a reader positioned
-    /// after the inputs (for a trailer), or `None` if it was not one.
-    pub fn receive<'a>(&mut self, p: usize, bytes: &'a [u8]) -> Option<Reader<'a>> {
+    /// Takes an input packet from player `p`. `trailer` reads what the
+    /// algorithm appended; the inputs are queued only if the whole packet
+    /// parses — inputs, then a trailer that returns `Some` and consumes the
+    /// rest exactly — so a damaged packet changes nothing.
+    pub fn receive<T>(
+        &mut self,
+        p: usize,
+        bytes: &[u8],
+        trailer: impl FnOnce(&mut Reader<'_>) -> Option<T>,
+    ) -> Option<T> {
         let mut r = Reader::new(bytes);
         if r.u8()? != TAG {
             return None;
@@ -69,12 +76,16 @@ impl ServerInputs {
         if (newest as usize) < inputs.len() {
             return None;
         }
+        let extra = trailer(&mut r)?;
+        if !r.is_done() {
+            return None;
+        }
         let q = self.queues.get_mut(p)?;
         // inputs[k] has sequence newest − k: offer them oldest first.
         for (k, input) in inputs.iter().enumerate().rev() {
             q.offer(newest - k as u32, *input);
         }
-        Some(r)
+        Some(extra)
     }
 
     /// The inputs for this tick: each client's next queued one, or its last.
@@ -107,13 +118,22 @@ mod tests {
                 w.u32(99);
             });
         }
+        // A packet that does not parse whole queues nothing: a missing
+        // trailer, a byte too many, a count lowered by a bit flip.
+        assert_eq!(down.receive(0, &last, |_| Some(())), None, "trailer left unread");
+        assert_eq!(down.receive(0, &last[..last.len() - 1], |r| r.u32()), None, "trailer cut short");
+        let mut longer = last.clone();
+        longer.push(0);
+        assert_eq!(down.receive(0, &longer, |r| r.u32()), None, "a byte too many");
+        let mut fewer = last.clone();
+        fewer[5] = 2;
+        assert_eq!(down.receive(0, &fewer, |r| r.u32()), None, "input count lowered");
+        assert!(down.receive(0, &[TAG, 1, 0, 0, 0, 5], |_| Some(())).is_none(), "more inputs than sequence numbers");
+        assert!(down.receive(0, &[], |_| Some(())).is_none());
+        assert_eq!(down.for_tick()[0].seq, 0, "nothing was queued");
         // Only the last packet arrives: it still carries inputs 2..=4.
-        let mut rest = down.receive(0, &last).unwrap();
-        assert_eq!(rest.u32(), Some(99));
-        assert!(rest.is_done());
+        assert_eq!(down.receive(0, &last, |r| r.u32()), Some(99));
         let got: Vec<u32> = (0..3).map(|_| down.for_tick()[0].seq).collect();
         assert_eq!(got, vec![2, 3, 4]);
-        assert!(down.receive(0, &[TAG, 1, 0, 0, 0, 5]).is_none(), "claims more inputs than sequence numbers");
-        assert!(down.receive(0, &[]).is_none());
     }
 }
