@@ -112,10 +112,7 @@ impl LocalClock {
             d => {
                 let num =
                     d.strip_suffix("ppm").ok_or_else(|| format!("drift `{d}`: expected a rate like `+200ppm`"))?;
-                let v: i32 = num
-                    .trim_start_matches('+')
-                    .parse()
-                    .map_err(|_| format!("drift `{d}`: expected an integer before `ppm`"))?;
+                let v: i32 = num.parse().map_err(|_| format!("drift `{d}`: expected an integer before `ppm`"))?;
                 if !(-100_000..=100_000).contains(&v) {
                     return Err(format!("drift `{d}`: expected between -100000ppm and +100000ppm"));
                 }
