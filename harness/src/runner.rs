@@ -321,9 +321,9 @@ pub fn run_plan(
         slots.push(NodeSlot {
             node,
             clock,
-            tick: Periodic::from_hz(cfg.tick_hz),
+            tick: Periodic::started_on(cfg.tick_hz, &clock),
             ticks: 0,
-            render: player.map(|p| (Periodic::from_hz(pick(&cfg.render_hz, p)), 0)),
+            render: player.map(|p| (Periodic::started_on(pick(&cfg.render_hz, p), &clock), 0)),
             player,
             links: [link(true), link(false)],
         });

@@ -167,6 +167,13 @@ impl Periodic {
         Periodic { period_us: period_us(hz), phase_us: 0 }
     }
 
+    /// A timer firing `hz` times per second of `clock`, starting when the
+    /// node starts (global zero) — whatever its clock reads then, so an
+    /// offset clock neither bursts through missed firings nor waits.
+    pub fn started_on(hz: u32, clock: &LocalClock) -> Periodic {
+        Periodic { period_us: period_us(hz), phase_us: clock.local_at(Micros::ZERO) }
+    }
+
     /// Global time of firing `k` on `clock`.
     pub fn firing(&self, clock: &LocalClock, k: u64) -> Micros {
         clock.global_at(self.phase_us + (k * self.period_us) as i64)
@@ -227,6 +234,16 @@ mod tests {
         let g = t.firing(&c, 100);
         assert!((990_000..=990_100).contains(&g.0), "{g:?}");
         assert_eq!(period_us(60), 16_666);
+    }
+
+    #[test]
+    fn offset_clocks_start_their_timers_at_once() {
+        for offset_us in [-40_000, 0, 25_000, 60_000_000] {
+            let c = LocalClock { offset_us, drift_ppm: 0 };
+            let t = Periodic::started_on(60, &c);
+            assert_eq!(t.firing(&c, 0), Micros::ZERO, "{offset_us}");
+            assert_eq!(t.firing(&c, 1), Micros(16_666), "{offset_us}: no burst, no wait");
+        }
     }
 }
 
