@@ -85,6 +85,33 @@ fn smoothing_trades_snaps_for_error() {
 }
 
 #[test]
+fn ghosts_follow_the_server_smoothly_and_only_when_they_drift() {
+    // Seed 000 step 7: remotes simulated on their last input, moved to the
+    // server's state (brought to the present) only past a threshold, eased.
+    let run = |opts: &[&str]| run_named("prediction", "wifi", "random-walk", with_opts(cfg(4, 30, 1), opts));
+    let raw = run(&["remote=raw"]);
+    let interp = run(&[]);
+    let ghost = run(&["remote=ghost"]);
+    let snapping = run(&["remote=ghost", "ghost-smoothing=0"]);
+    let never = run(&["remote=ghost", "ghost-threshold=100000000"]);
+    assert!(ghost.violations.is_empty(), "{:?}", ghost.violations);
+    // Eased corrections: no teleports, where raw snapshots and unsmoothed
+    // ghost corrections do teleport.
+    assert!(
+        ghost.snaps * 10 < raw.snaps && ghost.snaps * 5 < snapping.snaps,
+        "{} {} {}",
+        ghost.snaps,
+        raw.snaps,
+        snapping.snaps
+    );
+    // Shown at the present rather than 100 ms back: closer than interpolation.
+    assert!(ghost.divergence_m.remote.mean < interp.divergence_m.remote.mean / 2.0);
+    // Without corrections a ghost wanders off; with them it converges.
+    assert!(never.final_divergence_m.remote > 10.0 * ghost.final_divergence_m.remote.max(0.01));
+    assert!(ghost.final_divergence_m.remote < 0.5, "{}", ghost.final_divergence_m.remote);
+}
+
+#[test]
 fn remote_display_delay_matches_the_buffer() {
     let p50 = |interp: &str| {
         run_named("prediction", "lan", "random-walk", with_opts(cfg(4, 10, 1), &[&format!("interp={interp}")]))

@@ -19,7 +19,15 @@
 //!   snapshots around that instant, on the server clock estimated by
 //!   [`ClockSync`]; when the buffer runs dry, `dry` decides (hold, or
 //!   extrapolate for at most `extrapolate-max` ms);
-//! - `raw`: the newest snapshot as is.
+//! - `raw`: the newest snapshot as is;
+//! - `ghost` (seed 000 §1.3 step 7): each remote player is a *ghost* the
+//!   client simulates with the game rules and the remote's last input the
+//!   server reported. When a snapshot arrives the client brings the
+//!   server's state up to its own present (replaying its pending moves,
+//!   remotes on their reported inputs) and moves a ghost there only if it
+//!   has drifted more than `ghost-threshold`, easing over `ghost-smoothing`.
+//!   Lag compensation assumes interpolated remotes, so a shooter's view is
+//!   not rewound in this mode.
 //!
 //! **Server.** Like `server-verified` it queues each client's inputs and
 //! applies one per tick, then sends every client the whole world (state and
@@ -47,7 +55,15 @@ use std::collections::VecDeque;
 const TAG_INPUT: u8 = 1;
 
 const INTERP: OptionSpec = OptionSpec::number("interp", "100", "interpolation delay for remote players, ms");
-const REMOTE: OptionSpec = OptionSpec::choice("remote", "interp", &["interp", "raw"], "how remote players are shown");
+const REMOTE: OptionSpec =
+    OptionSpec::choice("remote", "interp", &["interp", "raw", "ghost"], "how remote players are shown");
+const GHOST_THRESHOLD: OptionSpec = OptionSpec::number(
+    "ghost-threshold",
+    "100",
+    "remote=ghost: move a ghost to the server's state when it is off by more than this, mm",
+);
+const GHOST_SMOOTHING: OptionSpec =
+    OptionSpec::number("ghost-smoothing", "100", "remote=ghost: ease a ghost's correction over this long, ms");
 const DRY: OptionSpec =
     OptionSpec::choice("dry", "hold", &["hold", "extrapolate"], "when the interpolation buffer runs dry");
 const EXTRAPOLATE_MAX: OptionSpec = OptionSpec::number("extrapolate-max", "100", "longest extrapolation, ms");
@@ -107,7 +123,20 @@ impl Algorithm for Prediction {
         Topology::ClientServer
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[INTERP, REMOTE, DRY, EXTRAPOLATE_MAX, THRESHOLD, SMOOTHING, LAG_COMP, REDUNDANCY, MAX_QUEUE, RESYNC]
+        &[
+            INTERP,
+            REMOTE,
+            DRY,
+            EXTRAPOLATE_MAX,
+            THRESHOLD,
+            SMOOTHING,
+            GHOST_THRESHOLD,
+            GHOST_SMOOTHING,
+            LAG_COMP,
+            REDUNDANCY,
+            MAX_QUEUE,
+            RESYNC,
+        ]
     }
     fn server(&self, s: &Setup) -> Box<dyn Node> {
         let max = s.options.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize;
@@ -140,6 +169,12 @@ impl Algorithm for Prediction {
                 (o.number(&INTERP).max(0.0) * 1e3) as i64
             },
             raw: o.word(&REMOTE) == "raw",
+            ghost: (o.word(&REMOTE) == "ghost").then(|| Ghosts {
+                threshold_um: (o.number(&GHOST_THRESHOLD).max(0.0) * 1e3) as i64,
+                smoothing_us: (o.number(&GHOST_SMOOTHING).max(0.0) * 1e3) as i64,
+                easing: vec![None; s.players],
+                shown: vec![None; s.players],
+            }),
             dry: if self.flaw == Flaw::UnboundedExtrapolation {
                 Dry::Extrapolate(i64::MAX / 4)
             } else if o.word(&DRY) == "extrapolate" {
@@ -197,6 +232,8 @@ struct Client {
     fallback_offset: Option<i64>,
     interp_us: i64,
     raw: bool,
+    /// `remote=ghost`: the remotes are simulated in `predicted`.
+    ghost: Option<Ghosts>,
     dry: Dry,
     threshold_um: i64,
     smoothing_us: i64,
@@ -208,13 +245,37 @@ struct Client {
     no_replay: bool,
 }
 
+/// `remote=ghost` bookkeeping.
+struct Ghosts {
+    threshold_um: i64,
+    smoothing_us: i64,
+    /// Per player: an eased correction (offset at start, start time).
+    easing: Vec<Option<([i64; 3], i64)>>,
+    /// Per player: where the ghost was last drawn.
+    shown: Vec<Option<[i32; 3]>>,
+}
+
+/// The offset still to show of an easing that began at `start`.
+fn eased(easing: &mut Option<([i64; 3], i64)>, now: i64, over_us: i64) -> [i64; 3] {
+    match *easing {
+        Some((off, start)) if now - start < over_us => {
+            let left = over_us - (now - start);
+            off.map(|d| d * left / over_us)
+        }
+        _ => {
+            *easing = None;
+            [0; 3]
+        }
+    }
+}
+
 fn differs(a: &PlayerState, b: &PlayerState, threshold_um: i64) -> bool {
     if threshold_um == 0 {
         return a != b;
     }
-    let d = |x: i32, y: i32| (x as i64 - y as i64).pow(2);
+    let d = |x: i32, y: i32| (x as i128 - y as i128).pow(2);
     let dist2 = d(a.x, b.x) + d(a.y, b.y) + d(a.z, b.z);
-    dist2 > threshold_um * threshold_um
+    dist2 > (threshold_um as i128).pow(2)
 }
 
 impl Client {
@@ -246,6 +307,7 @@ impl Client {
             acked = self.moves.pop_front();
         }
         let server_own = s.players[self.me];
+        let ghosts_before = self.ghost.as_ref().map(|_| self.predicted.players.clone());
         if self.no_replay {
             // The flaw: adopt the server's (old) world and forget the moves
             // it has not seen yet.
@@ -287,11 +349,56 @@ impl Client {
                 ];
                 self.smooth = Some((off, ctx.now()));
             }
+        } else if self.ghost.is_some() {
+            // Own prediction holds; bring the server's world to the present
+            // to judge the ghosts against it.
+            let mut present = s.clone();
+            for m in &self.moves {
+                let inputs: Vec<SeqInput> = (0..present.players.len())
+                    .map(|q| {
+                        if q == self.me {
+                            SeqInput { seq: m.seq, input: m.input }
+                        } else {
+                            SeqInput { seq: 0, input: self.known_inputs[q] }
+                        }
+                    })
+                    .collect();
+                ctx.game().step(&mut present, &inputs);
+            }
+            for q in 0..present.players.len() {
+                if q != self.me {
+                    self.predicted.players[q] = present.players[q];
+                }
+            }
         } else {
             // Own prediction holds: refresh the others from the server.
             for (q, p) in s.players.iter().enumerate() {
                 if q != self.me {
                     self.predicted.players[q] = *p;
+                }
+            }
+        }
+        if let (Some(g), Some(before)) = (self.ghost.as_mut(), ghosts_before) {
+            // `predicted` now holds the server's present; a ghost close
+            // enough keeps its own course (with the server's input count).
+            let now = ctx.now();
+            for (q, old) in before.into_iter().enumerate() {
+                if q == self.me {
+                    continue;
+                }
+                let fresh = self.predicted.players[q];
+                if differs(&old, &fresh, g.threshold_um) {
+                    if g.smoothing_us > 0 {
+                        let from = g.shown[q].unwrap_or([old.x, old.y, old.z]);
+                        let off = [
+                            from[0] as i64 - fresh.x as i64,
+                            from[1] as i64 - fresh.y as i64,
+                            from[2] as i64 - fresh.z as i64,
+                        ];
+                        g.easing[q] = Some((off, now));
+                    }
+                } else {
+                    self.predicted.players[q] = PlayerState { last_seq: fresh.last_seq, ..old };
                 }
             }
         }
@@ -365,6 +472,18 @@ impl Node for Client {
         }
         self.shown_own = Some(own);
         view.entities.push(EntityView { id: self.me as u16, x: own[0], y: own[1], z: own[2], seq: me.last_seq });
+        if let Some(g) = self.ghost.as_mut() {
+            for (q, p) in self.predicted.players.iter().enumerate() {
+                if q == self.me {
+                    continue;
+                }
+                let off = eased(&mut g.easing[q], ctx.now(), g.smoothing_us);
+                let at = [p.x as i64 + off[0], p.y as i64 + off[1], p.z as i64 + off[2]].map(|v| v as i32);
+                g.shown[q] = Some(at);
+                view.entities.push(EntityView { id: q as u16, x: at[0], y: at[1], z: at[2], seq: p.last_seq });
+            }
+            return;
+        }
         let t = match (self.raw, self.server_offset()) {
             (false, Some(off)) => Some(ctx.now() + off - self.interp_us),
             _ => None,
