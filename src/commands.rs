@@ -106,7 +106,7 @@ fn run_one(algo: &dyn Algorithm, plan: &NetworkPlan, spec: &TraceSpec, cfg: &Run
         clients: cfg.clients,
         duration_s: cfg.duration_us as f64 / 1e6,
         tick_hz: cfg.tick_hz,
-        render_hz: (0..cfg.clients).map(|i| *cfg.render_hz.get(i).or(cfg.render_hz.last()).unwrap_or(&60)).collect(),
+        render_hz: (0..cfg.clients).map(|i| cfg.render_hz_of(i)).collect(),
         topology: algo.topology().as_str().to_string(),
         uplink: per_client(|p| p.uplink.to_string()),
         downlink: per_client(|p| p.downlink.to_string()),
@@ -114,9 +114,7 @@ fn run_one(algo: &dyn Algorithm, plan: &NetworkPlan, spec: &TraceSpec, cfg: &Run
         transport: cfg.transport.to_string(),
         mode: if cfg.paced { "paced" } else { "simulated" }.to_string(),
         clocks: {
-            let used: Vec<LocalClock> = (0..cfg.clients)
-                .map(|i| *cfg.clocks.get(i).or(cfg.clocks.last()).unwrap_or(&LocalClock::EXACT))
-                .collect();
+            let used: Vec<LocalClock> = (0..cfg.clients).map(|i| cfg.clock_of(i)).collect();
             if used.iter().all(|c| *c == LocalClock::EXACT) {
                 Vec::new()
             } else {

@@ -54,6 +54,18 @@ pub struct RunConfig {
     pub drop_corrupted: bool,
 }
 
+impl RunConfig {
+    /// Player `p`'s render rate (the list's last entry repeats; 60 if empty).
+    pub fn render_hz_of(&self, p: usize) -> u32 {
+        *self.render_hz.get(p).or(self.render_hz.last()).unwrap_or(&60)
+    }
+
+    /// Player `p`'s local clock (the list's last entry repeats; exact if empty).
+    pub fn clock_of(&self, p: usize) -> LocalClock {
+        *self.clocks.get(p).or(self.clocks.last()).unwrap_or(&LocalClock::EXACT)
+    }
+}
+
 impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
@@ -104,6 +116,13 @@ struct Packet {
     bytes: Vec<u8>,
     /// A link flipped a bit of it on the way.
     corrupt: bool,
+}
+
+impl Packet {
+    /// A packet as its sender wrote it.
+    fn new(from: NodeId, to: NodeId, bytes: Vec<u8>) -> Packet {
+        Packet { from, to, bytes, corrupt: false }
+    }
 }
 
 enum Ev {
@@ -199,16 +218,7 @@ impl Network {
                 self.forward(slots, sched, now, dir, p);
             }
         }
-        match next {
-            Some(at) if self.wake.get(&(node, dir)) != Some(&at) => {
-                self.wake.insert((node, dir), at);
-                sched.push(at, EventClass::Packet, Ev::Wake { node, dir });
-            }
-            Some(_) => {}
-            None => {
-                self.wake.remove(&(node, dir));
-            }
-        }
+        rearm(&mut self.wake, (node, dir), next, sched, || Ev::Wake { node, dir });
     }
 }
 
@@ -236,15 +246,29 @@ impl Transports {
     /// Re-arms the timer of `(at, peer)` if it moved.
     fn arm(&mut self, sched: &mut Scheduler<Ev>, at: usize, peer: usize) {
         let next = self.endpoints.get(&(at, peer)).and_then(|e| e.next_timer());
-        match next {
-            Some(t) if self.armed.get(&(at, peer)) != Some(&t) => {
-                self.armed.insert((at, peer), t);
-                sched.push(t, EventClass::Packet, Ev::TransportTimer { at, peer });
-            }
-            Some(_) => {}
-            None => {
-                self.armed.remove(&(at, peer));
-            }
+        rearm(&mut self.armed, (at, peer), next, sched, || Ev::TransportTimer { at, peer });
+    }
+}
+
+/// Keeps one pending wake-up per `key` in `armed`: schedules `event` at
+/// `next` unless that exact time is already armed, forgets the key when
+/// nothing is due. A superseded event still fires; its handler ignores it
+/// because `armed` no longer names its time.
+fn rearm<K: Ord>(
+    armed: &mut BTreeMap<K, Micros>,
+    key: K,
+    next: Option<Micros>,
+    sched: &mut Scheduler<Ev>,
+    event: impl FnOnce() -> Ev,
+) {
+    match next {
+        Some(t) if armed.get(&key) != Some(&t) => {
+            armed.insert(key, t);
+            sched.push(t, EventClass::Packet, event());
+        }
+        Some(_) => {}
+        None => {
+            armed.remove(&key);
         }
     }
 }
@@ -300,18 +324,12 @@ pub fn run_plan(
     if let Some(mark) = cfg.checks {
         recorder.enable_checks(mark);
     }
-    let pick = |v: &[u32], i: usize| *v.get(i).or(v.last()).unwrap_or(&60);
-
     let mut slots: Vec<NodeSlot> = Vec::with_capacity(setup.nodes());
     for n in 0..setup.nodes() {
         let id = NodeId(n as u16);
         let player = setup.player_of_node(id);
         let (node, clock, profile) = match player {
-            Some(p) => (
-                algorithm.client(&setup, p),
-                *cfg.clocks.get(p).or(cfg.clocks.last()).unwrap_or(&LocalClock::EXACT),
-                plan.client(p),
-            ),
+            Some(p) => (algorithm.client(&setup, p), cfg.clock_of(p), plan.client(p)),
             None => (algorithm.server(&setup), LocalClock::EXACT, &plan.server),
         };
         let link = |up: bool| {
@@ -323,7 +341,7 @@ pub fn run_plan(
             clock,
             tick: Periodic::started_on(cfg.tick_hz, &clock),
             ticks: 0,
-            render: player.map(|p| (Periodic::started_on(pick(&cfg.render_hz, p), &clock), 0)),
+            render: player.map(|p| (Periodic::started_on(cfg.render_hz_of(p), &clock), 0)),
             player,
             links: [link(true), link(false)],
         });
@@ -420,14 +438,7 @@ pub fn run_plan(
                         delivered_msgs.append(&mut out.deliver);
                         for d in out.send {
                             recorder.count_send(p.to, p.from, d.len());
-                            net.offer(
-                                &mut slots,
-                                &mut sched,
-                                now,
-                                to,
-                                Dir::Up,
-                                Packet { from: p.to, to: p.from, bytes: d, corrupt: false },
-                            );
+                            net.offer(&mut slots, &mut sched, now, to, Dir::Up, Packet::new(p.to, p.from, d));
                         }
                         transports.arm(&mut sched, to, from);
                     }
@@ -461,14 +472,7 @@ pub fn run_plan(
                 let (a, b) = (NodeId(at as u16), NodeId(peer as u16));
                 for d in out.send {
                     recorder.count_send(a, b, d.len());
-                    net.offer(
-                        &mut slots,
-                        &mut sched,
-                        now,
-                        at,
-                        Dir::Up,
-                        Packet { from: a, to: b, bytes: d, corrupt: false },
-                    );
+                    net.offer(&mut slots, &mut sched, now, at, Dir::Up, Packet::new(a, b, d));
                 }
                 transports.arm(&mut sched, at, peer);
                 continue;
@@ -484,28 +488,14 @@ pub fn run_plan(
             match transports.endpoint(from_node, peer) {
                 None => {
                     recorder.count_send(from, to, bytes.len());
-                    net.offer(
-                        &mut slots,
-                        &mut sched,
-                        now,
-                        from_node,
-                        Dir::Up,
-                        Packet { from, to, bytes, corrupt: false },
-                    );
+                    net.offer(&mut slots, &mut sched, now, from_node, Dir::Up, Packet::new(from, to, bytes));
                 }
                 Some(ep) => {
                     let mut out = Output::default();
                     ep.send(now, bytes, &mut out);
                     for d in out.send {
                         recorder.count_send(from, to, d.len());
-                        net.offer(
-                            &mut slots,
-                            &mut sched,
-                            now,
-                            from_node,
-                            Dir::Up,
-                            Packet { from, to, bytes: d, corrupt: false },
-                        );
+                        net.offer(&mut slots, &mut sched, now, from_node, Dir::Up, Packet::new(from, to, d));
                     }
                     transports.arm(&mut sched, from_node, peer);
                 }

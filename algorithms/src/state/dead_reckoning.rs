@@ -194,9 +194,7 @@ struct Client {
 
 impl Node for Client {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
-        let Some(s) = ctx.sample_input() else { return };
-        let packet = self.uplink.packet(s, |_| {});
-        ctx.send(ctx.setup().server(), packet);
+        self.uplink.send_tick(ctx, |_| {});
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {

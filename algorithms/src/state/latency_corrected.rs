@@ -185,9 +185,7 @@ impl Node for Client {
         if let Some(o) = self.clock.offset() {
             ctx.report(Report::ClockOffset { estimate_us: o });
         }
-        let Some(s) = ctx.sample_input() else { return };
-        let packet = self.uplink.packet(s, |_| {});
-        ctx.send(server, packet);
+        self.uplink.send_tick(ctx, |_| {});
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {

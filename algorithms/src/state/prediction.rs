@@ -255,6 +255,11 @@ struct Ghosts {
     shown: Vec<Option<[i32; 3]>>,
 }
 
+/// How far `from` (what was drawn) is from `to`'s position.
+fn offset(from: [i32; 3], to: &PlayerState) -> [i64; 3] {
+    [from[0] as i64 - to.x as i64, from[1] as i64 - to.y as i64, from[2] as i64 - to.z as i64]
+}
+
 /// The offset still to show of an easing that began at `start`.
 fn eased(easing: &mut Option<([i64; 3], i64)>, now: i64, over_us: i64) -> [i64; 3] {
     match *easing {
@@ -279,10 +284,16 @@ fn differs(a: &PlayerState, b: &PlayerState, threshold_um: i64) -> bool {
 }
 
 impl Client {
-    fn step_predicted(&mut self, ctx: &Ctx<'_>, own: SeqInput) {
-        let inputs: Vec<SeqInput> = (0..self.predicted.players.len())
+    /// One tick's inputs: `own` for this player, the last reported input
+    /// for every other.
+    fn inputs_with(&self, own: SeqInput) -> Vec<SeqInput> {
+        (0..self.predicted.players.len())
             .map(|q| if q == self.me { own } else { SeqInput { seq: 0, input: self.known_inputs[q] } })
-            .collect();
+            .collect()
+    }
+
+    fn step_predicted(&mut self, ctx: &Ctx<'_>, own: SeqInput) {
+        let inputs = self.inputs_with(own);
         ctx.game().step(&mut self.predicted, &inputs);
     }
 
@@ -342,28 +353,14 @@ impl Client {
             let after = self.predicted.players[self.me];
             if self.smoothing_us > 0 {
                 let shown = self.shown_own.unwrap_or([before.x, before.y, before.z]);
-                let off = [
-                    shown[0] as i64 - after.x as i64,
-                    shown[1] as i64 - after.y as i64,
-                    shown[2] as i64 - after.z as i64,
-                ];
-                self.smooth = Some((off, ctx.now()));
+                self.smooth = Some((offset(shown, &after), ctx.now()));
             }
         } else if self.ghost.is_some() {
             // Own prediction holds; bring the server's world to the present
             // to judge the ghosts against it.
             let mut present = s.clone();
             for m in &self.moves {
-                let inputs: Vec<SeqInput> = (0..present.players.len())
-                    .map(|q| {
-                        if q == self.me {
-                            SeqInput { seq: m.seq, input: m.input }
-                        } else {
-                            SeqInput { seq: 0, input: self.known_inputs[q] }
-                        }
-                    })
-                    .collect();
-                ctx.game().step(&mut present, &inputs);
+                ctx.game().step(&mut present, &self.inputs_with(SeqInput { seq: m.seq, input: m.input }));
             }
             for q in 0..present.players.len() {
                 if q != self.me {
@@ -390,12 +387,7 @@ impl Client {
                 if differs(&old, &fresh, g.threshold_um) {
                     if g.smoothing_us > 0 {
                         let from = g.shown[q].unwrap_or([old.x, old.y, old.z]);
-                        let off = [
-                            from[0] as i64 - fresh.x as i64,
-                            from[1] as i64 - fresh.y as i64,
-                            from[2] as i64 - fresh.z as i64,
-                        ];
-                        g.easing[q] = Some((off, now));
+                        g.easing[q] = Some((offset(from, &fresh), now));
                     }
                 } else {
                     self.predicted.players[q] = PlayerState { last_seq: fresh.last_seq, ..old };
@@ -459,16 +451,9 @@ impl Node for Client {
     fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
         let me = &self.predicted.players[self.me];
         let mut own = [me.x, me.y, me.z];
-        if let Some((off, start)) = self.smooth {
-            let elapsed = ctx.now() - start;
-            if elapsed >= self.smoothing_us {
-                self.smooth = None;
-            } else {
-                let left = self.smoothing_us - elapsed;
-                for (o, d) in own.iter_mut().zip(off) {
-                    *o = (*o as i64 + d * left / self.smoothing_us) as i32;
-                }
-            }
+        let off = eased(&mut self.smooth, ctx.now(), self.smoothing_us);
+        for (o, d) in own.iter_mut().zip(off) {
+            *o = (*o as i64 + d) as i32;
         }
         self.shown_own = Some(own);
         view.entities.push(EntityView { id: self.me as u16, x: own[0], y: own[1], z: own[2], seq: me.last_seq });

@@ -153,12 +153,10 @@ struct Client {
 
 impl Node for Client {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
-        let Some(s) = ctx.sample_input() else { return };
         let newest = self.newest;
-        let packet = self.uplink.packet(s, |w| {
+        self.uplink.send_tick(ctx, |w| {
             w.u32(newest);
         });
-        ctx.send(ctx.setup().server(), packet);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {

@@ -8,6 +8,7 @@
 
 use super::input_queue::InputQueue;
 use crate::wire::{Reader, Writer};
+use harness::contract::Ctx;
 use harness::game::{Input, SeqInput};
 use std::collections::VecDeque;
 
@@ -24,6 +25,14 @@ impl InputUplink {
     /// Carrying the newest `n` inputs per packet.
     pub fn new(n: usize) -> InputUplink {
         InputUplink { recent: VecDeque::new(), n: n.clamp(1, 255) }
+    }
+
+    /// Samples this tick's input (if the node has a player) and sends the
+    /// server its packet; `trailer` may append to it.
+    pub fn send_tick(&mut self, ctx: &mut Ctx<'_>, trailer: impl FnOnce(&mut Writer)) {
+        let Some(s) = ctx.sample_input() else { return };
+        let packet = self.packet(s, trailer);
+        ctx.send(ctx.setup().server(), packet);
     }
 
     /// The packet for a new sample; `trailer` may append to it.
