@@ -248,6 +248,10 @@ pub struct Setup {
     /// A seed for anything the session must agree on (a game's random item
     /// spawns, say); derived from the run seed.
     pub session_seed: u64,
+    /// The area of interest, when the run sets one (`--aoi`): algorithms
+    /// that [filter](Algorithm::handles_aoi) tell each client only about
+    /// the entities within it.
+    pub aoi: Option<crate::world::Aoi>,
 }
 
 impl Setup {
@@ -275,6 +279,12 @@ impl Setup {
     pub fn nodes(&self) -> usize {
         self.players + self.topology.has_server() as usize
     }
+
+    /// Entities in the world: the players, then the server-driven bots
+    /// (entity ids `players..entities`).
+    pub fn entities(&self) -> usize {
+        self.initial.players.len()
+    }
 }
 
 /// A synchronization algorithm: a factory of nodes.
@@ -294,6 +304,16 @@ pub trait Algorithm: Send + Sync {
     /// design, so it waives `remote-on-path`).
     fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
         &[]
+    }
+    /// Whether the algorithm copes with server-driven bots (entities after
+    /// the players, `--bots`): runs with bots are refused otherwise.
+    fn handles_bots(&self) -> bool {
+        false
+    }
+    /// Whether the server filters what it sends by [`Setup::aoi`] (`--aoi
+    /// grid|crosslist`): runs that ask for filtering are refused otherwise.
+    fn handles_aoi(&self) -> bool {
+        false
     }
     /// The server node (client/server algorithms only).
     fn server(&self, setup: &Setup) -> Box<dyn Node> {
@@ -451,7 +471,7 @@ impl RenderCtx<'_> {
 /// One entity as a screen shows it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EntityView {
-    /// Entity id (= player id).
+    /// Entity id (= player id; bots follow the players).
     pub id: u16,
     /// Displayed x, µm.
     pub x: i32,
@@ -472,7 +492,7 @@ pub struct View {
 }
 
 impl View {
-    /// Shows every player of `state` as it is.
+    /// Shows every entity of `state` as it is.
     pub fn show_state(&mut self, state: &State) {
         self.entities.clear();
         self.entities.extend(state.players.iter().enumerate().map(|(i, p)| EntityView {

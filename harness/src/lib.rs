@@ -5,8 +5,9 @@
 //! profiles applied per direction), the reference game ([`game`]), input
 //! traces ([`trace`]), the plug-in contract algorithms implement
 //! ([`contract`]), the metrics it derives from what nodes publish
-//! ([`metrics`]), the [`runner`] that ties them together, and the [`report`]
-//! writers.
+//! ([`metrics`]), the [`runner`] that ties them together, the [`report`]
+//! writers, and the [`world`] settings of large scenarios (field arenas,
+//! bots, area of interest).
 //!
 //! The harness names no algorithm: algorithms live in the `algorithms`
 //! crate and reach the harness only through [`contract`]. A run is a pure
@@ -29,3 +30,4 @@ pub mod rng;
 pub mod runner;
 pub mod time;
 pub mod trace;
+pub mod world;

@@ -8,7 +8,7 @@
 
 use crate::contract::{Algorithm, Ctx, Node, NodeId, Options, RenderCtx, Setup, View};
 use crate::event::{EventClass, Scheduler};
-use crate::game::{Game, GameConfig};
+use crate::game::Game;
 use crate::metrics::recorder::Recorder;
 use crate::metrics::Metrics;
 use crate::net::profile::NetworkPlan;
@@ -17,6 +17,7 @@ use crate::net::{Link, LinkStats, Profile, UDP_IPV4_HEADER_BYTES};
 use crate::rng::{mix64, Purpose, Stream};
 use crate::time::{LocalClock, Micros, Periodic};
 use crate::trace::Trace;
+use crate::world::{Aoi, World};
 use std::collections::BTreeMap;
 
 /// How a run is set up, apart from algorithm, network and trace.
@@ -52,6 +53,12 @@ pub struct RunConfig {
     /// checksum does. Default: deliver the flipped bytes, so decoders are
     /// tested against them.
     pub drop_corrupted: bool,
+    /// The arena.
+    pub world: World,
+    /// Server-driven bots after the players.
+    pub bots: usize,
+    /// The area of interest (`None`: not set, nothing measured against it).
+    pub aoi: Option<Aoi>,
 }
 
 impl RunConfig {
@@ -81,6 +88,9 @@ impl Default for RunConfig {
             checks: None,
             paced: false,
             drop_corrupted: false,
+            world: World::Standard,
+            bots: 0,
+            aoi: None,
         }
     }
 }
@@ -273,6 +283,9 @@ fn rearm<K: Ord>(
     }
 }
 
+/// Most entities (players + bots) in a run: entity ids are `u16` on screens.
+pub const MAX_ENTITIES: usize = 60_000;
+
 /// Runs `algorithm` on one profile for every client (see [`run_plan`]).
 pub fn run(
     algorithm: &dyn Algorithm,
@@ -306,8 +319,29 @@ pub fn run_plan(
         return Err(RunError::Config("no network profile".into()));
     }
     cfg.options.check(algorithm).map_err(RunError::Config)?;
-    let game = Game::new(GameConfig { tick_hz: cfg.tick_hz, ..GameConfig::default() });
+    if cfg.clients + cfg.bots > MAX_ENTITIES {
+        return Err(RunError::Config(format!(
+            "players + bots must be at most {MAX_ENTITIES}, got {}",
+            cfg.clients + cfg.bots
+        )));
+    }
+    if cfg.bots > 0 && !algorithm.handles_bots() {
+        return Err(RunError::Config(format!("{} does not handle server-driven bots (--bots)", algorithm.name())));
+    }
+    if let Some(aoi) = cfg.aoi {
+        if aoi.filters() && !algorithm.handles_aoi() {
+            return Err(RunError::Config(format!(
+                "{} does not filter by area of interest (--aoi {})",
+                algorithm.name(),
+                aoi.method.as_str()
+            )));
+        }
+        if !(0..=Aoi::MAX_UM).contains(&aoi.radius_um) || !(0..=Aoi::MAX_UM).contains(&aoi.hysteresis_um) {
+            return Err(RunError::Config("area-of-interest radius and hysteresis must be 0..=1000 m".into()));
+        }
+    }
     let session_seed = mix64(cfg.seed ^ 0x5E55_1011);
+    let game = Game::new(cfg.world.game_config(cfg.tick_hz, cfg.bots, session_seed));
     // The session's random seed is in the initial state every node is given:
     // the game's pick-ups appear in the same places for everyone.
     let initial = game.initial_state_seeded(cfg.clients, session_seed);
@@ -319,8 +353,12 @@ pub fn run_plan(
         topology,
         options: cfg.options.clone(),
         session_seed,
+        aoi: cfg.aoi,
     };
     let mut recorder = Recorder::new(topology, &game, &initial, trace.clone(), cfg.duration_us, cfg.header_bytes);
+    if let Some(aoi) = cfg.aoi {
+        recorder.enable_interest(aoi);
+    }
     if let Some(mark) = cfg.checks {
         recorder.enable_checks(mark);
     }

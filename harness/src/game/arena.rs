@@ -118,6 +118,9 @@ pub struct Arena {
     pub height: i64,
     /// Interior walls.
     pub walls: Vec<Aabb>,
+    /// Spread the players' spawn points over the whole arena (large open
+    /// worlds) instead of packing them from the corner.
+    pub spread_spawns: bool,
 }
 
 impl Arena {
@@ -134,7 +137,26 @@ impl Arena {
                 Aabb::metres(14.0, 24.0, 26.0, 24.6),
                 Aabb::metres(14.0, 5.4, 26.0, 6.0),
             ],
+            spread_spawns: false,
         }
+    }
+
+    /// An open field of `width` × `height` µm (large-world scenarios): a
+    /// 2 m × 2 m pillar every 50 m for entities to bump into, and spawn
+    /// points spread over the whole field.
+    pub fn field(width: i64, height: i64) -> Arena {
+        let (pitch, half) = (50_000_000, 1_000_000);
+        let mut walls = Vec::new();
+        let mut y = pitch / 2;
+        while y + half < height {
+            let mut x = pitch / 2;
+            while x + half < width {
+                walls.push(Aabb::around(x, y, half));
+                x += pitch;
+            }
+            y += pitch;
+        }
+        Arena { width, height, walls, spread_spawns: true }
     }
 
     /// Whether a player box of half-size `h` at `(x, y)` is inside the
@@ -151,12 +173,32 @@ impl Arena {
     /// `n` distinct free spawn points on a 3 m grid from (4 m, 4 m), row by
     /// row. Players that do not fit are stacked on the last free point
     /// (the push rule then separates them).
+    ///
+    /// With `spread_spawns` the grid's step grows to cover the whole arena
+    /// (`√(area / n)`, at least 3 m) and starts half a step in.
     pub fn spawns(&self, n: usize, h: i64) -> Vec<(i64, i64)> {
-        let step = 3_000_000;
+        if !self.spread_spawns || n == 0 {
+            return self.grid_spawns(n, h, 4_000_000, 3_000_000);
+        }
+        let per = (self.width as u128 * self.height as u128 / n as u128) as u64;
+        let mut step = (crate::math::isqrt(per) as i64).max(3_000_000);
+        loop {
+            // Shrink the step until n free points fit (walls take some).
+            let out = self.grid_spawns(n, h, step / 2, step);
+            if step <= 3_000_000 || n == 1 || out[n - 1] != out[n - 2] {
+                return out;
+            }
+            step = (step * 9 / 10).max(3_000_000);
+        }
+    }
+
+    /// Up to `n` free points on a `step` grid from `(start, start)`, row by
+    /// row; the last one repeats if fewer fit.
+    fn grid_spawns(&self, n: usize, h: i64, start: i64, step: i64) -> Vec<(i64, i64)> {
         let mut out = Vec::with_capacity(n);
-        let mut y = 4_000_000;
+        let mut y = start;
         while y + h <= self.height && out.len() < n {
-            let mut x = 4_000_000;
+            let mut x = start;
             while x + h <= self.width && out.len() < n {
                 if self.is_free(x, y, h + 200_000) {
                     out.push((x, y));
@@ -190,12 +232,22 @@ mod tests {
 
     #[test]
     fn spawns_are_free_and_distinct() {
-        let a = Arena::standard();
-        let s = a.spawns(16, 400_000);
-        assert_eq!(s.len(), 16);
-        for (i, p) in s.iter().enumerate() {
-            assert!(a.is_free(p.0, p.1, 400_000), "{p:?}");
-            assert!(!s[..i].contains(p));
+        for (a, n) in [(Arena::standard(), 16), (Arena::field(400_000_000, 300_000_000), 200)] {
+            let s = a.spawns(n, 400_000);
+            assert_eq!(s.len(), n);
+            for (i, p) in s.iter().enumerate() {
+                assert!(a.is_free(p.0, p.1, 400_000), "{p:?}");
+                assert!(!s[..i].contains(p));
+            }
         }
+    }
+
+    #[test]
+    fn a_field_spreads_its_spawns_over_the_whole_area() {
+        let a = Arena::field(400_000_000, 400_000_000);
+        assert_eq!(a.walls.len(), 64);
+        let s = a.spawns(100, 400_000);
+        let (max_x, max_y) = s.iter().fold((0, 0), |m, p| (m.0.max(p.0), m.1.max(p.1)));
+        assert!(max_x > 300_000_000 && max_y > 300_000_000, "{max_x} {max_y}");
     }
 }

@@ -50,6 +50,14 @@ pub struct GameConfig {
     pub shot_range: i64,
     /// The world.
     pub arena: Arena,
+    /// Server-driven entities after the players (ids `players..`): they
+    /// move by the same rules on inputs the game derives from `bot_seed`,
+    /// frame and id, pass through each other and through players (crowds
+    /// in large worlds usually do), and neither shoot, are shot nor pick
+    /// up items. 0 in every small scenario.
+    pub bots: usize,
+    /// Seed of the bots' spawn points and wandering (the session seed).
+    pub bot_seed: u64,
 }
 
 impl Default for GameConfig {
@@ -65,6 +73,8 @@ impl Default for GameConfig {
             shot_cooldown_us: 250_000,
             shot_range: 30_000_000,
             arena: Arena::standard(),
+            bots: 0,
+            bot_seed: 0,
         }
     }
 }
@@ -140,8 +150,26 @@ impl Game {
 
     /// The state at frame 0 with the game's random generator seeded with
     /// `seed` (a session decides it once and every peer must use it).
+    /// `players` players stand on spawn points; the configured bots follow
+    /// them (entity ids `players..players + bots`) at free spots drawn from
+    /// `bot_seed`.
     pub fn initial_state_seeded(&self, players: usize, seed: u64) -> State {
-        let spawns = self.config.arena.spawns(players, self.config.half_size);
+        let mut spawns = self.config.arena.spawns(players, self.config.half_size);
+        let arena = &self.config.arena;
+        let mut g = self.config.bot_seed ^ 0xB075_B075_B075_B075;
+        let (w, h) = ((arena.width - 2_000_000).max(1) as u64, (arena.height - 2_000_000).max(1) as u64);
+        for _ in 0..self.config.bots {
+            let mut at = (arena.width / 2, arena.height / 2);
+            for _ in 0..64 {
+                let x = 1_000_000 + (splitmix(&mut g) % w) as i64;
+                let y = 1_000_000 + (splitmix(&mut g) % h) as i64;
+                if arena.is_free(x, y, self.config.half_size) {
+                    at = (x, y);
+                    break;
+                }
+            }
+            spawns.push(at);
+        }
         State {
             rng: seed,
             item: Item { active: false, x: 0, y: 0, next_frame: ITEM_EVERY_FRAMES },
@@ -158,21 +186,58 @@ impl Game {
         }
     }
 
+    /// Players (as opposed to bots) in `state`: every entity but the
+    /// configured bots.
+    pub fn humans(&self, state: &State) -> usize {
+        state.players.len().saturating_sub(self.config.bots)
+    }
+
+    /// What bot `id` holds on the step that makes frame `frame`: a direction
+    /// (or standing still) kept for one to three seconds, then a new one,
+    /// all drawn from `bot_seed`, the id and the segment — a pure function,
+    /// so every peer and every re-simulation agrees.
+    pub fn bot_input(&self, id: usize, frame: u32) -> Input {
+        let mut g = self.config.bot_seed ^ (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let span = 60 + (splitmix(&mut g) % 121) as u32;
+        let phase = (splitmix(&mut g) % span as u64) as u32;
+        let mut g = g ^ ((frame.wrapping_add(phase) / span) as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
+        const DIRS: [u8; 10] = [
+            0,
+            0,
+            Input::UP,
+            Input::DOWN,
+            Input::LEFT,
+            Input::RIGHT,
+            Input::UP | Input::LEFT,
+            Input::UP | Input::RIGHT,
+            Input::DOWN | Input::LEFT,
+            Input::DOWN | Input::RIGHT,
+        ];
+        Input::buttons(DIRS[(splitmix(&mut g) % DIRS.len() as u64) as usize])
+    }
+
     /// Advances `state` by one step with one input per player (missing
-    /// entries and `seq == 0` mean "nothing held, no new input").
+    /// entries and `seq == 0` mean "nothing held, no new input"); bots take
+    /// [`Game::bot_input`].
     pub fn step(&self, state: &mut State, inputs: &[SeqInput]) {
         self.steps.set(self.steps.get() + 1);
         state.frame = state.frame.wrapping_add(1);
+        let humans = self.humans(state);
+        let frame = state.frame;
         for (i, p) in state.players.iter_mut().enumerate() {
-            let si = inputs.get(i).copied().unwrap_or_default();
+            let si = if i < humans {
+                inputs.get(i).copied().unwrap_or_default()
+            } else {
+                SeqInput { seq: 0, input: self.bot_input(i, frame) }
+            };
             self.move_player(p, si);
         }
-        self.push_apart(&mut state.players);
-        self.update_item(state);
-        for i in 0..state.players.len() {
+        self.push_apart(&mut state.players[..humans]);
+        self.update_item(state, humans);
+        for i in 0..humans {
             let input = inputs.get(i).map(|s| s.input).unwrap_or_default();
             if input.held(Input::SHOOT) && state.players[i].cooldown == 0 {
-                let target = self.hitscan(&state.players, i, input);
+                let target = self.hitscan(&state.players[..humans], i, input);
                 let p = &mut state.players[i];
                 p.shots += 1;
                 p.cooldown = self.cooldown_steps;
@@ -186,12 +251,13 @@ impl Game {
 
     /// Spawns the pick-up at a random free spot when it is due; gives it to
     /// the first player (by id) standing on it.
-    fn update_item(&self, state: &mut State) {
+    fn update_item(&self, state: &mut State, humans: usize) {
         let reach = self.config.half_size + 300_000;
         if state.item.active {
             let (ix, iy) = (state.item.x as i64, state.item.y as i64);
-            if let Some(p) =
-                state.players.iter_mut().find(|p| (p.x as i64 - ix).abs() <= reach && (p.y as i64 - iy).abs() <= reach)
+            if let Some(p) = state.players[..humans]
+                .iter_mut()
+                .find(|p| (p.x as i64 - ix).abs() <= reach && (p.y as i64 - iy).abs() <= reach)
             {
                 p.items = p.items.saturating_add(1);
                 state.item.active = false;
@@ -514,6 +580,33 @@ mod tests {
         assert_eq!(a.players[0].items, 1);
         assert!(!a.item.active);
         assert_eq!(a.item.next_frame, a.frame + ITEM_EVERY_FRAMES);
+    }
+
+    #[test]
+    fn bots_wander_by_the_rules_through_each_other_and_never_take_inputs() {
+        let arena = super::super::Arena::field(100_000_000, 100_000_000);
+        let g = Game::new(GameConfig { bots: 50, bot_seed: 7, arena, ..GameConfig::default() });
+        let mut s = g.initial_state_seeded(2, 1);
+        assert_eq!((s.players.len(), g.humans(&s)), (52, 2));
+        let start: Vec<_> = s.players.iter().map(|p| (p.x, p.y)).collect();
+        // Stand a bot on player 0: bots pass through, so nothing pushes it.
+        s.players[2].x = s.players[0].x;
+        s.players[2].y = s.players[0].y;
+        let p0 = s.players[0];
+        let mut t = s.clone();
+        let inputs = [si(1, 0), si(1, 0), si(9, Input::RIGHT)]; // an entry for a bot is ignored
+        run(&g, &mut s, 600, &inputs);
+        run(&g, &mut t, 600, &inputs);
+        assert_eq!(s, t, "deterministic");
+        assert_eq!((s.players[0].x, s.players[0].y), (p0.x, p0.y), "not pushed by a bot");
+        let moved = s.players[2..].iter().zip(&start[2..]).filter(|(p, a)| (p.x, p.y) != **a).count();
+        assert!(moved > 40, "bots wander: {moved} of 50 moved");
+        for p in &s.players[2..] {
+            assert_eq!(p.last_seq, 0);
+            assert!(g.config().arena.is_free(p.x as i64, p.y as i64, g.config().half_size));
+        }
+        let other = Game::new(GameConfig { bot_seed: 8, ..g.config().clone() });
+        assert_ne!(other.initial_state_seeded(2, 1).players[2..], t.players[2..], "the seed decides");
     }
 
     proptest! {

@@ -32,7 +32,10 @@
 //!   hitscan on what that player's screen showed at that instant (the
 //!   latest render); when the authority's state shows the shot, the two
 //!   verdicts are compared.
+//! - **area of interest** (runs with `--aoi`): visible share, awareness
+//!   latency, unaware visits and leaks — see [`interest`].
 
+pub mod interest;
 pub mod recorder;
 pub mod stats;
 
@@ -174,6 +177,27 @@ pub struct HitAgreement {
     pub authority_hits: u64,
 }
 
+/// What clients were shown against their area of interest (runs with
+/// `--aoi`; definitions in [`interest`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct InterestMetrics {
+    /// Mean share of the other entities within a player's radius.
+    pub visible_share: f64,
+    /// Mean remote entities shown per render.
+    pub shown_per_render: f64,
+    /// Entering the radius to first shown, ms.
+    pub awareness_ms: Stats,
+    /// Longest wait to be shown, finished or not, ms.
+    pub longest_unaware_ms: f64,
+    /// Entities that entered a radius and left (or the run ended) unshown.
+    pub unaware_visits: u64,
+    /// Entity-renders shown after being beyond radius + hysteresis for
+    /// longer than the grace.
+    pub leaks: u64,
+    /// `leaks` / remote entity-renders.
+    pub leak_share: f64,
+}
+
 /// Every number of one run (the `metrics` object of a report).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Metrics {
@@ -226,4 +250,7 @@ pub struct Metrics {
     pub checks: Option<Checks>,
     /// Hit agreement, when players shot.
     pub hit_agreement: Option<HitAgreement>,
+    /// Area-of-interest measurements, when the run set one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interest: Option<InterestMetrics>,
 }

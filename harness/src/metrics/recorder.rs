@@ -5,6 +5,7 @@
 //! and position shown per entity. See the [module docs](super) for the
 //! definitions.
 
+use super::interest::InterestTracker;
 use super::stats::{round4, Hist};
 use super::{
     Bandwidth, Checks, ClientMetrics, ClockError, Desync, FinalDivergence, HitAgreement, LatencyCdf, Metrics,
@@ -15,6 +16,7 @@ use crate::game::{Game, Input, PlayerState, SeqInput, State};
 use crate::net::LinkStats;
 use crate::time::Micros;
 use crate::trace::Trace;
+use crate::world::Aoi;
 use std::collections::VecDeque;
 
 /// At most this many violation messages are kept.
@@ -77,7 +79,10 @@ struct Seen {
 /// Collects everything a run publishes.
 pub struct Recorder {
     topology: Topology,
+    /// Players (entity ids `0..players`, the ones with inputs).
     players: usize,
+    /// Players and bots.
+    entities: usize,
     dt_us: u64,
     header_bytes: usize,
     trace: Trace,
@@ -118,6 +123,7 @@ pub struct Recorder {
     /// Per player, `(seq, target)` of each sampled shot as the screen saw it.
     screen_shots: Vec<VecDeque<(u32, Option<usize>)>>,
     hits: HitAgreement,
+    interest: Option<InterestTracker>,
 }
 
 impl Recorder {
@@ -132,12 +138,13 @@ impl Recorder {
         duration_us: u64,
         header_bytes: usize,
     ) -> Recorder {
-        let players = initial.players.len();
+        let entities = initial.players.len();
+        let players = game.humans(initial);
         let dt_us = game.dt_us();
         let game = Game::new(game.config().clone());
         // The ideal world: the frame due at t is ⌊t/dt⌋ + 1, stepped with the
         // inputs held at each tick instant.
-        let mut ideal = Frames::new(players);
+        let mut ideal = Frames::new(entities);
         let mut s = initial.clone();
         ideal.push(&s);
         let frames = duration_us / dt_us + 2;
@@ -149,12 +156,13 @@ impl Recorder {
             game.step(&mut s, &inputs);
             ideal.push(&s);
         }
-        let mut authority = Frames::new(players);
+        let mut authority = Frames::new(entities);
         authority.push(initial);
         let nodes = players + topology.has_server() as usize;
         Recorder {
             topology,
             players,
+            entities,
             dt_us,
             header_bytes,
             trace,
@@ -164,7 +172,7 @@ impl Recorder {
             authority_state: initial.clone(),
             ideal,
             pending: VecDeque::new(),
-            seen: vec![vec![Seen::default(); players]; players],
+            seen: vec![vec![Seen::default(); entities]; players],
             div: Default::default(),
             ideal_div: Default::default(),
             latency: Default::default(),
@@ -189,7 +197,13 @@ impl Recorder {
             last_view: vec![Vec::new(); players],
             screen_shots: vec![VecDeque::new(); players],
             hits: HitAgreement::default(),
+            interest: None,
         }
+    }
+
+    /// Turns on the area-of-interest measurements against `aoi`.
+    pub fn enable_interest(&mut self, aoi: Aoi) {
+        self.interest = Some(InterestTracker::new(aoi, self.players, &self.authority_state.players));
     }
 
     /// Turns on the conformance checks: remote positions against the
@@ -238,7 +252,7 @@ impl Recorder {
     /// Compares the shots the authority fired between `prev` and `next`
     /// with what the shooters' screens showed.
     fn observe_shots(&mut self, prev: &State, next: &State) {
-        for (p, (a, b)) in prev.players.iter().zip(&next.players).enumerate() {
+        for (p, (a, b)) in prev.players.iter().zip(&next.players).take(self.players).enumerate() {
             if b.shots <= a.shots {
                 continue;
             }
@@ -301,7 +315,7 @@ impl Recorder {
     }
 
     /// Server publishes its state.
-    pub(crate) fn publish_authority(&mut self, _t: Micros, state: &State) {
+    pub(crate) fn publish_authority(&mut self, t: Micros, state: &State) {
         if self.topology.confirms() {
             self.violation("publish_authority in a topology whose authority is the confirmed log".into());
             return;
@@ -310,11 +324,11 @@ impl Recorder {
         if f < self.authority.frames() {
             return; // republished frame: the first wins
         }
-        if state.players.len() != self.players {
+        if state.players.len() != self.entities {
             self.violation(format!(
-                "authority frame {f} has {} players, expected {}",
+                "authority frame {f} has {} entities, expected {}",
                 state.players.len(),
-                self.players
+                self.entities
             ));
             return;
         }
@@ -326,6 +340,9 @@ impl Recorder {
         self.authority.push(state);
         let prev = std::mem::replace(&mut self.authority_state, state.clone());
         self.observe_shots(&prev, state);
+        if let Some(i) = self.interest.as_mut() {
+            i.authority(t, &state.players);
+        }
     }
 
     /// Peer publishes a confirmed state and the inputs that produced it.
@@ -381,6 +398,10 @@ impl Recorder {
             let prev = std::mem::replace(&mut self.authority_state, next);
             let next = self.authority_state.clone();
             self.observe_shots(&prev, &next);
+            if let Some(i) = self.interest.as_mut() {
+                // The frame due at (f − 1)·dt (see the module docs).
+                i.authority(Micros((f as u64 - 1) * self.dt_us), &next.players);
+            }
             self.drain_pending();
         }
         if state.checksum() != self.authority.checksums[f] && !self.desynced_frames[f - 1] {
@@ -399,7 +420,7 @@ impl Recorder {
         for (p, got) in published.players.iter().enumerate() {
             match expected.and_then(|e| e.players.get(p)) {
                 Some(want) => differences.extend(diff_player(p, want, got)),
-                None if p < self.players => {
+                None if p < self.entities => {
                     let w = self.authority.at(f, p);
                     if w != [got.x, got.y, got.z] {
                         differences.push(format!("player{p}.position: {w:?} vs {:?}", [got.x, got.y, got.z]));
@@ -434,14 +455,17 @@ impl Recorder {
         self.last_view[viewer].extend_from_slice(&view.entities);
         for e in &view.entities {
             let id = e.id as usize;
-            if id >= self.players {
+            if id >= self.entities {
                 self.violation(format!("player {viewer}'s view shows unknown entity {id}"));
                 continue;
             }
             let own = (id == viewer) as usize;
             let seen = &mut self.seen[viewer][id];
-            // Latency: every newly shown input of this entity's player.
-            if e.seq > seen.seq {
+            // Latency: every newly shown input of this entity's player (bots
+            // have none).
+            if e.seq > seen.seq && id >= self.players {
+                self.violation(format!("player {viewer}'s view shows input {} of bot {id}", e.seq));
+            } else if e.seq > seen.seq {
                 let taken = self.samples[id].len() as u32;
                 if e.seq > taken {
                     let msg =
@@ -474,6 +498,9 @@ impl Recorder {
         if !self.topology.confirms() && self.checks.is_some() {
             self.check_paths(viewer, view);
         }
+        if let Some(i) = self.interest.as_mut() {
+            i.view(viewer, t, &view.entities);
+        }
         let frame =
             if self.topology.confirms() { (t.0 / self.dt_us) as usize + 1 } else { self.authority.frames() - 1 };
         if frame < self.authority.frames() {
@@ -490,7 +517,7 @@ impl Recorder {
         let first = last.saturating_sub(2 * 1_000_000 / self.dt_us as usize);
         let mut worst = 0u64;
         let mut samples = 0u64;
-        for e in view.entities.iter().filter(|e| e.id as usize != viewer && (e.id as usize) < self.players) {
+        for e in view.entities.iter().filter(|e| e.id as usize != viewer && (e.id as usize) < self.entities) {
             let id = e.id as usize;
             let p = [e.x as f64, e.y as f64, e.z as f64];
             let mut best = f64::INFINITY;
@@ -520,7 +547,7 @@ impl Recorder {
         let mut last = [0u64; 2];
         for e in &view.entities {
             let id = e.id as usize;
-            if id < self.players {
+            if id < self.entities {
                 let own = (id == viewer) as usize;
                 let d = dist(self.authority.at(frame, id), e);
                 self.div[own].record(d);
@@ -630,6 +657,7 @@ impl Recorder {
                 share: round4(self.hits.agreed as f64 / self.hits.shots as f64),
                 ..self.hits.clone()
             }),
+            interest: self.interest.take().map(|i| i.finish(Micros(duration_us))),
         }
     }
 }

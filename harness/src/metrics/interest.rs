@@ -1,0 +1,240 @@
+//! Area-of-interest measurements: what each client was shown against what
+//! it should have been, by the authority's positions and the run's radius.
+//!
+//! - **visible share**: per authority frame, the share of the other
+//!   entities within `radius` of a player (mean over players and frames) —
+//!   the fraction of the world an ideal filter sends;
+//! - **awareness latency**: from the authority frame at which an entity
+//!   comes within `radius` of a player (and the client is not showing it)
+//!   to the first render that shows it; waits that end because the entity
+//!   left again, or the run ended, count as *unaware visits* and their
+//!   length still bounds `longest_unaware_ms`;
+//! - **leaks**: entity-renders of an entity that has been farther than
+//!   `radius + hysteresis` from the viewer's player for more than
+//!   [`LEAK_GRACE_US`] of authority time. An honest filter stops sending
+//!   at `radius + hysteresis` and the screen drops the entity within its
+//!   display delay; anything shown after the grace was told too much — the
+//!   information a map hack reads (seed 003's closing remark).
+//!
+//! Cost: every authority frame compares every player with every entity
+//! (`players × entities` squared distances), every render looks up the
+//! entities it shows.
+
+use super::stats::{round4, Hist};
+use super::InterestMetrics;
+use crate::contract::EntityView;
+use crate::game::PlayerState;
+use crate::time::Micros;
+use crate::world::Aoi;
+
+/// How long an entity may stay on screen after it was last within
+/// `radius + hysteresis` of the viewer, µs: longer than any honest display
+/// delay (interpolation buffer + one-way latency + a snapshot interval) in
+/// the shipped profiles.
+pub const LEAK_GRACE_US: u64 = 1_000_000;
+
+const NEVER: u64 = u64::MAX;
+
+/// The tracker behind [`InterestMetrics`].
+#[derive(Clone, Debug)]
+pub struct InterestTracker {
+    enter2: i128,
+    leave2: i128,
+    players: usize,
+    entities: usize,
+    /// Per (viewer, entity): within `radius` at the last authority frame.
+    inside: Vec<bool>,
+    /// Per (viewer, entity): when the current unaware wait began.
+    since: Vec<u64>,
+    /// Per (viewer, entity): last authority time within `radius + hysteresis`.
+    last_near: Vec<u64>,
+    /// Per (viewer, entity): shown at the viewer's latest render.
+    shown: Vec<bool>,
+    /// Per viewer: the ids its latest render showed.
+    shown_ids: Vec<Vec<u16>>,
+    awareness: Hist,
+    longest_unaware_us: u64,
+    unaware_visits: u64,
+    leaks: u64,
+    remote_shown: u64,
+    renders: u64,
+    inside_pairs: u128,
+    pair_frames: u128,
+}
+
+fn d2(a: &PlayerState, b: &PlayerState) -> i128 {
+    let dx = a.x as i128 - b.x as i128;
+    let dy = a.y as i128 - b.y as i128;
+    dx * dx + dy * dy
+}
+
+impl InterestTracker {
+    /// A tracker for `players` viewers over `initial` (players first, then
+    /// bots) with `aoi`'s radius.
+    pub fn new(aoi: Aoi, players: usize, initial: &[PlayerState]) -> InterestTracker {
+        let entities = initial.len();
+        let n = players * entities;
+        let r = aoi.radius_um as i128;
+        let l = aoi.leave_radius_um() as i128;
+        let mut t = InterestTracker {
+            enter2: r * r,
+            leave2: l * l,
+            players,
+            entities,
+            inside: vec![false; n],
+            since: vec![NEVER; n],
+            last_near: vec![0; n],
+            shown: vec![false; n],
+            shown_ids: vec![Vec::new(); players],
+            awareness: Hist::default(),
+            longest_unaware_us: 0,
+            unaware_visits: 0,
+            leaks: 0,
+            remote_shown: 0,
+            renders: 0,
+            inside_pairs: 0,
+            pair_frames: 0,
+        };
+        t.authority(Micros(0), initial);
+        t
+    }
+
+    /// The authority's positions at `t`.
+    pub fn authority(&mut self, t: Micros, state: &[PlayerState]) {
+        if state.len() != self.entities {
+            return;
+        }
+        for v in 0..self.players {
+            let me = &state[v];
+            let row = v * self.entities;
+            for (e, other) in state.iter().enumerate() {
+                if e == v {
+                    continue;
+                }
+                let k = row + e;
+                let d = d2(me, other);
+                if d <= self.leave2 {
+                    self.last_near[k] = t.0;
+                }
+                let now_inside = d <= self.enter2;
+                self.inside_pairs += now_inside as u128;
+                if now_inside && !self.inside[k] && !self.shown[k] && self.since[k] == NEVER {
+                    self.since[k] = t.0;
+                } else if !now_inside && self.since[k] != NEVER {
+                    self.end_unaware(k, t.0);
+                }
+                self.inside[k] = now_inside;
+            }
+        }
+        self.pair_frames += (self.players * self.entities.saturating_sub(1)) as u128;
+    }
+
+    fn end_unaware(&mut self, k: usize, t: u64) {
+        self.longest_unaware_us = self.longest_unaware_us.max(t.saturating_sub(self.since[k]));
+        self.unaware_visits += 1;
+        self.since[k] = NEVER;
+    }
+
+    /// What `viewer`'s screen shows at `t` (ids already checked to be
+    /// entities).
+    pub fn view(&mut self, viewer: usize, t: Micros, entities: &[EntityView]) {
+        let row = viewer * self.entities;
+        for id in self.shown_ids[viewer].drain(..) {
+            self.shown[row + id as usize] = false;
+        }
+        self.renders += 1;
+        for e in entities {
+            let id = e.id as usize;
+            if id == viewer || id >= self.entities {
+                continue;
+            }
+            let k = row + id;
+            if self.shown[k] {
+                continue; // listed twice
+            }
+            self.shown[k] = true;
+            self.shown_ids[viewer].push(e.id);
+            self.remote_shown += 1;
+            if self.since[k] != NEVER {
+                let wait = t.0.saturating_sub(self.since[k]);
+                self.awareness.record(wait);
+                self.longest_unaware_us = self.longest_unaware_us.max(wait);
+                self.since[k] = NEVER;
+            }
+            if t.0.saturating_sub(self.last_near[k]) > LEAK_GRACE_US {
+                self.leaks += 1;
+            }
+        }
+    }
+
+    /// The measurements at `end`.
+    pub fn finish(mut self, end: Micros) -> InterestMetrics {
+        for k in 0..self.since.len() {
+            if self.since[k] != NEVER {
+                self.end_unaware(k, end.0);
+            }
+        }
+        InterestMetrics {
+            visible_share: round4(self.inside_pairs as f64 / self.pair_frames.max(1) as f64),
+            shown_per_render: round4(self.remote_shown as f64 / self.renders.max(1) as f64),
+            awareness_ms: self.awareness.stats(1e3),
+            longest_unaware_ms: round4(self.longest_unaware_us as f64 / 1e3),
+            unaware_visits: self.unaware_visits,
+            leaks: self.leaks,
+            leak_share: round4(self.leaks as f64 / self.remote_shown.max(1) as f64),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::AoiMethod;
+
+    fn at(x: i32) -> PlayerState {
+        PlayerState { x, ..Default::default() }
+    }
+    fn shown(id: u16) -> EntityView {
+        EntityView { id, ..Default::default() }
+    }
+
+    #[test]
+    fn awareness_is_entry_to_first_render_and_leaks_need_the_grace_to_pass() {
+        let aoi = Aoi { method: AoiMethod::Grid, radius_um: 10, hysteresis_um: 5 };
+        // Viewer 0 at 0; entity 1 far, entity 2 near from the start.
+        let mut t = InterestTracker::new(aoi, 1, &[at(0), at(100), at(3)]);
+        t.view(0, Micros(0), &[shown(0), shown(2)]);
+        // Entity 1 enters at 1 s; first shown at 1.25 s.
+        t.authority(Micros(1_000_000), &[at(0), at(8), at(3)]);
+        t.view(0, Micros(1_100_000), &[shown(2)]);
+        t.view(0, Micros(1_250_000), &[shown(1), shown(2)]);
+        // Entity 2 moves away (beyond 15) at 2 s; shown at 2.5 s (fine),
+        // at 3.1 s (a leak: far for over a second).
+        t.authority(Micros(1_990_000), &[at(0), at(8), at(3)]);
+        t.authority(Micros(2_000_000), &[at(0), at(8), at(40)]);
+        t.view(0, Micros(2_500_000), &[shown(1), shown(2)]);
+        t.authority(Micros(3_000_000), &[at(0), at(8), at(40)]);
+        t.view(0, Micros(3_100_000), &[shown(1), shown(2)]);
+        let m = t.finish(Micros(4_000_000));
+        assert_eq!(m.awareness_ms.n, 2, "entity 2 at once, entity 1 after 250 ms");
+        assert!((m.awareness_ms.max - 250.0).abs() < 0.5, "{:?}", m.awareness_ms); // 3 significant digits
+        assert_eq!(m.leaks, 1);
+        assert_eq!(m.unaware_visits, 0);
+        assert_eq!(m.longest_unaware_ms, 250.0);
+        // Visible share: one of two, two of two twice, one of two twice.
+        assert_eq!(m.visible_share, round4(7.0 / 10.0));
+    }
+
+    #[test]
+    fn a_visit_never_shown_counts_with_its_length() {
+        let aoi = Aoi { method: AoiMethod::Grid, radius_um: 10, hysteresis_um: 0 };
+        let mut t = InterestTracker::new(aoi, 1, &[at(0), at(100)]);
+        t.authority(Micros(1_000_000), &[at(0), at(5)]);
+        t.authority(Micros(1_400_000), &[at(0), at(50)]);
+        t.authority(Micros(2_000_000), &[at(0), at(5)]);
+        let m = t.finish(Micros(2_900_000));
+        assert_eq!(m.unaware_visits, 2);
+        assert_eq!(m.longest_unaware_ms, 900.0);
+        assert_eq!(m.awareness_ms.n, 0);
+    }
+}
