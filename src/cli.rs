@@ -245,6 +245,24 @@ pub struct MatchArgs {
     /// What carries the algorithm's messages: unreliable, redundant[:N], tcp-like, kcp-like.
     #[arg(long, default_value = "unreliable")]
     pub transport: String,
+    /// The arena: `standard` (40 m x 30 m, five walls) or an open field WIDTHxHEIGHT in
+    /// metres with a pillar every 50 m: `--arena 400x400`.
+    #[arg(long, default_value = "standard")]
+    pub arena: String,
+    /// Server-driven entities that wander by the game's rules (entity ids after the players).
+    #[arg(long, default_value_t = 0)]
+    pub bots: usize,
+    /// Area of interest: the server tells each client only about entities within the radius
+    /// (grid: seed 004's nine-grid; crosslist: its orthogonal lists). `none` filters nothing
+    /// but still measures leaks and awareness against the radius.
+    #[arg(long, value_parser = ["none", "grid", "crosslist"])]
+    pub aoi: Option<String>,
+    /// View radius for --aoi, metres.
+    #[arg(long = "aoi-radius", default_value_t = 30.0)]
+    pub aoi_radius: f64,
+    /// Extra distance before an entity leaves a client's view, metres.
+    #[arg(long = "aoi-hysteresis", default_value_t = 2.0)]
+    pub aoi_hysteresis: f64,
     /// Pace virtual time to the wall clock (runs take their simulated duration; not
     /// reproducible). For code under test that reads the clock itself, like `ggrs`.
     #[arg(long)]

@@ -9,10 +9,12 @@ use harness::contract::{Algorithm, Options};
 use harness::library;
 use harness::net::profile::NetworkPlan;
 use harness::net::transport::TransportKind;
+use harness::report::AoiSetting;
 use harness::report::{table, FailedRun, Report, RunReport};
 use harness::runner::{run_plan, RunConfig};
 use harness::time::{parse_duration, LocalClock};
 use harness::trace::{self, generate::Generator, TraceSpec};
+use harness::world::{Aoi, World};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -67,6 +69,25 @@ fn run_config(m: &MatchArgs, seed: u64) -> Result<RunConfig> {
         transport: TransportKind::parse(&m.transport).map_err(|e| bad(format!("--transport: {e}")))?,
         paced: m.paced,
         drop_corrupted: m.drop_corrupted,
+        world: World::parse_arena(&m.arena).map_err(|e| bad(format!("--arena: {e}")))?,
+        bots: m.bots,
+        aoi: match &m.aoi {
+            None => None,
+            Some(method) => {
+                let metres = |flag: &str, v: f64| {
+                    if v.is_finite() && (0.0..=1000.0).contains(&v) {
+                        Ok((v * 1e6).round() as i64)
+                    } else {
+                        Err(bad(format!("{flag} {v}: expected metres in 0..=1000")))
+                    }
+                };
+                Some(Aoi {
+                    radius_um: metres("--aoi-radius", m.aoi_radius)?,
+                    hysteresis_um: metres("--aoi-hysteresis", m.aoi_hysteresis)?,
+                    ..Aoi::parse(method).map_err(|e| bad(format!("--aoi: {e}")))?
+                })
+            }
+        },
         clocks: if m.clock.is_empty() {
             RunConfig::default().clocks
         } else {
@@ -122,6 +143,9 @@ fn run_one(algo: &dyn Algorithm, plan: &NetworkPlan, spec: &TraceSpec, cfg: &Run
             }
         },
         drop_corrupted: cfg.drop_corrupted,
+        arena: cfg.world.label(),
+        bots: cfg.bots,
+        aoi: cfg.aoi.as_ref().map(AoiSetting::of),
         metrics: result.metrics,
     })
 }

@@ -70,6 +70,9 @@ impl Algorithm for Lockstep {
     fn topology(&self) -> Topology {
         Topology::PeerToPeer
     }
+    fn handles_bots(&self) -> bool {
+        true
+    }
     fn options(&self) -> &'static [OptionSpec] {
         &[MAX_AHEAD, ADAPT]
     }

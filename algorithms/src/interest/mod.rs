@@ -32,6 +32,8 @@
 pub mod crosslist;
 pub mod grid;
 
+use harness::world::{Aoi, AoiMethod};
+
 /// A 2-D position in micrometres.
 pub type Pos = [i32; 2];
 
@@ -64,6 +66,16 @@ pub trait SpatialIndex {
     /// Appends to `out` the ids of entities within `radius` (inclusive,
     /// clamped to `0..=MAX_RADIUS`) of `at`, in ascending order.
     fn query(&self, at: Pos, radius: i64, out: &mut Vec<u32>);
+}
+
+/// The index `aoi` names: a scan for `none`, a nine-grid whose cells are
+/// the leave radius (so nine cells cover any view), or a cross list.
+pub fn index_for(aoi: &Aoi) -> Box<dyn SpatialIndex + Send> {
+    match aoi.method {
+        AoiMethod::None => Box::new(BruteForce::default()),
+        AoiMethod::Grid => Box::new(grid::NineGrid::new(aoi.leave_radius_um().max(1))),
+        AoiMethod::CrossList => Box::new(crosslist::CrossList::new()),
+    }
 }
 
 /// The reference: every query scans every entity.

@@ -2,6 +2,7 @@
 //! sends state; clients differ in how they show it (wait, predict,
 //! interpolate, extrapolate).
 
+mod aoi_snapshot;
 pub mod dead_reckoning;
 pub mod latency_corrected;
 pub mod prediction;

@@ -49,6 +49,9 @@ impl Algorithm for ServerVerified {
     fn topology(&self) -> Topology {
         Topology::ClientServer
     }
+    fn handles_bots(&self) -> bool {
+        true
+    }
     fn options(&self) -> &'static [OptionSpec] {
         &[REDUNDANCY, MAX_QUEUE]
     }
@@ -120,7 +123,7 @@ impl Node for Client {
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
         if let Some(s) = Snapshot::decode(bytes) {
-            if s.frame > self.shown.frame && s.players.len() == ctx.setup().players {
+            if s.frame > self.shown.frame && s.players.len() == ctx.setup().entities() {
                 self.shown = s;
             }
         }

@@ -12,10 +12,15 @@
 //! snapshot has it (no prediction: bandwidth is the point here) and the
 //! others `interp` ms in the past, interpolated.
 //!
+//! Both handle server-driven bots, and with `--aoi grid|crosslist` send
+//! each client only its area of interest (see `aoi_snapshot.rs`).
+//!
 //! Wire: input, client → server: `1, newest_seq: u32, n: u8, n ×
 //! input(3), ack: u32` (ack: newest snapshot frame decoded); snapshot:
-//! [`crate::support::delta`].
+//! [`crate::support::delta`] ([`crate::support::sparse_delta`] under an
+//! area of interest).
 
+use super::aoi_snapshot::{AoiClient, AoiServer};
 use crate::support::delta::{self, Quantized};
 use crate::support::interpolation::{Dry, InterpolationBuffer, Snap};
 use crate::support::uplink::{InputUplink, ServerInputs};
@@ -58,8 +63,17 @@ impl Algorithm for Snapshots {
     fn options(&self) -> &'static [OptionSpec] {
         &[INTERP, MAX_QUEUE]
     }
+    fn handles_bots(&self) -> bool {
+        true
+    }
+    fn handles_aoi(&self) -> bool {
+        true
+    }
     fn server(&self, s: &Setup) -> Box<dyn Node> {
         let max = s.options.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize;
+        if let Some(aoi) = s.aoi.filter(|a| a.filters()) {
+            return Box::new(AoiServer::new(s, &aoi, max, self.delta));
+        }
         Box::new(Server {
             state: s.initial.clone(),
             inputs: ServerInputs::new(s.players, max),
@@ -69,9 +83,14 @@ impl Algorithm for Snapshots {
         })
     }
     fn client(&self, s: &Setup, player: usize) -> Box<dyn Node> {
+        let interp_us = (s.options.number(&INTERP).max(0.0) * 1e3) as i64;
+        if s.aoi.is_some_and(|a| a.filters()) {
+            return Box::new(AoiClient::new(s, player, interp_us));
+        }
         let dt = 1_000_000 / s.tick_hz.max(1) as i64;
         let world = quantize(&s.initial);
-        let mut interp = InterpolationBuffer::new(128);
+        // Two seconds of snapshots; half a second in large worlds (memory).
+        let mut interp = InterpolationBuffer::new(if world.len() > 64 { 32 } else { 128 });
         interp.push(snap(0, &world, dt));
         Box::new(Client {
             me: player,
@@ -80,7 +99,7 @@ impl Algorithm for Snapshots {
             newest: 0,
             interp,
             offset: None,
-            interp_us: (s.options.number(&INTERP).max(0.0) * 1e3) as i64,
+            interp_us,
             uplink: InputUplink::new(3),
         })
     }
@@ -169,7 +188,7 @@ impl Node for Client {
             return; // a baseline we no longer hold: wait for the next one
         }
         let Some((frame, world)) = delta::decode(bytes, baseline) else { return };
-        if world.len() != ctx.setup().players {
+        if world.len() != ctx.setup().entities() {
             return;
         }
         let arrival = (frame as i64 - 1) * self.dt - ctx.now();

@@ -77,7 +77,7 @@ impl Diff {
 pub fn key(r: &RunReport) -> String {
     let opts: Vec<String> = r.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
     format!(
-        "{} · {} · {} · seed {} · {} clients · {}s · {} Hz · {}{}{}{}",
+        "{} · {} · {} · seed {} · {} clients · {}s · {} Hz · {}{}{}{}{}",
         r.algorithm,
         r.profile,
         r.trace,
@@ -88,8 +88,24 @@ pub fn key(r: &RunReport) -> String {
         r.transport,
         if opts.is_empty() { String::new() } else { format!(" · {}", opts.join(" ")) },
         if r.clocks.is_empty() { String::new() } else { format!(" · clocks {}", r.clocks.join(",")) },
-        if r.drop_corrupted { " · corrupted dropped" } else { "" }
+        if r.drop_corrupted { " · corrupted dropped" } else { "" },
+        world(r)
     )
+}
+
+/// The arena, bots and area of interest, when any is not the default.
+fn world(r: &RunReport) -> String {
+    let mut s = String::new();
+    if r.arena != "standard" {
+        s += &format!(" · arena {}", r.arena);
+    }
+    if r.bots > 0 {
+        s += &format!(" · {} bots", r.bots);
+    }
+    if let Some(a) = &r.aoi {
+        s += &format!(" · aoi {} {}m+{}m", a.method, a.radius_m, a.hysteresis_m);
+    }
+    s
 }
 
 /// Compares `new` with `base`; `tolerance` is a fraction (0.05 = 5%);
@@ -148,6 +164,9 @@ mod tests {
             mode: "simulated".into(),
             clocks: Vec::new(),
             drop_corrupted: false,
+            arena: "standard".into(),
+            bots: 0,
+            aoi: None,
             metrics: m,
         }
     }

@@ -61,12 +61,55 @@ pub struct RunReport {
     /// rather than delivered; written only when set.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub drop_corrupted: bool,
+    /// The arena (`--arena`): written only when not `standard`.
+    #[serde(default = "standard", skip_serializing_if = "is_standard")]
+    pub arena: String,
+    /// Server-driven bots (`--bots`); written only when there are some.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub bots: usize,
+    /// The area of interest (`--aoi`), when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aoi: Option<AoiSetting>,
     /// The measurements.
     pub metrics: Metrics,
 }
 
 fn simulated() -> String {
     "simulated".into()
+}
+
+fn standard() -> String {
+    "standard".into()
+}
+
+fn is_standard(s: &str) -> bool {
+    s == "standard"
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// A run's area of interest as reported.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AoiSetting {
+    /// `none`, `grid` or `crosslist`.
+    pub method: String,
+    /// View radius, m.
+    pub radius_m: f64,
+    /// Hysteresis, m.
+    pub hysteresis_m: f64,
+}
+
+impl AoiSetting {
+    /// The report form of `aoi`.
+    pub fn of(aoi: &crate::world::Aoi) -> AoiSetting {
+        AoiSetting {
+            method: aoi.method.as_str().into(),
+            radius_m: aoi.radius_um as f64 / 1e6,
+            hysteresis_m: aoi.hysteresis_um as f64 / 1e6,
+        }
+    }
 }
 
 /// A whole report.

@@ -1,0 +1,204 @@
+//! `snapshot` and `delta-snapshot` under an area of interest (`--aoi grid`
+//! or `crosslist`, seed 004): the server tells each client only about the
+//! entities within its view radius (plus hysteresis before they leave),
+//! as leave / enter / move events against the view the client
+//! acknowledged ([`crate::support::sparse_delta`]); `snapshot` sends the
+//! whole view every tick (everything enters).
+//!
+//! Server, each tick: step, file every entity's position in the index
+//! ([`crate::interest::index_for`]), recompute each client's visible set
+//! ([`crate::interest::InterestSets`]), and encode the client's view (the
+//! visible set plus its own player). Client: keeps the views it decoded,
+//! shows its own player as the newest has it and every other entity of the
+//! view in force `interp` ms ago, interpolated towards the next view that
+//! still holds it — so an entity appears when the view that brought it is
+//! due, and disappears when the view that dropped it is.
+
+use crate::interest::{index_for, InterestSets, Pos, SpatialIndex};
+use crate::support::delta::Quantized;
+use crate::support::sparse_delta::{self, SparseWorld};
+use crate::support::uplink::{InputUplink, ServerInputs};
+use harness::contract::{Ctx, EntityView, Node, NodeId, RenderCtx, Setup, View};
+use harness::game::State;
+use harness::world::Aoi;
+use std::collections::{BTreeMap, VecDeque};
+
+const HISTORY: usize = 64;
+
+pub(crate) struct AoiServer {
+    state: State,
+    inputs: ServerInputs,
+    delta: bool,
+    acked: Vec<u32>,
+    /// Per client, the views sent (delta only).
+    sent: Vec<VecDeque<(u32, SparseWorld)>>,
+    index: Box<dyn SpatialIndex + Send>,
+    sets: InterestSets,
+    positions: Vec<Pos>,
+}
+
+impl AoiServer {
+    pub(crate) fn new(s: &Setup, aoi: &Aoi, max_queue: usize, delta: bool) -> AoiServer {
+        let watchers = (0..s.players as u32).map(|p| (p, aoi.radius_um)).collect();
+        AoiServer {
+            state: s.initial.clone(),
+            inputs: ServerInputs::new(s.players, max_queue),
+            delta,
+            acked: vec![0; s.players],
+            sent: vec![VecDeque::new(); s.players],
+            index: index_for(aoi),
+            sets: InterestSets::new(watchers, aoi.hysteresis_um),
+            positions: Vec::new(),
+        }
+    }
+}
+
+fn quantized(state: &State, id: u32) -> (u16, Quantized) {
+    let p = &state.players[id as usize];
+    (id as u16, Quantized::from_um(p.x, p.y, p.z, p.last_seq))
+}
+
+impl Node for AoiServer {
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        ctx.game().step(&mut self.state, self.inputs.for_tick());
+        ctx.publish_authority(&self.state);
+        self.positions.clear();
+        self.positions.extend(self.state.players.iter().map(|p| [p.x, p.y]));
+        self.index.update(&self.positions);
+        self.sets.tick(self.index.as_ref(), &self.positions);
+        let frame = self.state.frame;
+        for p in 0..self.inputs.players() {
+            let visible = self.sets.visible(p);
+            let mut view: SparseWorld = Vec::with_capacity(visible.len() + 1);
+            let own = visible.partition_point(|&e| e < p as u32);
+            view.extend(visible[..own].iter().map(|&e| quantized(&self.state, e)));
+            view.push(quantized(&self.state, p as u32));
+            view.extend(visible[own..].iter().map(|&e| quantized(&self.state, e)));
+            let sent = &mut self.sent[p];
+            let base = if self.delta {
+                let acked = self.acked[p];
+                sent.iter().find(|(f, _)| *f == acked && acked != 0).map(|(f, w)| (*f, w.as_slice()))
+            } else {
+                None
+            };
+            let msg = sparse_delta::encode(frame, &view, base);
+            ctx.send(ctx.setup().node_of_player(p), msg);
+            if self.delta {
+                sent.push_back((frame, view));
+                while sent.len() > HISTORY {
+                    sent.pop_front();
+                }
+            }
+        }
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
+        let Some(p) = ctx.setup().player_of_node(from) else { return };
+        let Some(ack) = self.inputs.receive(p, bytes, |r| r.u32()) else { return };
+        if ack <= self.state.frame {
+            self.acked[p] = self.acked[p].max(ack);
+        }
+    }
+}
+
+pub(crate) struct AoiClient {
+    me: u16,
+    dt: i64,
+    entities: usize,
+    /// Decoded views by frame (baselines and the interpolation history).
+    kept: BTreeMap<u32, SparseWorld>,
+    newest: u32,
+    /// Server time ≈ local time + this: the least-delayed arrival seen.
+    offset: Option<i64>,
+    interp_us: i64,
+    uplink: InputUplink,
+}
+
+impl AoiClient {
+    pub(crate) fn new(s: &Setup, player: usize, interp_us: i64) -> AoiClient {
+        AoiClient {
+            me: player as u16,
+            dt: 1_000_000 / s.tick_hz.max(1) as i64,
+            entities: s.entities(),
+            kept: BTreeMap::new(),
+            newest: 0,
+            offset: None,
+            interp_us,
+            uplink: InputUplink::new(3),
+        }
+    }
+}
+
+fn lookup(view: &[(u16, Quantized)], id: u16) -> Option<&Quantized> {
+    view.binary_search_by_key(&id, |e| e.0).ok().map(|k| &view[k].1)
+}
+
+impl Node for AoiClient {
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        let newest = self.newest;
+        self.uplink.send_tick(ctx, |w| {
+            w.u32(newest);
+        });
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
+        let Some((frame, base)) = sparse_delta::header(bytes) else { return };
+        if frame == 0 || self.kept.contains_key(&frame) {
+            return;
+        }
+        let baseline = if base == 0 { None } else { self.kept.get(&base).map(Vec::as_slice) };
+        if base != 0 && baseline.is_none() {
+            return; // a baseline we no longer hold: wait for the next one
+        }
+        let Some((frame, view)) = sparse_delta::decode(bytes, baseline) else { return };
+        if view.last().is_some_and(|e| e.0 as usize >= self.entities) {
+            return;
+        }
+        let arrival = (frame as i64 - 1) * self.dt - ctx.now();
+        self.offset = Some(self.offset.map_or(arrival, |o| o.max(arrival)));
+        self.kept.insert(frame, view);
+        self.newest = self.newest.max(frame);
+        while self.kept.len() > HISTORY {
+            self.kept.pop_first();
+        }
+    }
+
+    fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
+        let Some(newest) = self.kept.get(&self.newest) else { return };
+        let show = |id: u16, pos: [i32; 3], seq: u32| EntityView { id, x: pos[0], y: pos[1], z: pos[2], seq };
+        if let Some(q) = lookup(newest, self.me) {
+            view.entities.push(show(self.me, q.um(), q.seq));
+        }
+        // The view in force at the display time, and the next one.
+        let (a, b, k, span) = match self.offset {
+            None => (newest, None, 0, 1),
+            Some(o) => {
+                let t = ctx.now() + o - self.interp_us;
+                let due = (t.div_euclid(self.dt) + 1).max(0) as u32;
+                let a = self.kept.range(..=due).next_back().or_else(|| self.kept.first_key_value());
+                let Some((&fa, a)) = a else { return };
+                let b = self.kept.range(fa + 1..).next();
+                let ta = (fa as i64 - 1) * self.dt;
+                match b {
+                    Some((&fb, b)) => {
+                        let span = ((fb - fa) as i64 * self.dt).max(1);
+                        (a, Some(b), (t - ta).clamp(0, span), span)
+                    }
+                    None => (a, None, 0, 1),
+                }
+            }
+        };
+        for (id, qa) in a.iter().filter(|e| e.0 != self.me) {
+            let pa = qa.um();
+            let pos = match b.and_then(|b| lookup(b, *id)) {
+                Some(qb) => {
+                    let pb = qb.um();
+                    let lerp = |x: i32, y: i32| (x as i64 + (y as i64 - x as i64) * k / span) as i32;
+                    [lerp(pa[0], pb[0]), lerp(pa[1], pb[1]), lerp(pa[2], pb[2])]
+                }
+                None => pa,
+            };
+            view.entities.push(show(*id, pos, qa.seq));
+        }
+    }
+}
