@@ -197,3 +197,48 @@ fn conform_catches_controls_writes_junit_and_replays() {
     assert_bad_input(&["replay", bad.to_str().unwrap()], &["clients"]);
     std::fs::remove_file(&bad).ok();
 }
+
+#[test]
+fn world_and_interest_flags_are_checked_and_reported() {
+    assert_bad_input(&["run", "--algo", "snapshot", "--arena", "huge"], &["--arena", "WIDTHxHEIGHT"]);
+    assert_bad_input(&["run", "--algo", "snapshot", "--arena", "5000x10"], &["--arena", "10..=2000"]);
+    assert_bad_input(&["run", "--algo", "prediction", "--bots", "3"], &["prediction", "bots"]);
+    assert_bad_input(&["run", "--algo", "rollback", "--aoi", "grid"], &["rollback", "area of interest"]);
+    assert_bad_input(&["run", "--algo", "snapshot", "--aoi", "grid", "--aoi-radius=-3"], &["--aoi-radius"]);
+    assert_bad_input(&["run", "--algo", "snapshot", "--aoi", "quadtree"], &["quadtree"]);
+    let (code, out, err) = syncbench(&[
+        "run",
+        "--algo",
+        "delta-snapshot",
+        "--clients",
+        "3",
+        "--bots",
+        "40",
+        "--arena",
+        "100x100",
+        "--aoi",
+        "crosslist",
+        "--aoi-radius",
+        "15",
+        "--duration",
+        "2s",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let run = &v["runs"][0];
+    assert_eq!(run["arena"], "100x100");
+    assert_eq!(run["bots"], 40);
+    assert_eq!(run["aoi"]["method"], "crosslist");
+    assert_eq!(run["aoi"]["radius_m"], 15.0);
+    assert_eq!(run["metrics"]["interest"]["leaks"], 0);
+    // A default run writes none of these keys (reports stay comparable).
+    let (_, out, _) =
+        syncbench(&["run", "--algo", "snapshot", "--clients", "2", "--duration", "1s", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for k in ["arena", "bots", "aoi"] {
+        assert!(v["runs"][0].get(k).is_none(), "{k}");
+    }
+    assert!(v["runs"][0]["metrics"].get("interest").is_none());
+}

@@ -5,6 +5,7 @@ mod conformance;
 mod determinism;
 mod frame;
 mod ggrs;
+mod interest;
 mod lockstep;
 mod metrics;
 mod network;

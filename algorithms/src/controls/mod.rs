@@ -8,6 +8,7 @@ pub mod frame_based;
 use crate::frame::lockstep::Lockstep;
 use crate::frame::rollback::Rollback;
 use crate::state::prediction::{Flaw, Prediction};
+use crate::state::snapshot::Snapshots;
 use harness::contract::Algorithm;
 
 /// `lockstep` whose peers seed the game's random generator themselves.
@@ -32,14 +33,19 @@ pub const EXTRAPOLATE_UNBOUNDED: Prediction = Prediction {
 /// the re-simulation.
 pub const ROLLBACK_NO_RESIM: Rollback = Rollback { name: "rollback-no-resim", skip_resimulation: true };
 
+/// `delta-snapshot` whose area of interest never sends a leave: a client
+/// keeps being told about everything it ever saw (a map hack's dream).
+pub const AOI_NEVER_LEAVES: Snapshots = Snapshots { name: "aoi-never-leaves", delta: true, never_leave: true };
+
 /// Every control with the contract that must catch it.
 pub fn all() -> &'static [(&'static dyn Algorithm, &'static str)] {
-    static ALL: [(&dyn Algorithm, &str); 5] = [
+    static ALL: [(&dyn Algorithm, &str); 6] = [
         (&ROLLBACK_NO_RESIM, "no-desync"),
         (&frame_based::FrameBased, "frame-rate-independent"),
         (&LOCKSTEP_OWN_SEED, "no-desync"),
         (&PREDICTION_NO_REPLAY, "predicted-own-bound"),
         (&EXTRAPOLATE_UNBOUNDED, "remote-on-path"),
+        (&AOI_NEVER_LEAVES, "no-leak"),
     ];
     &ALL
 }

@@ -29,6 +29,7 @@ pub(crate) struct AoiServer {
     state: State,
     inputs: ServerInputs,
     delta: bool,
+    never_leave: bool,
     acked: Vec<u32>,
     /// Per client, the views sent (delta only).
     sent: Vec<VecDeque<(u32, SparseWorld)>>,
@@ -38,12 +39,13 @@ pub(crate) struct AoiServer {
 }
 
 impl AoiServer {
-    pub(crate) fn new(s: &Setup, aoi: &Aoi, max_queue: usize, delta: bool) -> AoiServer {
+    pub(crate) fn new(s: &Setup, aoi: &Aoi, max_queue: usize, delta: bool, never_leave: bool) -> AoiServer {
         let watchers = (0..s.players as u32).map(|p| (p, aoi.radius_um)).collect();
         AoiServer {
             state: s.initial.clone(),
             inputs: ServerInputs::new(s.players, max_queue),
             delta,
+            never_leave,
             acked: vec![0; s.players],
             sent: vec![VecDeque::new(); s.players],
             index: index_for(aoi),
@@ -75,6 +77,18 @@ impl Node for AoiServer {
             view.push(quantized(&self.state, p as u32));
             view.extend(visible[own..].iter().map(|&e| quantized(&self.state, e)));
             let sent = &mut self.sent[p];
+            if self.never_leave {
+                // The control's bug: whatever was ever sent stays.
+                if let Some((_, last)) = sent.back() {
+                    let gone: Vec<_> =
+                        last.iter().filter(|e| view.binary_search_by_key(&e.0, |v| v.0).is_err()).copied().collect();
+                    view.extend(gone);
+                    view.sort_unstable_by_key(|e| e.0);
+                    for e in &mut view {
+                        e.1 = quantized(&self.state, e.0 as u32).1;
+                    }
+                }
+            }
             let base = if self.delta {
                 let acked = self.acked[p];
                 sent.iter().find(|(f, _)| *f == acked && acked != 0).map(|(f, w)| (*f, w.as_slice()))

@@ -39,19 +39,24 @@ pub struct Snapshots {
     pub name: &'static str,
     /// Encode against the client's acknowledged snapshot.
     pub delta: bool,
+    /// Negative control: under an area of interest, never send a leave
+    /// (a client's view only grows).
+    pub never_leave: bool,
 }
 
 /// `snapshot`.
-pub const SNAPSHOT: Snapshots = Snapshots { name: "snapshot", delta: false };
+pub const SNAPSHOT: Snapshots = Snapshots { name: "snapshot", delta: false, never_leave: false };
 /// `delta-snapshot`.
-pub const DELTA_SNAPSHOT: Snapshots = Snapshots { name: "delta-snapshot", delta: true };
+pub const DELTA_SNAPSHOT: Snapshots = Snapshots { name: "delta-snapshot", delta: true, never_leave: false };
 
 impl Algorithm for Snapshots {
     fn name(&self) -> &'static str {
         self.name
     }
     fn description(&self) -> &'static str {
-        if self.delta {
+        if self.never_leave {
+            "NEGATIVE CONTROL: delta-snapshot whose area of interest never sends a leave"
+        } else if self.delta {
             "delta snapshots against the last one the client acknowledged, quantized and bit-packed (Quake 3, seed 003)"
         } else {
             "the whole world to every client every tick (Quake, seed 003)"
@@ -72,7 +77,7 @@ impl Algorithm for Snapshots {
     fn server(&self, s: &Setup) -> Box<dyn Node> {
         let max = s.options.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize;
         if let Some(aoi) = s.aoi.filter(|a| a.filters()) {
-            return Box::new(AoiServer::new(s, &aoi, max, self.delta));
+            return Box::new(AoiServer::new(s, &aoi, max, self.delta, self.never_leave));
         }
         Box::new(Server {
             state: s.initial.clone(),

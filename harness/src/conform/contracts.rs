@@ -33,7 +33,7 @@ pub fn all() -> &'static [Contract] {
     &CONTRACTS
 }
 
-static CONTRACTS: [Contract; 6] = [
+static CONTRACTS: [Contract; 7] = [
     Contract {
         name: "no-desync",
         promise: "no two peers ever confirm different states for a frame, and every confirmed input is one the player really gave",
@@ -68,6 +68,13 @@ static CONTRACTS: [Contract; 6] = [
         applies: |t| t == Topology::ClientServer,
         case: impaired_case,
         check: check_on_path,
+    },
+    Contract {
+        name: "no-leak",
+        promise: "a server filtering by area of interest never shows a client an entity that has been beyond radius + hysteresis for a second, and shows every entity that comes within the radius within 500 ms (links up to 120 ms one way, 5% loss)",
+        applies: |t| t == Topology::ClientServer,
+        case: aoi_case,
+        check: check_no_leak,
     },
     Contract {
         name: "liveness",
@@ -120,6 +127,9 @@ fn generated_trace(rng: &mut Stream, clients: usize, duration_us: u64, stop_us: 
 fn base(algorithm: &dyn Algorithm, contract: &str, rng: &mut Stream, duration_us: u64) -> Scenario {
     let clients = 2 + rng.below(3) as usize;
     Scenario {
+        world: crate::world::World::Standard,
+        bots: 0,
+        aoi: None,
         contract: contract.into(),
         algorithm: algorithm.name().into(),
         options: BTreeMap::new(),
@@ -207,6 +217,61 @@ fn outage_case(a: &dyn Algorithm, case: u64) -> Scenario {
     s.heal_at_us = Some(4_000_000);
     s.trace = generated_trace(&mut rng, s.clients, s.duration_us, None);
     s
+}
+
+/// A field with wandering bots, a random radius and hysteresis, either
+/// filtering method, and a moderately impaired link (no outages: awareness
+/// needs a link to be aware through).
+fn aoi_case(a: &dyn Algorithm, case: u64) -> Scenario {
+    use crate::world::{Aoi, AoiMethod, World};
+    let mut rng = stream("aoi", case);
+    let mut s = base(a, "", &mut rng, 5_000_000);
+    s.clients = 2 + rng.below(5) as usize;
+    let side = rng.range_inclusive(60, 160) as u32;
+    s.world = World::Field { width_m: side, height_m: side };
+    s.bots = rng.range_inclusive(20, 150) as usize;
+    s.aoi = Some(Aoi {
+        method: if rng.below(2) == 0 { AoiMethod::Grid } else { AoiMethod::CrossList },
+        radius_um: rng.range_inclusive(5, 30) * 1_000_000,
+        hysteresis_um: rng.below(4) as i64 * 1_000_000,
+    });
+    let mut n = Netem::clean();
+    n.delay_us = rng.range_inclusive(1, 100) as u64 * 1_000;
+    n.jitter_us = rng.below(21) * 1_000;
+    n.loss = LossModel::Random { p: pct(&mut rng, 5), corr: Prob::NEVER };
+    n.duplicate = pct(&mut rng, 5);
+    s.uplink = n.clone();
+    s.downlink = n;
+    s.trace = generated_trace(&mut rng, s.clients, s.duration_us, None);
+    s
+}
+
+fn check_no_leak(a: &dyn Algorithm, s: &Scenario) -> Verdict {
+    if !a.handles_aoi() {
+        return Verdict::NotApplicable("does not filter by area of interest".into());
+    }
+    let m = match run(a, s) {
+        Ok(m) => m,
+        Err(v) => return v,
+    };
+    let Some(i) = m.interest else { return Verdict::Fail("no area-of-interest measurements".into()) };
+    if i.leaks > 0 {
+        return Verdict::Fail(format!(
+            "{} entity-renders ({:.2}%) showed an entity beyond radius + hysteresis for over a second",
+            i.leaks,
+            i.leak_share * 100.0
+        ));
+    }
+    if i.longest_unaware_ms > 500.0 {
+        return Verdict::Fail(format!(
+            "an entity within the radius went unshown for {:.0} ms ({} unaware visits)",
+            i.longest_unaware_ms, i.unaware_visits
+        ));
+    }
+    if !m.violations.is_empty() {
+        return Verdict::Fail(m.violations.join("; "));
+    }
+    Verdict::Pass
 }
 
 fn check_no_desync(a: &dyn Algorithm, s: &Scenario) -> Verdict {

@@ -152,6 +152,11 @@ fn shrink(algorithm: &dyn Algorithm, c: &Contract, mut s: Scenario) -> (Scenario
             t.trace.tracks.truncate(t.clients);
             v.push(t);
         }
+        if s.bots > 1 {
+            let mut t = s.clone();
+            t.bots /= 2;
+            v.push(t);
+        }
         for dir in 0..2 {
             let n = if dir == 0 { &s.uplink } else { &s.downlink };
             let mut variants = Vec::new();

@@ -15,6 +15,11 @@
 //! uplink = "delay 40ms 10ms loss 5%"
 //! downlink = "delay 40ms 10ms loss 5%"
 //! heal_at = "4000ms"                  # optional: the link is clean from here on
+//! arena = "150x150"                   # optional: an open field (default: standard)
+//! bots = 80                           # optional: server-driven bots
+//! aoi = "grid"                        # optional: area of interest, with
+//! aoi_radius_um = 20000000            #   radius and hysteresis in µm
+//! aoi_hysteresis_um = 2000000
 //! trace = """
 //! syncbench-trace 1
 //! exact 60
@@ -32,6 +37,7 @@ use crate::runner::RunConfig;
 use crate::time::{parse_duration, Micros};
 use crate::trace::script::{write_exact, Script};
 use crate::trace::Trace;
+use crate::world::{Aoi, World};
 use std::collections::BTreeMap;
 
 /// One reproducible run.
@@ -63,6 +69,12 @@ pub struct Scenario {
     pub heal_at_us: Option<u64>,
     /// The exact per-tick input of every player.
     pub trace: Trace,
+    /// The arena.
+    pub world: World,
+    /// Server-driven bots.
+    pub bots: usize,
+    /// The area of interest, if any.
+    pub aoi: Option<Aoi>,
 }
 
 impl Scenario {
@@ -101,6 +113,9 @@ impl Scenario {
             options: Options(self.options.clone()),
             transport: self.transport,
             checks: Some(self.heal_at_us),
+            world: self.world,
+            bots: self.bots,
+            aoi: self.aoi,
             ..RunConfig::default()
         }
     }
@@ -123,6 +138,20 @@ impl Scenario {
         s.push_str(&format!("uplink = {:?}\ndownlink = {:?}\n", show(&self.uplink), show(&self.downlink)));
         if let Some(h) = self.heal_at_us {
             s.push_str(&format!("heal_at = \"{h}us\"\n"));
+        }
+        if self.world != World::Standard {
+            s.push_str(&format!("arena = {:?}\n", self.world.label()));
+        }
+        if self.bots > 0 {
+            s.push_str(&format!("bots = {}\n", self.bots));
+        }
+        if let Some(a) = self.aoi {
+            s.push_str(&format!(
+                "aoi = {:?}\naoi_radius_um = {}\naoi_hysteresis_um = {}\n",
+                a.method.as_str(),
+                a.radius_um,
+                a.hysteresis_um
+            ));
         }
         let ticks = self.duration_us.div_ceil(1_000_000 / self.tick_hz as u64);
         s.push_str("trace = \"\"\"\n");
@@ -172,6 +201,11 @@ impl Scenario {
                 "downlink",
                 "heal_at",
                 "trace",
+                "arena",
+                "bots",
+                "aoi",
+                "aoi_radius_um",
+                "aoi_hysteresis_um",
             ]
             .contains(&k.as_str())
             {
@@ -214,6 +248,33 @@ impl Scenario {
             .map_err(|e| InputError { line: e.line.map(|l| l + trace_line), ..e })?;
         let duration_us = dur("duration")?;
         let trace = script.instantiate(clients as usize, duration_us, 0)?;
+        let world = match t.get("arena") {
+            None => World::Standard,
+            Some(_) => World::parse_arena(str_of("arena")?).map_err(|m| err("arena", format!("`arena`: {m}")))?,
+        };
+        let bots = match t.get("bots") {
+            None => 0,
+            Some(_) => usize::try_from(int_of("bots")?)
+                .ok()
+                .filter(|b| *b <= crate::runner::MAX_ENTITIES)
+                .ok_or_else(|| err("bots", format!("`bots`: expected 0..={}", crate::runner::MAX_ENTITIES)))?,
+        };
+        let aoi = match t.get("aoi") {
+            None => None,
+            Some(_) => {
+                let mut a = Aoi::parse(str_of("aoi")?).map_err(|m| err("aoi", format!("`aoi`: {m}")))?;
+                for (k, field) in [("aoi_radius_um", &mut a.radius_um), ("aoi_hysteresis_um", &mut a.hysteresis_um)] {
+                    if t.contains_key(k) {
+                        let v = int_of(k)?;
+                        if !(0..=Aoi::MAX_UM).contains(&v) {
+                            return Err(err(k, format!("`{k}`: expected 0..={} (micrometres)", Aoi::MAX_UM)));
+                        }
+                        *field = v;
+                    }
+                }
+                Some(a)
+            }
+        };
         Ok(Scenario {
             contract: str_of("contract")?.to_string(),
             algorithm: str_of("algorithm")?.to_string(),
@@ -228,6 +289,9 @@ impl Scenario {
             downlink: netem("downlink")?,
             heal_at_us: if t.contains_key("heal_at") { Some(dur("heal_at")?) } else { None },
             trace,
+            world,
+            bots,
+            aoi,
         })
     }
 }
