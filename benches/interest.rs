@@ -9,6 +9,10 @@
 //!   `crosslist` the per-axis ordered lists. View radius 30 m, hysteresis
 //!   2 m, grid cells 32 m.
 //! - densities: `sparse` (an 800 m square map) and `dense` (200 m).
+//! - `interest_match/<method>`: a whole simulated match, harness included —
+//!   `delta-snapshot` with 50 clients and 500 bots on a 200 m field, 2 s
+//!   on `wifi`, under `--aoi none|grid|crosslist` (the summary prints it
+//!   as a multiple of real time).
 //!
 //! `cargo bench --bench interest`; CI runs it short, as `match`.
 
@@ -74,5 +78,29 @@ fn interest(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, interest);
+fn interest_match(c: &mut Criterion) {
+    use harness::net::Profile;
+    use harness::runner::{run, RunConfig};
+    use harness::trace::TraceSpec;
+    use harness::world::{Aoi, World};
+    let mut g = c.benchmark_group("interest_match");
+    let profile = Profile::resolve("wifi", &harness::library::dirs("netem-profiles")).expect("wifi");
+    let algo = algorithms::registry::find("delta-snapshot").expect("registered");
+    for method in ["none", "grid", "crosslist"] {
+        let cfg = RunConfig {
+            clients: 50,
+            duration_us: 2_000_000,
+            world: World::Field { width_m: 200, height_m: 200 },
+            bots: 500,
+            aoi: Some(Aoi::parse(method).expect("method")),
+            ..RunConfig::default()
+        };
+        let trace =
+            TraceSpec::resolve("random-walk", &[]).unwrap().instantiate(cfg.clients, cfg.duration_us, 1).unwrap();
+        g.bench_function(method, |b| b.iter(|| run(algo, &profile, &trace, &cfg).expect("runs").metrics.snaps));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, interest, interest_match);
 criterion_main!(benches);

@@ -88,3 +88,12 @@ for density in ["sparse", "dense"]:
             v = mean_ns(group, f"{method}/{n}")
             cells.append(f"{v / 1e3:,.0f} µs" if v is not None else "–")
         print(f"| `{method}` | " + " | ".join(cells) + " |")
+
+if os.path.isdir(os.path.join(root, "interest_match")):
+    print()
+    print("| whole match: `delta-snapshot`, 50 clients + 500 bots, 200 m field, 2 s on wifi | mean | × real time |")
+    print("|:--|--:|--:|")
+    for method in ["none", "grid", "crosslist"]:
+        v = mean_ns("interest_match", method)
+        if v is not None:
+            print(f"| `--aoi {method}` | {ms(v)} | {2e9 / v:,.1f}× |")

@@ -38,8 +38,9 @@ const NEVER: u64 = u64::MAX;
 /// The tracker behind [`InterestMetrics`].
 #[derive(Clone, Debug)]
 pub struct InterestTracker {
-    enter2: i128,
-    leave2: i128,
+    enter2: i64,
+    leave2: i64,
+    reach: i64,
     players: usize,
     entities: usize,
     /// Per (viewer, entity): within `radius` at the last authority frame.
@@ -62,10 +63,13 @@ pub struct InterestTracker {
     pair_frames: u128,
 }
 
-fn d2(a: &PlayerState, b: &PlayerState) -> i128 {
-    let dx = a.x as i128 - b.x as i128;
-    let dy = a.y as i128 - b.y as i128;
-    dx * dx + dy * dy
+/// Squared distance, or `None` when farther than `reach` on either axis
+/// (the common case, and it keeps the squares within `i64`: `reach` is at
+/// most [`Aoi::MAX_UM`]).
+fn d2_within(a: &PlayerState, b: &PlayerState, reach: i64) -> Option<i64> {
+    let dx = (a.x as i64 - b.x as i64).abs();
+    let dy = (a.y as i64 - b.y as i64).abs();
+    (dx <= reach && dy <= reach).then(|| dx * dx + dy * dy)
 }
 
 impl InterestTracker {
@@ -74,11 +78,12 @@ impl InterestTracker {
     pub fn new(aoi: Aoi, players: usize, initial: &[PlayerState]) -> InterestTracker {
         let entities = initial.len();
         let n = players * entities;
-        let r = aoi.radius_um as i128;
-        let l = aoi.leave_radius_um() as i128;
+        let r = aoi.radius_um.clamp(0, Aoi::MAX_UM);
+        let l = aoi.leave_radius_um().clamp(0, 2 * Aoi::MAX_UM);
         let mut t = InterestTracker {
             enter2: r * r,
             leave2: l * l,
+            reach: l,
             players,
             entities,
             inside: vec![false; n],
@@ -112,11 +117,11 @@ impl InterestTracker {
                     continue;
                 }
                 let k = row + e;
-                let d = d2(me, other);
-                if d <= self.leave2 {
+                let d = d2_within(me, other, self.reach);
+                if d.is_some_and(|d| d <= self.leave2) {
                     self.last_near[k] = t.0;
                 }
-                let now_inside = d <= self.enter2;
+                let now_inside = d.is_some_and(|d| d <= self.enter2);
                 self.inside_pairs += now_inside as u128;
                 if now_inside && !self.inside[k] && !self.shown[k] && self.since[k] == NEVER {
                     self.since[k] = t.0;
