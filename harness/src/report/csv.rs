@@ -45,6 +45,14 @@ const COLUMNS: &[Column] = &[
     ("sim_steps_per_s", |r| num(r.metrics.sim_steps_per_s)),
     ("hit_agreement", |r| r.metrics.hit_agreement.as_ref().map_or(String::new(), |h| num(h.share))),
     ("clock_error_mean_ms", |r| r.metrics.clock_offset_error.as_ref().map_or(String::new(), |c| num(c.mean_signed_ms))),
+    ("arena", |r| r.arena.clone()),
+    ("bots", |r| r.bots.to_string()),
+    ("aoi", |r| r.aoi.as_ref().map_or(String::new(), |a| a.method.clone())),
+    ("aoi_radius_m", |r| r.aoi.as_ref().map_or(String::new(), |a| num(a.radius_m))),
+    ("visible_share", |r| r.metrics.interest.as_ref().map_or(String::new(), |i| num(i.visible_share))),
+    ("awareness_p50_ms", |r| r.metrics.interest.as_ref().map_or(String::new(), |i| num(i.awareness_ms.p50))),
+    ("longest_unaware_ms", |r| r.metrics.interest.as_ref().map_or(String::new(), |i| num(i.longest_unaware_ms))),
+    ("leak_share", |r| r.metrics.interest.as_ref().map_or(String::new(), |i| num(i.leak_share))),
 ];
 
 fn field(s: &str) -> String {

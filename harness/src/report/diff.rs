@@ -21,7 +21,8 @@ pub struct Watched {
 }
 
 /// The quality metrics (divergence, latency, bandwidth, corrections,
-/// desyncs).
+/// desyncs; leaks and the longest unaware wait for runs with `--aoi`).
+/// Desyncs and leaks regress on any increase.
 pub const WATCHED: &[Watched] = &[
     Watched { name: "divergence.own.mean", get: |r| r.metrics.divergence_m.own.mean, floor: 0.001 },
     Watched { name: "divergence.remote.mean", get: |r| r.metrics.divergence_m.remote.mean, floor: 0.001 },
@@ -38,6 +39,16 @@ pub const WATCHED: &[Watched] = &[
     Watched { name: "corrections", get: |r| r.metrics.corrections as f64, floor: 1.0 },
     Watched { name: "stall_ms", get: |r| r.metrics.stall_ms, floor: 1.0 },
     Watched { name: "desyncs", get: |r| r.metrics.desyncs as f64, floor: 0.0 },
+    Watched {
+        name: "interest.leaks",
+        get: |r| r.metrics.interest.as_ref().map_or(0.0, |i| i.leaks as f64),
+        floor: 0.0,
+    },
+    Watched {
+        name: "interest.longest_unaware_ms",
+        get: |r| r.metrics.interest.as_ref().map_or(0.0, |i| i.longest_unaware_ms),
+        floor: 1.0,
+    },
 ];
 
 /// One metric of one run that moved.
@@ -89,23 +100,8 @@ pub fn key(r: &RunReport) -> String {
         if opts.is_empty() { String::new() } else { format!(" · {}", opts.join(" ")) },
         if r.clocks.is_empty() { String::new() } else { format!(" · clocks {}", r.clocks.join(",")) },
         if r.drop_corrupted { " · corrupted dropped" } else { "" },
-        world(r)
+        r.world_suffix()
     )
-}
-
-/// The arena, bots and area of interest, when any is not the default.
-fn world(r: &RunReport) -> String {
-    let mut s = String::new();
-    if r.arena != "standard" {
-        s += &format!(" · arena {}", r.arena);
-    }
-    if r.bots > 0 {
-        s += &format!(" · {} bots", r.bots);
-    }
-    if let Some(a) = &r.aoi {
-        s += &format!(" · aoi {} {}m+{}m", a.method, a.radius_m, a.hysteresis_m);
-    }
-    s
 }
 
 /// Compares `new` with `base`; `tolerance` is a fraction (0.05 = 5%);
@@ -125,7 +121,8 @@ pub fn diff(base: &Report, new: &Report, tolerance: f64, only: &[String]) -> Dif
             if x == y {
                 continue;
             }
-            let regression = if w.name == "desyncs" { y > x } else { y > x * (1.0 + tolerance) + w.floor };
+            let exact = ["desyncs", "interest.leaks"].contains(&w.name);
+            let regression = if exact { y > x } else { y > x * (1.0 + tolerance) + w.floor };
             d.changes.push(Change { run: k.clone(), metric: w.name, base: x, new: y, regression });
         }
     }

@@ -74,6 +74,24 @@ pub struct RunReport {
     pub metrics: Metrics,
 }
 
+impl RunReport {
+    /// The world settings when not the defaults, for titles and keys:
+    /// ` · arena 400x400 · 2000 bots · aoi grid 30m+2m`.
+    pub fn world_suffix(&self) -> String {
+        let mut s = String::new();
+        if self.arena != "standard" {
+            s += &format!(" · arena {}", self.arena);
+        }
+        if self.bots > 0 {
+            s += &format!(" · {} bots", self.bots);
+        }
+        if let Some(a) = &self.aoi {
+            s += &format!(" · aoi {} {}m+{}m", a.method, a.radius_m, a.hysteresis_m);
+        }
+        s
+    }
+}
+
 fn simulated() -> String {
     "simulated".into()
 }

@@ -34,6 +34,24 @@ pub const ROWS: &[(&str, Getter, usize)] = &[
     ("clock offset error mean (ms)", |m| m.clock_offset_error.as_ref().map(|c| c.mean_signed_ms), 2),
 ];
 
+/// Rows added when a run measured an area of interest (`--aoi`).
+pub const INTEREST_ROWS: &[(&str, Getter, usize)] = &[
+    ("within radius (%)", |m| m.interest.as_ref().map(|i| i.visible_share * 100.0), 2),
+    ("remote entities shown per render", |m| m.interest.as_ref().map(|i| i.shown_per_render), 1),
+    ("awareness p50 (ms)", |m| m.interest.as_ref().map(|i| i.awareness_ms.p50), 1),
+    ("longest unaware (ms)", |m| m.interest.as_ref().map(|i| i.longest_unaware_ms), 1),
+    ("leak share (%)", |m| m.interest.as_ref().map(|i| i.leak_share * 100.0), 2),
+];
+
+/// The rows for `runs`: the interest rows only when one measured them.
+fn rows_for<'a>(runs: impl IntoIterator<Item = &'a RunReport>) -> Vec<&'static (&'static str, Getter, usize)> {
+    let interest = runs.into_iter().any(|r| r.metrics.interest.is_some());
+    ROWS.iter().chain(if interest { INTEREST_ROWS } else { &[] }).collect()
+}
+
+/// At most this many clients are listed one by one in a single run's table.
+const CLIENTS_LISTED: usize = 16;
+
 fn render(header: &[String], rows: &[Vec<String>], markdown: bool) -> String {
     let cols = header.len();
     let mut width = vec![0; cols];
@@ -104,13 +122,14 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
         let seeds = in_group.iter().filter(|r| r.algorithm == algos[0]).count();
         let first = in_group[0];
         let title = format!(
-            "profile {profile} · trace {trace} · {} · {} clients · {}s · {} Hz · {} seed{}",
+            "profile {profile} · trace {trace} · {} · {} clients · {}s · {} Hz · {} seed{}{}",
             first.transport,
             first.clients,
             first.duration_s,
             first.tick_hz,
             seeds,
-            if seeds == 1 { "" } else { "s (mean)" }
+            if seeds == 1 { "" } else { "s (mean)" },
+            first.world_suffix()
         );
         if markdown {
             out.push_str(&format!("**{title}**\n\n"));
@@ -119,8 +138,8 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
         }
         let mut header = vec!["metric".to_string()];
         header.extend(algos.iter().map(|a| a.to_string()));
-        let rows: Vec<Vec<String>> = ROWS
-            .iter()
+        let rows: Vec<Vec<String>> = rows_for(in_group.iter().copied())
+            .into_iter()
             .map(|(label, get, dec)| {
                 let mut row = vec![label.to_string()];
                 for a in &algos {
@@ -145,8 +164,15 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
 pub fn single(r: &RunReport, markdown: bool) -> String {
     let mut out = String::new();
     let title = format!(
-        "{} on {} · trace {} · seed {} · {} clients · {}s · {} Hz",
-        r.algorithm, r.profile, r.trace, r.seed, r.clients, r.duration_s, r.tick_hz
+        "{} on {} · trace {} · seed {} · {} clients · {}s · {} Hz{}",
+        r.algorithm,
+        r.profile,
+        r.trace,
+        r.seed,
+        r.clients,
+        r.duration_s,
+        r.tick_hz,
+        r.world_suffix()
     );
     if markdown {
         out.push_str(&format!("**{title}**\n\n"));
@@ -154,8 +180,8 @@ pub fn single(r: &RunReport, markdown: bool) -> String {
         out.push_str(&format!("{title}\nuplink: {}   downlink: {}\n", r.uplink, r.downlink));
     }
     let header = vec!["metric".to_string(), "value".to_string()];
-    let rows: Vec<Vec<String>> = ROWS
-        .iter()
+    let rows: Vec<Vec<String>> = rows_for([r])
+        .into_iter()
         .map(|(l, g, d)| vec![l.to_string(), g(&r.metrics).map_or("–".to_string(), |v| fmt(v, *d))])
         .collect();
     out.push_str(&render(&header, &rows, markdown));
@@ -171,6 +197,7 @@ pub fn single(r: &RunReport, markdown: bool) -> String {
             .metrics
             .per_client
             .iter()
+            .take(CLIENTS_LISTED)
             .map(|c| {
                 vec![
                     format!("player {}", c.player),
@@ -181,6 +208,12 @@ pub fn single(r: &RunReport, markdown: bool) -> String {
             })
             .collect();
         out.push_str(&render(&header, &rows, markdown));
+        if r.metrics.per_client.len() > CLIENTS_LISTED {
+            out.push_str(&format!(
+                "(and {} more clients: `--format json` lists every one)\n",
+                r.metrics.per_client.len() - CLIENTS_LISTED
+            ));
+        }
     }
     if let Some(d) = &r.metrics.first_desync {
         out.push_str(&format!("\nfirst desync: frame {} on node {}: {}\n", d.frame, d.node, d.differences.join("; ")));
