@@ -40,6 +40,12 @@ pub enum Command {
         after_help = "Examples:\n  syncbench run --algo lockstep --profile wifi --trace zigzag\n  syncbench run --algo server-verified --profile \"delay 50ms\" --clients 2 --duration 10s --format json\n  syncbench run --algo lockstep --profile lan --trace traces/dodge.trace --seed 7\n  syncbench run --algo delta-snapshot --clients 200 --bots 2000 --arena 400x400 --aoi grid --duration 20s"
     )]
     Run(RunArgs),
+    /// Run one algorithm live: real UDP sockets on 127.0.0.1, real timers, a userspace relay
+    /// applying the profile with netem semantics; prints a report like `run` ("mode": "live").
+    #[command(
+        after_help = "Examples:\n  syncbench live --algo prediction --profile wifi --trace zigzag --duration 10s\n  syncbench live --algo server-verified --profile \"delay 25ms\" --clients 2 --against-sim   # live vs simulated, with ratios\n  syncbench live --algo snapshot --profile lan --hostile 200   # flood node 0 with bad datagrams while it plays\n\nLive runs take their duration in wall time and are not reproducible bit for bit."
+    )]
+    Live(LiveArgs),
     /// Run a matrix of algorithms × profiles × traces × seeds in parallel and write
     /// report.json, .csv, .md and .html.
     #[command(
@@ -222,9 +228,9 @@ pub struct MatchArgs {
     /// Players (one client or peer each).
     #[arg(long, default_value_t = 4)]
     pub clients: usize,
-    /// Simulated duration per run: 60s, 2m, 1500ms.
-    #[arg(long, default_value = "60s")]
-    pub duration: String,
+    /// Duration per run: 60s, 2m, 1500ms [default: 60s; 10s for `live`; 20s for `matrix --quick`].
+    #[arg(long)]
+    pub duration: Option<String>,
     /// Game step and node tick rate, Hz.
     #[arg(long = "tick-rate", default_value_t = 60)]
     pub tick_rate: u32,
@@ -284,6 +290,35 @@ pub struct RunArgs {
     /// Run seed: network draws and generated traces derive from it.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    #[command(flatten)]
+    pub common: MatchArgs,
+}
+
+/// `live`.
+#[derive(Args, Debug)]
+pub struct LiveArgs {
+    /// Algorithm name (see `syncbench list algorithms`).
+    #[arg(long)]
+    pub algo: String,
+    /// Network profile the relay applies: a name, a .toml path, or an inline netem string.
+    #[arg(long, default_value = "wifi")]
+    pub profile: String,
+    /// Input trace: a generator, a name from traces/, or a path.
+    #[arg(long, default_value = "random-walk")]
+    pub trace: String,
+    /// Seed of the relay's network draws and of generated traces.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Also run the same match in the simulator and print both with their ratios.
+    #[arg(long = "against-sim")]
+    pub against_sim: bool,
+    /// Hostile datagrams of each kind (truncated, oversized, garbage, replayed, from an
+    /// unknown address) sent at node 0 during the run; the report counts what its gate dropped.
+    #[arg(long, default_value_t = 0)]
+    pub hostile: u32,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,

@@ -1,7 +1,9 @@
 //! The subcommands: resolve names, run matches, print reports.
 
 use crate::cli::ProfileCmd;
-use crate::cli::{Command, CompareArgs, ConformArgs, Format, ListFormat, ListWhat, MatchArgs, MatrixArgs, RunArgs};
+use crate::cli::{
+    Command, CompareArgs, ConformArgs, Format, ListFormat, ListWhat, LiveArgs, MatchArgs, MatrixArgs, RunArgs,
+};
 use crate::output::write_atomic;
 use crate::{BadInput, Violation};
 use anyhow::Result;
@@ -26,6 +28,7 @@ pub fn dispatch(cmd: Command) -> Result<()> {
         Command::Conform(a) => conform(a),
         Command::Replay { file } => replay(&file),
         Command::Run(a) => run_cmd(a),
+        Command::Live(a) => live_cmd(a),
         Command::Compare(a) => compare(a),
         Command::Matrix(a) => matrix(a),
         Command::Diff { base, new, tolerance, metric } => diff_cmd(&base, &new, tolerance, &metric),
@@ -54,10 +57,13 @@ fn resolve_trace(arg: &str) -> Result<TraceSpec> {
     TraceSpec::resolve(arg, &library::dirs("traces")).map_err(|e| bad(e.to_string()))
 }
 
-fn run_config(m: &MatchArgs, seed: u64) -> Result<RunConfig> {
-    let duration_us = parse_duration(&m.duration).map_err(|e| bad(format!("--duration {e}")))?;
+/// The run configuration `m` describes; `default_duration` when it names
+/// none.
+fn run_config(m: &MatchArgs, seed: u64, default_duration: &str) -> Result<RunConfig> {
+    let duration = m.duration.as_deref().unwrap_or(default_duration);
+    let duration_us = parse_duration(duration).map_err(|e| bad(format!("--duration {e}")))?;
     if duration_us < 100_000 {
-        return Err(bad(format!("--duration {}: expected at least 100ms", m.duration)));
+        return Err(bad(format!("--duration {duration}: expected at least 100ms")));
     }
     Ok(RunConfig {
         clients: m.clients,
@@ -110,6 +116,19 @@ fn clock_text(c: LocalClock) -> String {
 fn run_one(algo: &dyn Algorithm, plan: &NetworkPlan, spec: &TraceSpec, cfg: &RunConfig) -> Result<RunReport> {
     let trace = spec.instantiate(cfg.clients, cfg.duration_us, cfg.seed).map_err(|e| bad(e.to_string()))?;
     let result = run_plan(algo, plan, &trace, cfg).map_err(|e| bad(e.to_string()))?;
+    let mode = if cfg.paced { "paced" } else { "simulated" };
+    Ok(report_of(algo, plan, spec, cfg, result.metrics, mode))
+}
+
+/// A report entry for `metrics` measured in `mode`.
+fn report_of(
+    algo: &dyn Algorithm,
+    plan: &NetworkPlan,
+    spec: &TraceSpec,
+    cfg: &RunConfig,
+    metrics: harness::metrics::Metrics,
+    mode: &str,
+) -> RunReport {
     let per_client = |f: fn(&harness::net::Profile) -> String| {
         let all: Vec<String> = (0..cfg.clients).map(|i| f(plan.client(i))).collect();
         if all.iter().all(|s| *s == all[0]) {
@@ -118,7 +137,7 @@ fn run_one(algo: &dyn Algorithm, plan: &NetworkPlan, spec: &TraceSpec, cfg: &Run
             all.join(" | ")
         }
     };
-    Ok(RunReport {
+    RunReport {
         index: 0,
         algorithm: algo.name().to_string(),
         profile: plan.name(),
@@ -133,7 +152,7 @@ fn run_one(algo: &dyn Algorithm, plan: &NetworkPlan, spec: &TraceSpec, cfg: &Run
         downlink: per_client(|p| p.downlink.to_string()),
         options: cfg.options.0.clone(),
         transport: cfg.transport.to_string(),
-        mode: if cfg.paced { "paced" } else { "simulated" }.to_string(),
+        mode: mode.to_string(),
         clocks: {
             let used: Vec<LocalClock> = (0..cfg.clients).map(|i| cfg.clock_of(i)).collect();
             if used.iter().all(|c| *c == LocalClock::EXACT) {
@@ -146,8 +165,9 @@ fn run_one(algo: &dyn Algorithm, plan: &NetworkPlan, spec: &TraceSpec, cfg: &Run
         arena: cfg.world.label(),
         bots: cfg.bots,
         aoi: cfg.aoi.as_ref().map(AoiSetting::of),
-        metrics: result.metrics,
-    })
+        live: None,
+        metrics,
+    }
 }
 
 /// Exit 1 if any run broke a contract the harness checks.
@@ -189,10 +209,44 @@ fn run_cmd(a: RunArgs) -> Result<()> {
     let algo = find_algo(&a.algo)?;
     let profile = resolve_profile(&a.profile)?;
     let spec = resolve_trace(&a.trace)?;
-    let cfg = run_config(&a.common, a.seed)?;
+    let cfg = run_config(&a.common, a.seed, "60s")?;
     let r = run_one(algo, &profile, &spec, &cfg)?;
     let runs = vec![r];
     print_runs(&runs, a.format, true);
+    check_violations(&runs)
+}
+
+fn live_cmd(a: LiveArgs) -> Result<()> {
+    let algo = find_algo(&a.algo)?;
+    let plan = resolve_profile(&a.profile)?;
+    let spec = resolve_trace(&a.trace)?;
+    let cfg = run_config(&a.common, a.seed, "10s")?;
+    if cfg.paced {
+        return Err(bad("--paced: a live run is already in real time"));
+    }
+    let trace = spec.instantiate(cfg.clients, cfg.duration_us, cfg.seed).map_err(|e| bad(e.to_string()))?;
+    let sim = if a.against_sim {
+        let result = run_plan(algo, &plan, &trace, &cfg).map_err(|e| bad(e.to_string()))?;
+        Some(report_of(algo, &plan, &spec, &cfg, result.metrics, "simulated"))
+    } else {
+        None
+    };
+    if std::io::stderr().is_terminal() {
+        eprintln!("live: {} on {} for {:.1} s of wall time…", algo.name(), plan.name(), cfg.duration_us as f64 / 1e6);
+    }
+    let opts = harness::live::LiveOptions { hostile: a.hostile };
+    let result = harness::live::run_live(algo, &plan, &trace, &cfg, opts).map_err(|e| match e {
+        harness::live::LiveError::Config(m) => bad(m),
+        other => anyhow::anyhow!(other),
+    })?;
+    let mut live = report_of(algo, &plan, &spec, &cfg, result.metrics, "live");
+    live.live = Some(result.counters);
+    let runs: Vec<RunReport> = sim.into_iter().chain([live]).collect();
+    match a.format {
+        Format::Json => print!("{}", Report::new(env!("CARGO_PKG_VERSION"), runs.clone()).to_json()),
+        f if runs.len() == 2 => print!("{}", table::against_sim(&runs[0], &runs[1], f == Format::Md)),
+        f => print!("{}", table::single(&runs[0], f == Format::Md)),
+    }
     check_violations(&runs)
 }
 
@@ -328,7 +382,7 @@ fn compare(a: CompareArgs) -> Result<()> {
         profiles: vec![resolve_profile(&a.profile)?],
         specs: a.traces.iter().map(|t| resolve_trace(t.trim())).collect::<Result<_>>()?,
         seeds: a.seeds,
-        base: run_config(&a.common, 1)?,
+        base: run_config(&a.common, 1, "60s")?,
     };
     check_options(&m)?;
     let report = run_matrix(&m, a.jobs, None, a.quiet)?;
@@ -355,10 +409,7 @@ fn matrix(a: MatrixArgs) -> Result<()> {
             "60s".to_string(),
         )
     };
-    let mut common = a.common.clone();
-    if common.duration == "60s" && a.quick {
-        common.duration = duration;
-    }
+    let common = a.common.clone();
     let profiles = if a.profiles.is_empty() { profiles } else { a.profiles.clone() };
     let traces = if a.traces.is_empty() { traces } else { a.traces.clone() };
     let shard = match &a.shard {
@@ -377,7 +428,7 @@ fn matrix(a: MatrixArgs) -> Result<()> {
         profiles: profiles.iter().map(|p| resolve_profile(p.trim())).collect::<Result<_>>()?,
         specs: traces.iter().map(|t| resolve_trace(t.trim())).collect::<Result<_>>()?,
         seeds: a.seeds.unwrap_or(seeds),
-        base: run_config(&common, 1)?,
+        base: run_config(&common, 1, &duration)?,
     };
     check_options(&m)?;
     let report = run_matrix(&m, a.jobs, shard, a.quiet)?;

@@ -6,7 +6,7 @@
 //! traces ([`trace`]), the plug-in contract algorithms implement
 //! ([`contract`]), the metrics it derives from what nodes publish
 //! ([`metrics`]), the [`runner`] that ties them together, the [`report`]
-//! writers, and the [`world`] settings of large scenarios (field arenas,
+//! writers, [`live`] mode (the same nodes over real sockets), and the [`world`] settings of large scenarios (field arenas,
 //! bots, area of interest).
 //!
 //! The harness names no algorithm: algorithms live in the `algorithms`
@@ -22,6 +22,7 @@ pub mod error;
 pub mod event;
 pub mod game;
 pub mod library;
+pub mod live;
 pub mod math;
 pub mod metrics;
 pub mod net;

@@ -296,13 +296,22 @@ pub fn run(
     run_plan(algorithm, &NetworkPlan::uniform(profile.clone()), trace, cfg)
 }
 
-/// Runs `algorithm` on `plan` (a profile per client) with `trace`.
-pub fn run_plan(
+/// What every run starts from, simulated or live: the checked
+/// configuration turned into the game, the nodes' setup and the recorder.
+pub(crate) struct Prepared {
+    pub(crate) game: Game,
+    pub(crate) setup: Setup,
+    pub(crate) recorder: Recorder,
+}
+
+/// Checks `cfg` against `algorithm` and `plan` and builds the run's game,
+/// setup and recorder.
+pub(crate) fn prepare(
     algorithm: &dyn Algorithm,
     plan: &NetworkPlan,
     trace: &Trace,
     cfg: &RunConfig,
-) -> Result<RunResult, RunError> {
+) -> Result<Prepared, RunError> {
     if cfg.clients == 0 || cfg.clients > 4096 {
         return Err(RunError::Config(format!("clients must be 1..=4096, got {}", cfg.clients)));
     }
@@ -362,6 +371,17 @@ pub fn run_plan(
     if let Some(mark) = cfg.checks {
         recorder.enable_checks(mark);
     }
+    Ok(Prepared { game, setup, recorder })
+}
+
+/// Runs `algorithm` on `plan` (a profile per client) with `trace`.
+pub fn run_plan(
+    algorithm: &dyn Algorithm,
+    plan: &NetworkPlan,
+    trace: &Trace,
+    cfg: &RunConfig,
+) -> Result<RunResult, RunError> {
+    let Prepared { game, setup, mut recorder } = prepare(algorithm, plan, trace, cfg)?;
     let mut slots: Vec<NodeSlot> = Vec::with_capacity(setup.nodes());
     for n in 0..setup.nodes() {
         let id = NodeId(n as u16);

@@ -164,6 +164,7 @@ mod tests {
             arena: "standard".into(),
             bots: 0,
             aoi: None,
+            live: None,
             metrics: m,
         }
     }

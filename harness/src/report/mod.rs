@@ -70,6 +70,9 @@ pub struct RunReport {
     /// The area of interest (`--aoi`), when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aoi: Option<AoiSetting>,
+    /// Live runs: what the nodes' gates dropped and what the relay did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub live: Option<crate::live::LiveCounters>,
     /// The measurements.
     pub metrics: Metrics,
 }

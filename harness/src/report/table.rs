@@ -160,6 +160,62 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
     out
 }
 
+/// A simulated run and the same match live, side by side with the ratio
+/// live / simulated (– where either is missing or the simulated value is 0).
+pub fn against_sim(sim: &RunReport, live: &RunReport, markdown: bool) -> String {
+    let mut out = String::new();
+    let title = format!(
+        "{} on {} · trace {} · seed {} · {} clients · {}s · {} Hz{} — simulated vs live",
+        live.algorithm,
+        live.profile,
+        live.trace,
+        live.seed,
+        live.clients,
+        live.duration_s,
+        live.tick_hz,
+        live.world_suffix()
+    );
+    if markdown {
+        out.push_str(&format!("**{title}**\n\n"));
+    } else {
+        out.push_str(&format!("{title}\n"));
+    }
+    let header = ["metric", "simulated", "live", "live / sim"].map(String::from).to_vec();
+    let rows: Vec<Vec<String>> = rows_for([sim, live])
+        .into_iter()
+        .map(|(l, g, d)| {
+            let (a, b) = (g(&sim.metrics), g(&live.metrics));
+            let show = |v: Option<f64>| v.map_or("–".to_string(), |v| fmt(v, *d));
+            let ratio = match (a, b) {
+                (Some(a), Some(b)) if a != 0.0 => format!("{:.2}", b / a),
+                _ => "–".to_string(),
+            };
+            vec![l.to_string(), show(a), show(b), ratio]
+        })
+        .collect();
+    out.push_str(&render(&header, &rows, markdown));
+    out.push_str(&live_counters(live));
+    out
+}
+
+fn live_counters(r: &RunReport) -> String {
+    let Some(c) = &r.live else { return String::new() };
+    let mut out = format!("relay: {} datagrams delivered, {} refused\n", c.relay_delivered, c.relay_refused);
+    for (node, d) in c.dropped.iter().enumerate().filter(|(_, d)| d.total() > 0) {
+        out.push_str(&format!(
+            "node {node} dropped: {} from unknown addresses, {} oversized, {} truncated, {} garbage, {} replayed\n",
+            d.unknown_address, d.oversized, d.truncated, d.garbage, d.replayed
+        ));
+    }
+    if let Some(h) = &c.hostile_sent {
+        out.push_str(&format!(
+            "hostile datagrams sent at node 0: {} from an unknown address, {} oversized, {} truncated, {} garbage, {} replayed\n",
+            h.unknown_address, h.oversized, h.truncated, h.garbage, h.replayed
+        ));
+    }
+    out
+}
+
 /// One run as a two-column list, with its configuration on top.
 pub fn single(r: &RunReport, markdown: bool) -> String {
     let mut out = String::new();
@@ -218,6 +274,7 @@ pub fn single(r: &RunReport, markdown: bool) -> String {
     if let Some(d) = &r.metrics.first_desync {
         out.push_str(&format!("\nfirst desync: frame {} on node {}: {}\n", d.frame, d.node, d.differences.join("; ")));
     }
+    out.push_str(&live_counters(r));
     for v in &r.metrics.violations {
         out.push_str(&format!("violation: {v}\n"));
     }

@@ -1,0 +1,541 @@
+//! Live mode: the same nodes over real UDP sockets on 127.0.0.1, driven by
+//! real timers, through a userspace impairment relay that applies the
+//! profile with the simulator's own netem model.
+//!
+//! Nothing of an algorithm changes: each node gets the same [`Ctx`] as in
+//! a simulated run, only what is underneath differs — `now` is the wall
+//! clock since the session started (through the node's `--clock` offset
+//! and drift), `send` puts an [envelope](envelope) on a real datagram, and
+//! a packet arrives because a socket received it. The recorder is the same
+//! too, so a live run reports the same metrics in the same schema (`"mode":
+//! "live"`).
+//!
+//! Topology, as in the simulator: every node has a socket, and for every
+//! node the relay has one socket that is that node's *access link*. A node
+//! sends everything to its own relay socket; the relay applies the node's
+//! uplink ([`Link`], netem semantics), then the receiver's downlink, and
+//! delivers from the sender's relay socket — so each node knows each peer
+//! by one address, as on a real network. All tasks share one thread
+//! (tokio's current-thread runtime), which keeps the recorder single-owner
+//! and the timing honest on a 2-core machine.
+//!
+//! [`LiveOptions::hostile`] adds an attacker: through the relay socket of
+//! node 1 (an address node 0 trusts) it sends node 0 truncated, oversized
+//! and garbage datagrams and replays of datagrams already delivered, and
+//! from a socket of its own copies of real datagrams; node 0's [`Gate`]
+//! must drop and count every one.
+//!
+//! Not (yet) live: the reliable transports (`--transport` other than
+//! `unreliable`) and netem's `slot` (both are refused with a message).
+
+pub mod envelope;
+
+use crate::contract::{Algorithm, Ctx, NodeId, RenderCtx, View};
+use crate::metrics::Metrics;
+use crate::net::link::Link;
+use crate::net::profile::NetworkPlan;
+use crate::net::transport::TransportKind;
+use crate::net::LinkStats;
+use crate::rng::{mix64, Purpose, Stream};
+use crate::runner::{prepare, Prepared, RunConfig, RunError};
+use crate::time::{LocalClock, Micros, Periodic};
+use crate::trace::Trace;
+use envelope::{Drops, Envelope, Gate, HEADER, MAX_DATAGRAM};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::time::Duration;
+use tokio::net::UdpSocket;
+use tokio::time::{sleep_until, Instant};
+
+/// What a live run adds to a run's configuration.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LiveOptions {
+    /// Hostile datagrams of each kind sent at node 0 during the session
+    /// (0: none).
+    pub hostile: u32,
+}
+
+/// What the live machinery counted besides the metrics.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LiveCounters {
+    /// What each node's gate dropped, by node.
+    pub dropped: Vec<Drops>,
+    /// What the attacker sent node 0, by the drop it should cause.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hostile_sent: Option<Drops>,
+    /// Datagrams the relay refused (not from the node its socket serves,
+    /// or not an envelope).
+    pub relay_refused: u64,
+    /// Datagrams the relay delivered.
+    pub relay_delivered: u64,
+}
+
+/// A live run's outcome.
+#[derive(Clone, Debug)]
+pub struct LiveResult {
+    /// Everything measured, as in a simulated run.
+    pub metrics: Metrics,
+    /// Drops and relay counts.
+    pub counters: LiveCounters,
+}
+
+/// Why a live run failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LiveError {
+    /// The configuration cannot run live.
+    #[error("{0}")]
+    Config(String),
+    /// A socket or the runtime failed.
+    #[error("live run: {0}")]
+    Io(String),
+}
+
+impl From<RunError> for LiveError {
+    fn from(e: RunError) -> Self {
+        LiveError::Config(e.to_string())
+    }
+}
+
+fn io(e: std::io::Error) -> LiveError {
+    LiveError::Io(e.to_string())
+}
+
+struct NodeState {
+    node: Box<dyn crate::contract::Node>,
+    clock: LocalClock,
+    ticks: u64,
+    player: Option<usize>,
+    /// Next envelope sequence number per receiver.
+    next_seq: Vec<u32>,
+    token: u64,
+    gate: Gate,
+}
+
+/// Everything the tasks share (one thread: borrowed, never across an await).
+struct Session {
+    prepared: Prepared,
+    nodes: Vec<NodeState>,
+    /// Per node: uplink, downlink.
+    links: Vec<[Link; 2]>,
+    delivered: u64,
+    relay_refused: u64,
+    relay_delivered: u64,
+    /// Datagrams the relay delivered from node 1 to node 0 (the attacker
+    /// replays them).
+    captured: VecDeque<Vec<u8>>,
+    hostile_sent: Drops,
+    start: Instant,
+}
+
+impl Session {
+    fn now(&self) -> Micros {
+        Micros(self.start.elapsed().as_micros() as u64)
+    }
+}
+
+struct Net {
+    node_socks: Vec<Rc<UdpSocket>>,
+    relay_socks: Vec<Rc<UdpSocket>>,
+    node_addrs: Vec<SocketAddr>,
+    relay_addrs: Vec<SocketAddr>,
+}
+
+/// Runs `algorithm` live for `cfg.duration_us` of wall time.
+pub fn run_live(
+    algorithm: &dyn Algorithm,
+    plan: &NetworkPlan,
+    trace: &Trace,
+    cfg: &RunConfig,
+    opts: LiveOptions,
+) -> Result<LiveResult, LiveError> {
+    let prepared = prepare(algorithm, plan, trace, cfg)?;
+    if cfg.transport != TransportKind::Unreliable {
+        return Err(LiveError::Config(format!(
+            "live mode carries messages as plain datagrams: --transport {} is simulated only",
+            cfg.transport
+        )));
+    }
+    let setup = &prepared.setup;
+    let n = setup.nodes();
+    if opts.hostile > 0 && n < 2 {
+        return Err(LiveError::Config("--hostile needs at least two nodes (node 1 is the attacker's way in)".into()));
+    }
+    let mut links = Vec::with_capacity(n);
+    let mut nodes = Vec::with_capacity(n);
+    // A secret per session: tokens must not be guessable from outside.
+    let secret = mix64(
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+            ^ ((std::process::id() as u64) << 32),
+    );
+    let token_of = move |i: usize| mix64(secret ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    for i in 0..n {
+        let id = NodeId(i as u16);
+        let player = setup.player_of_node(id);
+        let (node, clock, profile) = match player {
+            Some(p) => (algorithm.client(setup, p), cfg.clock_of(p), plan.client(p)),
+            None => (algorithm.server(setup), LocalClock::EXACT, &plan.server),
+        };
+        let link = |up: bool| {
+            let purpose = if up { Purpose::Uplink } else { Purpose::Downlink };
+            Link::scheduled(profile.schedule(up), profile.correlation, Stream::new(cfg.seed, purpose, i as u64))
+        };
+        let pair = [link(true), link(false)];
+        if pair.iter().any(Link::has_slots) {
+            return Err(LiveError::Config(format!(
+                "profile `{}`: netem's `slot` is simulated only (the relay does not hold packets for slots)",
+                profile.name
+            )));
+        }
+        links.push(pair);
+        nodes.push(NodeState {
+            node,
+            clock,
+            ticks: 0,
+            player,
+            next_seq: vec![1; n],
+            token: token_of(i),
+            gate: Gate::new(i as u16, Vec::new()),
+        });
+    }
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(io)?;
+    let local = tokio::task::LocalSet::new();
+    let duration_us = cfg.duration_us;
+    let render_hz: Vec<u32> = (0..cfg.clients).map(|p| cfg.render_hz_of(p)).collect();
+    let tick_hz = cfg.tick_hz;
+    let drop_corrupted = cfg.drop_corrupted;
+    let result = local.block_on(&rt, async move {
+        let net = Rc::new(bind(n).await?);
+        for (j, node) in nodes.iter_mut().enumerate() {
+            let peers = (0..n).map(|i| (i != j).then_some((net.relay_addrs[i], token_of(i)))).collect();
+            node.gate = Gate::new(j as u16, peers);
+        }
+        let sess = Rc::new(RefCell::new(Session {
+            prepared,
+            nodes,
+            links,
+            delivered: 0,
+            relay_refused: 0,
+            relay_delivered: 0,
+            captured: VecDeque::new(),
+            hostile_sent: Drops::default(),
+            start: Instant::now(),
+        }));
+        let start = sess.borrow().start;
+        let end = start + Duration::from_micros(duration_us);
+        for i in 0..n {
+            tokio::task::spawn_local(receive_task(sess.clone(), net.clone(), i));
+            tokio::task::spawn_local(relay_task(sess.clone(), net.clone(), i, drop_corrupted));
+        }
+        let hz: Vec<Option<u32>> = sess.borrow().nodes.iter().map(|s| s.player.map(|p| render_hz[p])).collect();
+        tokio::task::spawn_local(timer_task(sess.clone(), net.clone(), tick_hz, hz, duration_us));
+        if opts.hostile > 0 {
+            let stranger = Rc::new(UdpSocket::bind("127.0.0.1:0").await.map_err(io)?);
+            tokio::task::spawn_local(hostile_task(sess.clone(), net.clone(), stranger, opts.hostile, duration_us));
+        }
+        sleep_until(end).await;
+        Ok::<_, LiveError>(sess)
+    });
+    drop(local); // ends the tasks and their references to the session
+    let sess = result?;
+    let sess = Rc::try_unwrap(sess).map_err(|_| LiveError::Io("a task outlived the session".into()))?.into_inner();
+    let link_stats: Vec<LinkStats> = sess.links.iter().flat_map(|l| [l[0].stats(), l[1].stats()]).collect();
+    let steps = sess.prepared.game.steps_executed();
+    let metrics = sess.prepared.recorder.finish(duration_us, steps, &link_stats, sess.delivered);
+    Ok(LiveResult {
+        metrics,
+        counters: LiveCounters {
+            dropped: sess.nodes.iter().map(|s| s.gate.drops).collect(),
+            hostile_sent: (opts.hostile > 0).then_some(sess.hostile_sent),
+            relay_refused: sess.relay_refused,
+            relay_delivered: sess.relay_delivered,
+        },
+    })
+}
+
+async fn bind(n: usize) -> Result<Net, LiveError> {
+    let mut net =
+        Net { node_socks: Vec::new(), relay_socks: Vec::new(), node_addrs: Vec::new(), relay_addrs: Vec::new() };
+    for _ in 0..n {
+        let a = UdpSocket::bind("127.0.0.1:0").await.map_err(io)?;
+        let b = UdpSocket::bind("127.0.0.1:0").await.map_err(io)?;
+        net.node_addrs.push(a.local_addr().map_err(io)?);
+        net.relay_addrs.push(b.local_addr().map_err(io)?);
+        net.node_socks.push(Rc::new(a));
+        net.relay_socks.push(Rc::new(b));
+    }
+    Ok(net)
+}
+
+fn at(start: Instant, t: Micros) -> Instant {
+    start + Duration::from_micros(t.0)
+}
+
+/// Every node's timers, fired in the simulator's order: by time, then ticks
+/// before renders, then by node — so a render sees the tick of the same
+/// instant, whichever node it belongs to. (Packets arrive in their own
+/// tasks, whenever the socket has them.)
+async fn timer_task(
+    sess: Rc<RefCell<Session>>,
+    net: Rc<Net>,
+    tick_hz: u32,
+    render_hz: Vec<Option<u32>>,
+    duration_us: u64,
+) {
+    let (start, clocks) = {
+        let s = sess.borrow();
+        (s.start, s.nodes.iter().map(|n| n.clock).collect::<Vec<_>>())
+    };
+    let ticks: Vec<Periodic> = clocks.iter().map(|c| Periodic::started_on(tick_hz, c)).collect();
+    let renders: Vec<Option<Periodic>> =
+        render_hz.iter().zip(&clocks).map(|(hz, c)| hz.map(|hz| Periodic::started_on(hz, c))).collect();
+    let mut k_tick = vec![0u64; clocks.len()];
+    let mut k_render = vec![0u64; clocks.len()];
+    let mut view = View::default();
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    loop {
+        // The next timer: (time, class, node), class 0 = tick, 1 = render.
+        let mut next: Option<(Micros, u8, usize)> = None;
+        for i in 0..clocks.len() {
+            let t = (ticks[i].firing(&clocks[i], k_tick[i]), 0, i);
+            next = Some(next.map_or(t, |n| n.min(t)));
+            if let Some(r) = &renders[i] {
+                let t = (r.firing(&clocks[i], k_render[i]), 1, i);
+                next = Some(next.map_or(t, |n| n.min(t)));
+            }
+        }
+        let Some((t, class, i)) = next else { return };
+        if t.0 >= duration_us {
+            return;
+        }
+        sleep_until(at(start, t)).await;
+        {
+            let mut s = sess.borrow_mut();
+            let now = s.now();
+            let Session { prepared, nodes, .. } = &mut *s;
+            let st = &mut nodes[i];
+            if class == 1 {
+                let rctx = RenderCtx {
+                    now_local: st.clock.local_at(now),
+                    me: NodeId(i as u16),
+                    setup: &prepared.setup,
+                    game: &prepared.game,
+                };
+                view.entities.clear();
+                st.node.render(&rctx, &mut view);
+                if let Some(p) = st.player {
+                    prepared.recorder.record_view(p, now, &view);
+                }
+                k_render[i] += 1;
+            } else {
+                let mut outbox = Vec::new();
+                let mut ctx = Ctx {
+                    now_global: now,
+                    now_local: st.clock.local_at(now),
+                    tick: st.ticks,
+                    me: NodeId(i as u16),
+                    setup: &prepared.setup,
+                    game: &prepared.game,
+                    outbox: &mut outbox,
+                    recorder: &mut prepared.recorder,
+                };
+                st.node.on_tick(&mut ctx);
+                st.ticks += 1;
+                k_tick[i] += 1;
+                wrap(&mut s, i, outbox, &mut out);
+            }
+        }
+        flush(&net, i, &mut out).await;
+    }
+}
+
+/// Node `i`'s socket: every datagram through its gate to the node.
+async fn receive_task(sess: Rc<RefCell<Session>>, net: Rc<Net>, i: usize) {
+    let sock = net.node_socks[i].clone();
+    let mut buf = vec![0u8; 65_536];
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    loop {
+        // Errors are ICMP echoes of earlier sends (port unreachable): skip.
+        if let Ok((len, src)) = sock.recv_from(&mut buf).await {
+            receive(&sess, i, src, &buf, len, &mut out);
+            flush(&net, i, &mut out).await;
+        }
+    }
+}
+
+/// A datagram reached node `i`: through its gate, then to the node.
+fn receive(sess: &Rc<RefCell<Session>>, i: usize, src: SocketAddr, buf: &[u8], len: usize, out: &mut Vec<Vec<u8>>) {
+    let mut s = sess.borrow_mut();
+    let now = s.now();
+    let Session { prepared, nodes, delivered, .. } = &mut *s;
+    let st = &mut nodes[i];
+    let Some((from, payload)) = st.gate.admit(src, &buf[..len.min(buf.len())], len) else { return };
+    *delivered += 1;
+    let mut outbox = Vec::new();
+    let mut ctx = Ctx {
+        now_global: now,
+        now_local: st.clock.local_at(now),
+        tick: st.ticks,
+        me: NodeId(i as u16),
+        setup: &prepared.setup,
+        game: &prepared.game,
+        outbox: &mut outbox,
+        recorder: &mut prepared.recorder,
+    };
+    st.node.on_packet(&mut ctx, NodeId(from), payload);
+    wrap(&mut s, i, outbox, out);
+}
+
+/// Counts and envelopes what node `i` sent.
+fn wrap(s: &mut Session, i: usize, outbox: Vec<(NodeId, Vec<u8>)>, out: &mut Vec<Vec<u8>>) {
+    let n = s.nodes.len();
+    for (to, bytes) in outbox {
+        let j = to.0 as usize;
+        if j >= n || j == i {
+            continue;
+        }
+        s.prepared.recorder.count_send(NodeId(i as u16), to, bytes.len());
+        let st = &mut s.nodes[i];
+        let seq = st.next_seq[j];
+        st.next_seq[j] = seq.wrapping_add(1).max(1);
+        out.push(Envelope { from: i as u16, to: to.0, token: st.token, seq }.wrap(&bytes));
+    }
+}
+
+/// Sends node `i`'s datagrams to its relay socket.
+async fn flush(net: &Net, i: usize, out: &mut Vec<Vec<u8>>) {
+    for d in out.drain(..) {
+        // Loopback refuses a datagram only when the relay is gone.
+        let _ = net.node_socks[i].send_to(&d, net.relay_addrs[i]).await;
+    }
+}
+
+/// Node `i`'s access link: takes what the node sends, applies its uplink,
+/// hands each surviving copy on.
+async fn relay_task(sess: Rc<RefCell<Session>>, net: Rc<Net>, i: usize, drop_corrupted: bool) {
+    let sock = net.relay_socks[i].clone();
+    let mut buf = vec![0u8; 65_536];
+    loop {
+        let Ok((len, src)) = sock.recv_from(&mut buf).await else { continue };
+        let n = net.node_addrs.len();
+        let env = Envelope::read(&buf[..len.min(buf.len())]);
+        let Some(e) = env.filter(|e| src == net.node_addrs[i] && e.from as usize == i && (e.to as usize) < n) else {
+            sess.borrow_mut().relay_refused += 1;
+            continue;
+        };
+        let datagram = buf[..len].to_vec();
+        let copies: Vec<_> = {
+            let mut s = sess.borrow_mut();
+            let now = s.now();
+            s.links[i][0].send(now, len - HEADER).iter().collect()
+        };
+        for c in copies {
+            let mut d = datagram.clone();
+            if let Some(bit) = c.corrupt_bit {
+                if drop_corrupted {
+                    continue; // the receiver's checksum would fail
+                }
+                if let Some(byte) = d.get_mut(HEADER + (bit / 8) as usize) {
+                    *byte ^= 1 << (bit % 8);
+                }
+            }
+            tokio::task::spawn_local(core(sess.clone(), net.clone(), i, e.to as usize, d, c.time, drop_corrupted));
+        }
+    }
+}
+
+/// A copy left `from`'s uplink at `t`: through `to`'s downlink, delivered
+/// from `from`'s relay socket.
+async fn core(
+    sess: Rc<RefCell<Session>>,
+    net: Rc<Net>,
+    from: usize,
+    to: usize,
+    d: Vec<u8>,
+    t: Micros,
+    drop_corrupted: bool,
+) {
+    let start = sess.borrow().start;
+    sleep_until(at(start, t)).await;
+    let copies: Vec<_> = {
+        let mut s = sess.borrow_mut();
+        let now = s.now();
+        let link = &mut s.links[to][1];
+        if link.is_clean() {
+            vec![(now, None)]
+        } else {
+            link.send(now, d.len() - HEADER).iter().map(|c| (c.time, c.corrupt_bit)).collect()
+        }
+    };
+    for (t2, corrupt) in copies {
+        let mut d2 = d.clone();
+        if let Some(bit) = corrupt {
+            if drop_corrupted {
+                continue;
+            }
+            if let Some(byte) = d2.get_mut(HEADER + (bit / 8) as usize) {
+                *byte ^= 1 << (bit % 8);
+            }
+        }
+        let (sess, net) = (sess.clone(), net.clone());
+        tokio::task::spawn_local(async move {
+            sleep_until(at(start, t2)).await;
+            if net.relay_socks[from].send_to(&d2, net.node_addrs[to]).await.is_ok() {
+                let mut s = sess.borrow_mut();
+                s.relay_delivered += 1;
+                if from == 1 && to == 0 {
+                    s.captured.push_back(d2);
+                    if s.captured.len() > 64 {
+                        s.captured.pop_front();
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// The attacker: `n` datagrams of each kind at node 0, spread over the
+/// middle of the session.
+async fn hostile_task(sess: Rc<RefCell<Session>>, net: Rc<Net>, stranger: Rc<UdpSocket>, n: u32, duration_us: u64) {
+    let start = sess.borrow().start;
+    let (from, to) = (duration_us / 5, duration_us * 7 / 10);
+    let step = (to - from) / (5 * n as u64).max(1);
+    let victim = net.node_addrs[0];
+    let trusted = net.relay_socks[1].clone();
+    let mut k = 0u64;
+    for round in 0..n as usize {
+        for kind in 0..5 {
+            sleep_until(at(start, Micros(from + k * step))).await;
+            k += 1;
+            let (via, bytes) = match kind {
+                0 => (&trusted, vec![0x53; 1 + round % (HEADER - 1)]),
+                1 => (&trusted, vec![0xA5; MAX_DATAGRAM + 1 + (round * 997) % 8_000]),
+                2 => {
+                    let mut b: Vec<u8> = (0..HEADER + round % 100).map(|x| (x * 31 + round) as u8).collect();
+                    b[0] = b'X'; // never the magic
+                    (&trusted, b)
+                }
+                3 => match sess.borrow().captured.back() {
+                    Some(d) => (&trusted, d.clone()),
+                    None => continue,
+                },
+                _ => match sess.borrow().captured.back() {
+                    Some(d) => (&stranger, d.clone()),
+                    None => (&stranger, vec![0; HEADER]),
+                },
+            };
+            if via.send_to(&bytes, victim).await.is_ok() {
+                let mut s = sess.borrow_mut();
+                let c = &mut s.hostile_sent;
+                match kind {
+                    0 => c.truncated += 1,
+                    1 => c.oversized += 1,
+                    2 => c.garbage += 1,
+                    3 => c.replayed += 1,
+                    _ => c.unknown_address += 1,
+                }
+            }
+        }
+    }
+}
