@@ -242,3 +242,30 @@ fn world_and_interest_flags_are_checked_and_reported() {
     }
     assert!(v["runs"][0]["metrics"].get("interest").is_none());
 }
+
+#[test]
+fn live_prints_a_live_report_and_refuses_what_it_cannot_do() {
+    let (code, out, err) = syncbench(&[
+        "live",
+        "--algo",
+        "server-verified",
+        "--profile",
+        "lan",
+        "--clients",
+        "2",
+        "--duration",
+        "500ms",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["runs"][0]["mode"], "live");
+    assert!(v["runs"][0]["live"]["relay_delivered"].as_u64().unwrap() > 0);
+    assert_bad_input(
+        &["live", "--algo", "lockstep", "--transport", "tcp-like", "--duration", "1s"],
+        &["simulated only"],
+    );
+    assert_bad_input(&["live", "--algo", "lockstep", "--paced"], &["--paced"]);
+    assert_bad_input(&["live", "--algo", "nope"], &["unknown algorithm"]);
+}

@@ -1,0 +1,96 @@
+//! Live mode against the simulator, and under attack.
+//!
+//! A test binary of its own (the others share `tests/suite/`): these runs
+//! take wall time and measure real timers, so they must not share the CPU
+//! with the simulation tests that `suite` runs in parallel.
+//!
+//! Tolerances, from measurement (`syncbench live --against-sim`, 5 runs
+//! each, see README): input-latency medians are quantized to ticks and a
+//! real timer lands up to a millisecond late (tokio's timer resolution),
+//! so live and simulated medians agree within one tick plus 2 ms;
+//! divergence means within 10% (+1 cm); bandwidth within 2%.
+
+use harness::live::{run_live, LiveOptions, LiveResult};
+use harness::metrics::Metrics;
+use harness::net::profile::NetworkPlan;
+use harness::runner::{run_plan, RunConfig};
+use harness::trace::TraceSpec;
+
+const TICK_MS: f64 = 1000.0 / 60.0;
+
+fn setup(
+    algo: &str,
+    profile: &str,
+    clients: usize,
+    secs: u64,
+) -> (&'static dyn harness::contract::Algorithm, NetworkPlan, harness::trace::Trace, RunConfig) {
+    let a = algorithms::registry::find(algo).expect("registered");
+    let plan = NetworkPlan::resolve(profile, &harness::library::dirs("netem-profiles")).expect("profile");
+    let cfg = RunConfig { clients, duration_us: secs * 1_000_000, ..RunConfig::default() };
+    let trace = TraceSpec::resolve("random-walk", &[]).unwrap().instantiate(clients, cfg.duration_us, 1).unwrap();
+    (a, plan, trace, cfg)
+}
+
+fn live(algo: &str, profile: &str, clients: usize, secs: u64, hostile: u32) -> LiveResult {
+    let (a, plan, trace, cfg) = setup(algo, profile, clients, secs);
+    run_live(a, &plan, &trace, &cfg, LiveOptions { hostile }).expect("live run")
+}
+
+fn sim(algo: &str, profile: &str, clients: usize, secs: u64) -> Metrics {
+    let (a, plan, trace, cfg) = setup(algo, profile, clients, secs);
+    run_plan(a, &plan, &trace, &cfg).expect("sim run").metrics
+}
+
+fn close(what: &str, sim: f64, live: f64, abs: f64, rel: f64) {
+    assert!((sim - live).abs() <= abs + rel * sim.abs(), "{what}: simulated {sim} vs live {live}");
+}
+
+#[test]
+fn live_and_simulated_medians_agree_on_a_simple_profile() {
+    let profile = "delay 25ms 5ms";
+    let s = sim("server-verified", profile, 2, 3);
+    let l = live("server-verified", profile, 2, 3, 0).metrics;
+    assert!(l.violations.is_empty(), "{:?}", l.violations);
+    close("own latency p50", s.input_latency_ms.own.p50, l.input_latency_ms.own.p50, TICK_MS + 2.0, 0.0);
+    close("remote latency p50", s.input_latency_ms.remote.p50, l.input_latency_ms.remote.p50, TICK_MS + 2.0, 0.0);
+    close("own divergence mean", s.divergence_m.own.mean, l.divergence_m.own.mean, 0.01, 0.10);
+    close("remote divergence mean", s.divergence_m.remote.mean, l.divergence_m.remote.mean, 0.01, 0.10);
+    close("down bandwidth", s.bandwidth.down_bytes_per_s, l.bandwidth.down_bytes_per_s, 0.0, 0.02);
+    close("up bandwidth", s.bandwidth.up_bytes_per_s, l.bandwidth.up_bytes_per_s, 0.0, 0.02);
+    // The server saw as many frames per second as in simulation.
+    close("game steps per s", s.sim_steps_per_s, l.sim_steps_per_s, 1.0, 0.0);
+    // And a predicting client still shows its own input within the tick.
+    let p = live("prediction", profile, 2, 3, 0).metrics;
+    assert!(p.input_latency_ms.own.p50 < TICK_MS, "{:?}", p.input_latency_ms.own);
+}
+
+#[test]
+fn a_flooded_server_drops_and_counts_every_bad_datagram_and_plays_on() {
+    let clean = live("server-verified", "delay 10ms", 2, 3, 0);
+    let attacked = live("server-verified", "delay 10ms", 2, 3, 60);
+    let sent = attacked.counters.hostile_sent.expect("the attacker reports what it sent");
+    assert_eq!(sent.total(), 5 * 60, "every kind sent: {sent:?}");
+    assert_eq!(attacked.counters.dropped[0], sent, "node 0 dropped exactly what was sent, by kind");
+    assert!(attacked.counters.dropped[1..].iter().all(|d| d.total() == 0));
+    assert_eq!(clean.counters.dropped[0].total(), 0, "no drops without an attacker");
+    let (c, a) = (&clean.metrics, &attacked.metrics);
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    close("own latency p50", c.input_latency_ms.own.p50, a.input_latency_ms.own.p50, TICK_MS + 2.0, 0.0);
+    close("own divergence mean", c.divergence_m.own.mean, a.divergence_m.own.mean, 0.01, 0.10);
+    close("down bandwidth", c.bandwidth.down_bytes_per_s, a.bandwidth.down_bytes_per_s, 0.0, 0.02);
+}
+
+#[test]
+fn what_live_mode_cannot_do_is_refused() {
+    let (a, plan, trace, cfg) = setup("lockstep", "lan", 2, 1);
+    let tcp = RunConfig { transport: harness::net::transport::TransportKind::TcpLike, ..cfg.clone() };
+    let e = run_live(a, &plan, &trace, &tcp, LiveOptions::default()).unwrap_err().to_string();
+    assert!(e.contains("simulated only"), "{e}");
+    let slotted = NetworkPlan::resolve("delay 5ms slot 10ms", &[]).unwrap();
+    let e = run_live(a, &slotted, &trace, &cfg, LiveOptions::default()).unwrap_err().to_string();
+    assert!(e.contains("slot"), "{e}");
+    let solo = RunConfig { clients: 1, ..cfg };
+    let t1 = TraceSpec::resolve("idle", &[]).unwrap().instantiate(1, solo.duration_us, 1).unwrap();
+    let e = run_live(a, &plan, &t1, &solo, LiveOptions { hostile: 5 }).unwrap_err().to_string();
+    assert!(e.contains("at least two nodes"), "{e}");
+}
