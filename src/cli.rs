@@ -319,6 +319,10 @@ pub struct LiveArgs {
     /// unknown address) sent at node 0 during the run; the report counts what its gate dropped.
     #[arg(long, default_value_t = 0)]
     pub hostile: u32,
+    /// `userspace`: syncbench's relay applies the profile; `none`: nodes talk directly and
+    /// something else impairs the path (kernel netem on lo: scripts/netem-live.sh).
+    #[arg(long, default_value = "userspace", value_parser = ["userspace", "none"])]
+    pub relay: String,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,

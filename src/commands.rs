@@ -234,7 +234,7 @@ fn live_cmd(a: LiveArgs) -> Result<()> {
     if std::io::stderr().is_terminal() {
         eprintln!("live: {} on {} for {:.1} s of wall time…", algo.name(), plan.name(), cfg.duration_us as f64 / 1e6);
     }
-    let opts = harness::live::LiveOptions { hostile: a.hostile };
+    let opts = harness::live::LiveOptions { hostile: a.hostile, no_relay: a.relay == "none" };
     let result = harness::live::run_live(algo, &plan, &trace, &cfg, opts).map_err(|e| match e {
         harness::live::LiveError::Config(m) => bad(m),
         other => anyhow::anyhow!(other),

@@ -33,7 +33,7 @@ fn setup(
 
 fn live(algo: &str, profile: &str, clients: usize, secs: u64, hostile: u32) -> LiveResult {
     let (a, plan, trace, cfg) = setup(algo, profile, clients, secs);
-    run_live(a, &plan, &trace, &cfg, LiveOptions { hostile }).expect("live run")
+    run_live(a, &plan, &trace, &cfg, LiveOptions { hostile, no_relay: false }).expect("live run")
 }
 
 fn sim(algo: &str, profile: &str, clients: usize, secs: u64) -> Metrics {
@@ -91,6 +91,6 @@ fn what_live_mode_cannot_do_is_refused() {
     assert!(e.contains("slot"), "{e}");
     let solo = RunConfig { clients: 1, ..cfg };
     let t1 = TraceSpec::resolve("idle", &[]).unwrap().instantiate(1, solo.duration_us, 1).unwrap();
-    let e = run_live(a, &plan, &t1, &solo, LiveOptions { hostile: 5 }).unwrap_err().to_string();
+    let e = run_live(a, &plan, &t1, &solo, LiveOptions { hostile: 5, no_relay: false }).unwrap_err().to_string();
     assert!(e.contains("at least two nodes"), "{e}");
 }

@@ -25,6 +25,10 @@
 //! from a socket of its own copies of real datagrams; node 0's [`Gate`]
 //! must drop and count every one.
 //!
+//! [`LiveOptions::no_relay`] takes the relay out: nodes send straight to
+//! each other and the kernel's own netem (on the loopback) impairs the
+//! path — `scripts/netem-live.sh` runs that inside User-Mode Linux.
+//!
 //! Not (yet) live: the reliable transports (`--transport` other than
 //! `unreliable`) and netem's `slot` (both are refused with a message).
 
@@ -55,11 +59,19 @@ pub struct LiveOptions {
     /// Hostile datagrams of each kind sent at node 0 during the session
     /// (0: none).
     pub hostile: u32,
+    /// No userspace relay: nodes send straight to each other's sockets and
+    /// the profile is *not* applied by syncbench — for runs where the
+    /// kernel impairs the path (`tc netem` on the loopback, see
+    /// `scripts/netem-live.sh`).
+    pub no_relay: bool,
 }
 
 /// What the live machinery counted besides the metrics.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LiveCounters {
+    /// `userspace` (the relay applied the profile) or `none` (the nodes
+    /// talked directly; whatever impaired the path was outside syncbench).
+    pub relay: String,
     /// What each node's gate dropped, by node.
     pub dropped: Vec<Drops>,
     /// What the attacker sent node 0, by the drop it should cause.
@@ -162,6 +174,9 @@ pub fn run_live(
     if opts.hostile > 0 && n < 2 {
         return Err(LiveError::Config("--hostile needs at least two nodes (node 1 is the attacker's way in)".into()));
     }
+    if opts.hostile > 0 && opts.no_relay {
+        return Err(LiveError::Config("--hostile goes through the relay: it cannot be used with --relay none".into()));
+    }
     let mut links = Vec::with_capacity(n);
     let mut nodes = Vec::with_capacity(n);
     // A secret per session: tokens must not be guessable from outside.
@@ -182,7 +197,7 @@ pub fn run_live(
             Link::scheduled(profile.schedule(up), profile.correlation, Stream::new(cfg.seed, purpose, i as u64))
         };
         let pair = [link(true), link(false)];
-        if pair.iter().any(Link::has_slots) {
+        if pair.iter().any(Link::has_slots) && !opts.no_relay {
             return Err(LiveError::Config(format!(
                 "profile `{}`: netem's `slot` is simulated only (the relay does not hold packets for slots)",
                 profile.name
@@ -206,7 +221,12 @@ pub fn run_live(
     let tick_hz = cfg.tick_hz;
     let drop_corrupted = cfg.drop_corrupted;
     let result = local.block_on(&rt, async move {
-        let net = Rc::new(bind(n).await?);
+        let mut net = bind(n).await?;
+        if opts.no_relay {
+            // Every node's "gateway" is the receiver itself: see `flush`.
+            net.relay_addrs = net.node_addrs.clone();
+        }
+        let net = Rc::new(net);
         for (j, node) in nodes.iter_mut().enumerate() {
             let peers = (0..n).map(|i| (i != j).then_some((net.relay_addrs[i], token_of(i)))).collect();
             node.gate = Gate::new(j as u16, peers);
@@ -226,7 +246,9 @@ pub fn run_live(
         let end = start + Duration::from_micros(duration_us);
         for i in 0..n {
             tokio::task::spawn_local(receive_task(sess.clone(), net.clone(), i));
-            tokio::task::spawn_local(relay_task(sess.clone(), net.clone(), i, drop_corrupted));
+            if !opts.no_relay {
+                tokio::task::spawn_local(relay_task(sess.clone(), net.clone(), i, drop_corrupted));
+            }
         }
         let hz: Vec<Option<u32>> = sess.borrow().nodes.iter().map(|s| s.player.map(|p| render_hz[p])).collect();
         tokio::task::spawn_local(timer_task(sess.clone(), net.clone(), tick_hz, hz, duration_us));
@@ -246,6 +268,7 @@ pub fn run_live(
     Ok(LiveResult {
         metrics,
         counters: LiveCounters {
+            relay: if opts.no_relay { "none" } else { "userspace" }.into(),
             dropped: sess.nodes.iter().map(|s| s.gate.drops).collect(),
             hostile_sent: (opts.hostile > 0).then_some(sess.hostile_sent),
             relay_refused: sess.relay_refused,
@@ -293,7 +316,7 @@ async fn timer_task(
     let mut k_tick = vec![0u64; clocks.len()];
     let mut k_render = vec![0u64; clocks.len()];
     let mut view = View::default();
-    let mut out: Vec<Vec<u8>> = Vec::new();
+    let mut out: Vec<(usize, Vec<u8>)> = Vec::new();
     loop {
         // The next timer: (time, class, node), class 0 = tick, 1 = render.
         let mut next: Option<(Micros, u8, usize)> = None;
@@ -354,7 +377,7 @@ async fn timer_task(
 async fn receive_task(sess: Rc<RefCell<Session>>, net: Rc<Net>, i: usize) {
     let sock = net.node_socks[i].clone();
     let mut buf = vec![0u8; 65_536];
-    let mut out: Vec<Vec<u8>> = Vec::new();
+    let mut out: Vec<(usize, Vec<u8>)> = Vec::new();
     loop {
         // Errors are ICMP echoes of earlier sends (port unreachable): skip.
         if let Ok((len, src)) = sock.recv_from(&mut buf).await {
@@ -365,7 +388,14 @@ async fn receive_task(sess: Rc<RefCell<Session>>, net: Rc<Net>, i: usize) {
 }
 
 /// A datagram reached node `i`: through its gate, then to the node.
-fn receive(sess: &Rc<RefCell<Session>>, i: usize, src: SocketAddr, buf: &[u8], len: usize, out: &mut Vec<Vec<u8>>) {
+fn receive(
+    sess: &Rc<RefCell<Session>>,
+    i: usize,
+    src: SocketAddr,
+    buf: &[u8],
+    len: usize,
+    out: &mut Vec<(usize, Vec<u8>)>,
+) {
     let mut s = sess.borrow_mut();
     let now = s.now();
     let Session { prepared, nodes, delivered, .. } = &mut *s;
@@ -387,8 +417,9 @@ fn receive(sess: &Rc<RefCell<Session>>, i: usize, src: SocketAddr, buf: &[u8], l
     wrap(&mut s, i, outbox, out);
 }
 
-/// Counts and envelopes what node `i` sent.
-fn wrap(s: &mut Session, i: usize, outbox: Vec<(NodeId, Vec<u8>)>, out: &mut Vec<Vec<u8>>) {
+/// Counts and envelopes what node `i` sent (each datagram with its
+/// receiver, for `--relay none`).
+fn wrap(s: &mut Session, i: usize, outbox: Vec<(NodeId, Vec<u8>)>, out: &mut Vec<(usize, Vec<u8>)>) {
     let n = s.nodes.len();
     for (to, bytes) in outbox {
         let j = to.0 as usize;
@@ -399,15 +430,18 @@ fn wrap(s: &mut Session, i: usize, outbox: Vec<(NodeId, Vec<u8>)>, out: &mut Vec
         let st = &mut s.nodes[i];
         let seq = st.next_seq[j];
         st.next_seq[j] = seq.wrapping_add(1).max(1);
-        out.push(Envelope { from: i as u16, to: to.0, token: st.token, seq }.wrap(&bytes));
+        out.push((j, Envelope { from: i as u16, to: to.0, token: st.token, seq }.wrap(&bytes)));
     }
 }
 
-/// Sends node `i`'s datagrams to its relay socket.
-async fn flush(net: &Net, i: usize, out: &mut Vec<Vec<u8>>) {
-    for d in out.drain(..) {
-        // Loopback refuses a datagram only when the relay is gone.
-        let _ = net.node_socks[i].send_to(&d, net.relay_addrs[i]).await;
+/// Sends node `i`'s datagrams to its relay socket — or, without a relay
+/// (its address is then the node's own), straight to each receiver.
+async fn flush(net: &Net, i: usize, out: &mut Vec<(usize, Vec<u8>)>) {
+    let direct = net.relay_addrs[i] == net.node_addrs[i];
+    for (j, d) in out.drain(..) {
+        let to = if direct { net.node_addrs[j] } else { net.relay_addrs[i] };
+        // Loopback refuses a datagram only when the receiver is gone.
+        let _ = net.node_socks[i].send_to(&d, to).await;
     }
 }
 
