@@ -151,7 +151,7 @@ fn codec(c: &mut Criterion) {
             b.iter(|| WorldSnapshot::encode(black_box(&s), &inputs).len())
         });
         g.bench_function(format!("snapshot_decode_{players}"), |b| {
-            b.iter(|| WorldSnapshot::decode(black_box(&bytes)).map(|w| w.state.frame))
+            b.iter(|| WorldSnapshot::decode(black_box(&bytes), players).map(|w| w.state.frame))
         });
         // The delta format (`snapshot`/`delta-snapshot`): a world in which
         // a quarter of the entities moved since the baseline.

@@ -202,7 +202,7 @@ fn conform_catches_controls_writes_junit_and_replays() {
 fn world_and_interest_flags_are_checked_and_reported() {
     assert_bad_input(&["run", "--algo", "snapshot", "--arena", "huge"], &["--arena", "WIDTHxHEIGHT"]);
     assert_bad_input(&["run", "--algo", "snapshot", "--arena", "5000x10"], &["--arena", "10..=2000"]);
-    assert_bad_input(&["run", "--algo", "prediction", "--bots", "3"], &["prediction", "bots"]);
+    assert_bad_input(&["run", "--algo", "dead-reckoning", "--bots", "3"], &["dead-reckoning", "bots"]);
     assert_bad_input(&["run", "--algo", "rollback", "--aoi", "grid"], &["rollback", "area of interest"]);
     assert_bad_input(&["run", "--algo", "snapshot", "--aoi", "grid", "--aoi-radius=-3"], &["--aoi-radius"]);
     assert_bad_input(&["run", "--algo", "snapshot", "--aoi", "quadtree"], &["quadtree"]);

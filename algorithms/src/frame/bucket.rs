@@ -47,6 +47,9 @@ impl Algorithm for Bucket {
     fn topology(&self) -> Topology {
         Topology::Relay
     }
+    fn handles_bots(&self) -> bool {
+        true
+    }
     fn options(&self) -> &'static [OptionSpec] {
         &[CATCHUP, BUFFER]
     }

@@ -49,6 +49,9 @@ impl Algorithm for Framelock {
     fn topology(&self) -> Topology {
         Topology::Relay
     }
+    fn handles_bots(&self) -> bool {
+        true
+    }
     fn options(&self) -> &'static [OptionSpec] {
         &[KEY_INIT, KEY_MIN, KEY_MAX, ADAPT]
     }

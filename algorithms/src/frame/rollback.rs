@@ -71,6 +71,9 @@ impl Algorithm for Rollback {
     fn topology(&self) -> Topology {
         Topology::PeerToPeer
     }
+    fn handles_bots(&self) -> bool {
+        true
+    }
     fn options(&self) -> &'static [OptionSpec] {
         &[DELAY, WINDOW, AHEAD]
     }

@@ -122,6 +122,9 @@ impl Algorithm for Prediction {
     fn topology(&self) -> Topology {
         Topology::ClientServer
     }
+    fn handles_bots(&self) -> bool {
+        true
+    }
     fn options(&self) -> &'static [OptionSpec] {
         &[
             INTERP,
@@ -172,8 +175,8 @@ impl Algorithm for Prediction {
             ghost: (o.word(&REMOTE) == "ghost").then(|| Ghosts {
                 threshold_um: (o.number(&GHOST_THRESHOLD).max(0.0) * 1e3) as i64,
                 smoothing_us: (o.number(&GHOST_SMOOTHING).max(0.0) * 1e3) as i64,
-                easing: vec![None; s.players],
-                shown: vec![None; s.players],
+                easing: vec![None; s.entities()],
+                shown: vec![None; s.entities()],
             }),
             dry: if self.flaw == Flaw::UnboundedExtrapolation {
                 Dry::Extrapolate(i64::MAX / 4)
@@ -287,7 +290,8 @@ impl Client {
     /// One tick's inputs: `own` for this player, the last reported input
     /// for every other.
     fn inputs_with(&self, own: SeqInput) -> Vec<SeqInput> {
-        (0..self.predicted.players.len())
+        // Players only: the game moves the bots itself.
+        (0..self.known_inputs.len())
             .map(|q| if q == self.me { own } else { SeqInput { seq: 0, input: self.known_inputs[q] } })
             .collect()
     }
@@ -441,7 +445,7 @@ impl Node for Client {
         if self.clock.on_packet(ctx.now(), bytes) {
             return;
         }
-        if let Some(snap) = WorldSnapshot::decode(bytes) {
+        if let Some(snap) = WorldSnapshot::decode(bytes, ctx.setup().players) {
             if snap.state.players.len() == self.predicted.players.len() {
                 self.on_snapshot(ctx, snap);
             }
@@ -564,7 +568,8 @@ impl Node for Server {
                         (rewound[q].x, rewound[q].y, rewound[q].z) = (pos[0], pos[1], pos[2]);
                     }
                 }
-                let target = ctx.game().hitscan(&rewound, p, inputs[p].input);
+                let humans = ctx.game().humans(&self.state);
+                let target = ctx.game().hitscan(&rewound[..humans], p, inputs[p].input);
                 let pl = &mut self.state.players[p];
                 let was_hit = pl.last_target != PlayerState::NO_TARGET;
                 pl.hits = pl.hits - was_hit as u32 + target.is_some() as u32;

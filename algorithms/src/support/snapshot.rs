@@ -2,7 +2,8 @@
 //! last applied for each player (so clients can predict the others).
 //!
 //! Wire: `30`, the state's canonical encoding, then one 3-byte input per
-//! player. 6 + 45 bytes per player.
+//! player (bots, after the players in the state, have none). 6 + 45 bytes
+//! per player.
 
 use harness::game::{Input, State};
 
@@ -29,14 +30,15 @@ impl WorldSnapshot {
         out
     }
 
-    /// Decodes a snapshot; `None` on anything malformed.
-    pub fn decode(bytes: &[u8]) -> Option<WorldSnapshot> {
+    /// Decodes a snapshot of a game with `players` players (the entities
+    /// after them are bots); `None` on anything malformed.
+    pub fn decode(bytes: &[u8], players: usize) -> Option<WorldSnapshot> {
         if bytes.first() != Some(&TAG) {
             return None;
         }
         let (state, used) = State::decode(&bytes[1..])?;
         let rest = &bytes[1 + used..];
-        if rest.len() != 3 * state.players.len() {
+        if rest.len() != 3 * players || players > state.players.len() {
             return None;
         }
         let inputs = rest.chunks_exact(3).map(Input::decode).collect::<Option<Vec<_>>>()?;
@@ -55,9 +57,9 @@ mod tests {
         let s = g.initial_state(3);
         let inputs = vec![Input::buttons(Input::UP), Input::IDLE, Input { buttons: Input::SHOOT, aim_x: 3, aim_y: -4 }];
         let b = WorldSnapshot::encode(&s, &inputs);
-        assert_eq!(WorldSnapshot::decode(&b), Some(WorldSnapshot { state: s, inputs }));
+        assert_eq!(WorldSnapshot::decode(&b, 3), Some(WorldSnapshot { state: s, inputs }));
         for cut in 0..b.len() {
-            assert_eq!(WorldSnapshot::decode(&b[..cut]), None);
+            assert_eq!(WorldSnapshot::decode(&b[..cut], 3), None);
         }
     }
 }
