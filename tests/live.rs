@@ -81,11 +81,18 @@ fn a_flooded_server_drops_and_counts_every_bad_datagram_and_plays_on() {
 }
 
 #[test]
+fn reliable_transports_run_live_and_repair_real_losses() {
+    let (a, plan, trace, cfg) = setup("lockstep", "delay 20ms loss 3%", 2, 3);
+    let kcp = RunConfig { transport: harness::net::transport::TransportKind::KcpLike, ..cfg };
+    let m = run_live(a, &plan, &trace, &kcp, LiveOptions::default()).expect("live").metrics;
+    assert_eq!((m.desyncs, m.input_mismatches), (0, 0));
+    assert!(m.network.retransmissions > 0 && m.network.lost > 0, "{:?}", m.network);
+    assert!(m.violations.is_empty(), "{:?}", m.violations);
+}
+
+#[test]
 fn what_live_mode_cannot_do_is_refused() {
     let (a, plan, trace, cfg) = setup("lockstep", "lan", 2, 1);
-    let tcp = RunConfig { transport: harness::net::transport::TransportKind::TcpLike, ..cfg.clone() };
-    let e = run_live(a, &plan, &trace, &tcp, LiveOptions::default()).unwrap_err().to_string();
-    assert!(e.contains("simulated only"), "{e}");
     let slotted = NetworkPlan::resolve("delay 5ms slot 10ms", &[]).unwrap();
     let e = run_live(a, &slotted, &trace, &cfg, LiveOptions::default()).unwrap_err().to_string();
     assert!(e.contains("slot"), "{e}");

@@ -263,8 +263,8 @@ fn live_prints_a_live_report_and_refuses_what_it_cannot_do() {
     assert_eq!(v["runs"][0]["mode"], "live");
     assert!(v["runs"][0]["live"]["relay_delivered"].as_u64().unwrap() > 0);
     assert_bad_input(
-        &["live", "--algo", "lockstep", "--transport", "tcp-like", "--duration", "1s"],
-        &["simulated only"],
+        &["live", "--algo", "lockstep", "--profile", "delay 5ms slot 10ms", "--duration", "1s"],
+        &["slot"],
     );
     assert_bad_input(&["live", "--algo", "lockstep", "--paced"], &["--paced"]);
     assert_bad_input(&["live", "--algo", "nope"], &["unknown algorithm"]);

@@ -29,8 +29,9 @@
 //! each other and the kernel's own netem (on the loopback) impairs the
 //! path — `scripts/netem-live.sh` runs that inside User-Mode Linux.
 //!
-//! Not (yet) live: the reliable transports (`--transport` other than
-//! `unreliable`) and netem's `slot` (both are refused with a message).
+//! The transports (`--transport redundant|tcp-like|kcp-like`) sit between
+//! the nodes and the envelopes as in simulation, their timers fired every
+//! millisecond. Not live: netem's `slot` (refused with a message).
 
 pub mod envelope;
 
@@ -38,7 +39,7 @@ use crate::contract::{Algorithm, Ctx, NodeId, RenderCtx, View};
 use crate::metrics::Metrics;
 use crate::net::link::Link;
 use crate::net::profile::NetworkPlan;
-use crate::net::transport::TransportKind;
+use crate::net::transport::{Endpoint, Output, TransportKind};
 use crate::net::LinkStats;
 use crate::rng::{mix64, Purpose, Stream};
 use crate::runner::{prepare, Prepared, RunConfig, RunError};
@@ -46,7 +47,7 @@ use crate::time::{LocalClock, Micros, Periodic};
 use crate::trace::Trace;
 use envelope::{Drops, Envelope, Gate, HEADER, MAX_DATAGRAM};
 use std::cell::RefCell;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::net::SocketAddr;
 use std::rc::Rc;
 use std::time::Duration;
@@ -139,6 +140,10 @@ struct Session {
     captured: VecDeque<Vec<u8>>,
     hostile_sent: Drops,
     start: Instant,
+    /// The transport under the nodes, and its endpoints by (node, peer).
+    transport: TransportKind,
+    endpoints: BTreeMap<(usize, usize), Endpoint>,
+    retransmitted: u64,
 }
 
 impl Session {
@@ -146,6 +151,9 @@ impl Session {
         Micros(self.start.elapsed().as_micros() as u64)
     }
 }
+
+/// Enveloped datagrams waiting to be sent, each with its receiver.
+type Outgoing = Vec<(usize, Vec<u8>)>;
 
 struct Net {
     node_socks: Vec<Rc<UdpSocket>>,
@@ -163,12 +171,6 @@ pub fn run_live(
     opts: LiveOptions,
 ) -> Result<LiveResult, LiveError> {
     let prepared = prepare(algorithm, plan, trace, cfg)?;
-    if cfg.transport != TransportKind::Unreliable {
-        return Err(LiveError::Config(format!(
-            "live mode carries messages as plain datagrams: --transport {} is simulated only",
-            cfg.transport
-        )));
-    }
     let setup = &prepared.setup;
     let n = setup.nodes();
     if opts.hostile > 0 && n < 2 {
@@ -220,6 +222,7 @@ pub fn run_live(
     let render_hz: Vec<u32> = (0..cfg.clients).map(|p| cfg.render_hz_of(p)).collect();
     let tick_hz = cfg.tick_hz;
     let drop_corrupted = cfg.drop_corrupted;
+    let cfg_transport = cfg.transport;
     let result = local.block_on(&rt, async move {
         let mut net = bind(n).await?;
         if opts.no_relay {
@@ -241,6 +244,9 @@ pub fn run_live(
             captured: VecDeque::new(),
             hostile_sent: Drops::default(),
             start: Instant::now(),
+            transport: cfg_transport,
+            endpoints: BTreeMap::new(),
+            retransmitted: 0,
         }));
         let start = sess.borrow().start;
         let end = start + Duration::from_micros(duration_us);
@@ -252,6 +258,9 @@ pub fn run_live(
         }
         let hz: Vec<Option<u32>> = sess.borrow().nodes.iter().map(|s| s.player.map(|p| render_hz[p])).collect();
         tokio::task::spawn_local(timer_task(sess.clone(), net.clone(), tick_hz, hz, duration_us));
+        if cfg_transport != TransportKind::Unreliable {
+            tokio::task::spawn_local(transport_timers(sess.clone(), net.clone()));
+        }
         if opts.hostile > 0 {
             let stranger = Rc::new(UdpSocket::bind("127.0.0.1:0").await.map_err(io)?);
             tokio::task::spawn_local(hostile_task(sess.clone(), net.clone(), stranger, opts.hostile, duration_us));
@@ -264,7 +273,8 @@ pub fn run_live(
     let sess = Rc::try_unwrap(sess).map_err(|_| LiveError::Io("a task outlived the session".into()))?.into_inner();
     let link_stats: Vec<LinkStats> = sess.links.iter().flat_map(|l| [l[0].stats(), l[1].stats()]).collect();
     let steps = sess.prepared.game.steps_executed();
-    let metrics = sess.prepared.recorder.finish(duration_us, steps, &link_stats, sess.delivered);
+    let mut metrics = sess.prepared.recorder.finish(duration_us, steps, &link_stats, sess.delivered);
+    metrics.network.retransmissions = sess.retransmitted;
     Ok(LiveResult {
         metrics,
         counters: LiveCounters {
@@ -316,7 +326,7 @@ async fn timer_task(
     let mut k_tick = vec![0u64; clocks.len()];
     let mut k_render = vec![0u64; clocks.len()];
     let mut view = View::default();
-    let mut out: Vec<(usize, Vec<u8>)> = Vec::new();
+    let mut out: Outgoing = Vec::new();
     loop {
         // The next timer: (time, class, node), class 0 = tick, 1 = render.
         let mut next: Option<(Micros, u8, usize)> = None;
@@ -377,7 +387,7 @@ async fn timer_task(
 async fn receive_task(sess: Rc<RefCell<Session>>, net: Rc<Net>, i: usize) {
     let sock = net.node_socks[i].clone();
     let mut buf = vec![0u8; 65_536];
-    let mut out: Vec<(usize, Vec<u8>)> = Vec::new();
+    let mut out: Outgoing = Vec::new();
     loop {
         // Errors are ICMP echoes of earlier sends (port unreachable): skip.
         if let Ok((len, src)) = sock.recv_from(&mut buf).await {
@@ -388,55 +398,128 @@ async fn receive_task(sess: Rc<RefCell<Session>>, net: Rc<Net>, i: usize) {
 }
 
 /// A datagram reached node `i`: through its gate, then to the node.
-fn receive(
-    sess: &Rc<RefCell<Session>>,
-    i: usize,
-    src: SocketAddr,
-    buf: &[u8],
-    len: usize,
-    out: &mut Vec<(usize, Vec<u8>)>,
-) {
-    let mut s = sess.borrow_mut();
+fn receive(sess: &Rc<RefCell<Session>>, i: usize, src: SocketAddr, buf: &[u8], len: usize, out: &mut Outgoing) {
+    let mut guard = sess.borrow_mut();
+    let s = &mut *guard;
     let now = s.now();
-    let Session { prepared, nodes, delivered, .. } = &mut *s;
-    let st = &mut nodes[i];
-    let Some((from, payload)) = st.gate.admit(src, &buf[..len.min(buf.len())], len) else { return };
-    *delivered += 1;
-    let mut outbox = Vec::new();
-    let mut ctx = Ctx {
-        now_global: now,
-        now_local: st.clock.local_at(now),
-        tick: st.ticks,
-        me: NodeId(i as u16),
-        setup: &prepared.setup,
-        game: &prepared.game,
-        outbox: &mut outbox,
-        recorder: &mut prepared.recorder,
+    let Some((from, payload)) = s.nodes[i].gate.admit(src, &buf[..len.min(buf.len())], len) else { return };
+    s.delivered += 1;
+    // Through the transport: messages for the node, datagrams (ACKs,
+    // repairs) back to the sender.
+    let j = from as usize;
+    let (messages, replies) = match endpoint(&mut s.endpoints, s.transport, i, j) {
+        None => (vec![payload.to_vec()], Vec::new()),
+        Some(ep) => {
+            let mut o = Output::default();
+            ep.receive(now, payload, &mut o);
+            s.retransmitted += o.retransmitted;
+            (o.deliver, o.send)
+        }
     };
-    st.node.on_packet(&mut ctx, NodeId(from), payload);
-    wrap(&mut s, i, outbox, out);
+    let Session { prepared, nodes, .. } = &mut *s;
+    let st = &mut nodes[i];
+    let mut outbox = Vec::new();
+    for msg in messages {
+        let mut ctx = Ctx {
+            now_global: now,
+            now_local: st.clock.local_at(now),
+            tick: st.ticks,
+            me: NodeId(i as u16),
+            setup: &prepared.setup,
+            game: &prepared.game,
+            outbox: &mut outbox,
+            recorder: &mut prepared.recorder,
+        };
+        st.node.on_packet(&mut ctx, NodeId(from), &msg);
+    }
+    for d in replies {
+        envelope(s, i, j, d, out);
+    }
+    wrap(s, i, outbox, out);
 }
 
-/// Counts and envelopes what node `i` sent (each datagram with its
-/// receiver, for `--relay none`).
-fn wrap(s: &mut Session, i: usize, outbox: Vec<(NodeId, Vec<u8>)>, out: &mut Vec<(usize, Vec<u8>)>) {
+/// The transport endpoint of node `at` towards `peer` (`None` when the
+/// messages go as plain datagrams).
+fn endpoint(
+    endpoints: &mut BTreeMap<(usize, usize), Endpoint>,
+    kind: TransportKind,
+    at: usize,
+    peer: usize,
+) -> Option<&mut Endpoint> {
+    if kind == TransportKind::Unreliable {
+        return None;
+    }
+    Some(endpoints.entry((at, peer)).or_insert_with(|| Endpoint::new(kind).expect("reliable kinds have endpoints")))
+}
+
+/// Fires the transports' timers (retransmission, delayed ACKs, flushes):
+/// every millisecond, tokio's timer resolution, each endpoint that is due.
+async fn transport_timers(sess: Rc<RefCell<Session>>, net: Rc<Net>) {
+    let mut every = tokio::time::interval(Duration::from_millis(1));
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut out: Outgoing = Vec::new();
+    loop {
+        every.tick().await;
+        let by_node: Vec<(usize, Outgoing)> = {
+            let mut s = sess.borrow_mut();
+            let now = s.now();
+            let due: Vec<(usize, usize)> =
+                s.endpoints.iter().filter(|(_, e)| e.next_timer().is_some_and(|t| t <= now)).map(|(k, _)| *k).collect();
+            let mut by_node = Vec::new();
+            for (at, peer) in due {
+                let mut o = Output::default();
+                if let Some(ep) = s.endpoints.get_mut(&(at, peer)) {
+                    ep.on_timer(now, &mut o);
+                }
+                s.retransmitted += o.retransmitted;
+                for d in o.send {
+                    envelope(&mut s, at, peer, d, &mut out);
+                }
+                by_node.push((at, std::mem::take(&mut out)));
+            }
+            by_node
+        };
+        for (at, mut datagrams) in by_node {
+            flush(&net, at, &mut datagrams).await;
+        }
+    }
+}
+
+/// What node `i` sent: through its transport (if any), counted and
+/// enveloped (each datagram with its receiver, for `--relay none`).
+fn wrap(s: &mut Session, i: usize, outbox: Vec<(NodeId, Vec<u8>)>, out: &mut Outgoing) {
     let n = s.nodes.len();
+    let now = s.now();
     for (to, bytes) in outbox {
         let j = to.0 as usize;
         if j >= n || j == i {
             continue;
         }
-        s.prepared.recorder.count_send(NodeId(i as u16), to, bytes.len());
-        let st = &mut s.nodes[i];
-        let seq = st.next_seq[j];
-        st.next_seq[j] = seq.wrapping_add(1).max(1);
-        out.push((j, Envelope { from: i as u16, to: to.0, token: st.token, seq }.wrap(&bytes)));
+        match endpoint(&mut s.endpoints, s.transport, i, j) {
+            None => envelope(s, i, j, bytes, out),
+            Some(ep) => {
+                let mut o = Output::default();
+                ep.send(now, bytes, &mut o);
+                for d in o.send {
+                    envelope(s, i, j, d, out);
+                }
+            }
+        }
     }
+}
+
+/// Counts one datagram from `i` to `j` and puts it in an envelope.
+fn envelope(s: &mut Session, i: usize, j: usize, bytes: Vec<u8>, out: &mut Outgoing) {
+    s.prepared.recorder.count_send(NodeId(i as u16), NodeId(j as u16), bytes.len());
+    let st = &mut s.nodes[i];
+    let seq = st.next_seq[j];
+    st.next_seq[j] = seq.wrapping_add(1).max(1);
+    out.push((j, Envelope { from: i as u16, to: j as u16, token: st.token, seq }.wrap(&bytes)));
 }
 
 /// Sends node `i`'s datagrams to its relay socket — or, without a relay
 /// (its address is then the node's own), straight to each receiver.
-async fn flush(net: &Net, i: usize, out: &mut Vec<(usize, Vec<u8>)>) {
+async fn flush(net: &Net, i: usize, out: &mut Outgoing) {
     let direct = net.relay_addrs[i] == net.node_addrs[i];
     for (j, d) in out.drain(..) {
         let to = if direct { net.node_addrs[j] } else { net.relay_addrs[i] };
