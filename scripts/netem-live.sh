@@ -8,14 +8,15 @@
 #   CLIENTS=4 DURATION=20s scripts/netem-live.sh
 #
 # The kernel run happens inside User-Mode Linux (this project's machines'
-# kernel has no sch_netem; UML's has): `tc qdisc add dev lo root netem
-# PROFILE` on the guest's loopback, then `syncbench live --relay none`, so
-# the nodes talk straight to each other and the kernel delays, drops and
-# duplicates every datagram once — as the simulator applies a client's
-# profile once per direction. So: client/server algorithms, profiles that
-# are the same both ways. A live run is one process (the recorder sees both
-# ends), which is why this uses one namespace's loopback rather than two
-# namespaces and a veth pair.
+# kernel has no sch_netem; UML's has): two network namespaces joined by a
+# veth pair, `tc qdisc add dev va root netem PROFILE` on namespace a's end.
+# The live run (every node: one process, so the recorder sees both ends)
+# sits in namespace a and sends every datagram through
+# scripts/udp_reflector.py in namespace b (`syncbench live --relay
+# 10.199.0.2:9000 --bind 10.199.0.1`): out through the netem, back through
+# the clean end — the kernel delays, drops and duplicates every datagram
+# once, as the simulator applies a client's profile once per direction.
+# So: client/server algorithms, profiles that are the same both ways.
 #
 # Where kernel netem is unavailable (no UML and no root to install it, or
 # the guest does not boot) the script says so, prints the other two
@@ -55,6 +56,8 @@ elif ! command -v tc >/dev/null 2>&1; then
   kernel_unavailable "no tc (iproute2)"
 else
   MODDIR=$(ls -d /usr/lib/uml/modules/*/kernel | head -n1)
+  PY=$(python3 -c 'import sys; print(sys.executable)')
+  SECS=$(python3 -c "import re,sys; m=re.fullmatch(r'([0-9.]+)(ms|s|m)', sys.argv[1]); print(int(float(m[1])*{'ms':0.001,'s':1,'m':60}[m[2]])+1)" "$DURATION")
   cat > "$WORK/init.sh" <<INIT
 #!/bin/sh
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -62,9 +65,24 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t tmpfs tmpfs /run
 insmod $MODDIR/net/sched/sch_netem.ko
-ip link set lo up
-tc qdisc add dev lo root netem $PROFILE > $WORK/tc.txt 2>&1 || echo "tc rejected the profile" >> $WORK/tc.txt
-$SB live --relay none --algo "$ALGO" --profile "$PROFILE" --clients $CLIENTS --duration $DURATION --format json > $WORK/kernel.json 2> $WORK/kernel.err
+insmod $MODDIR/drivers/net/veth.ko
+ip netns add a
+ip netns add b
+ip link add va type veth peer name vb
+ip link set va netns a
+ip link set vb netns b
+ip -n a addr add 10.199.0.1/30 dev va
+ip -n b addr add 10.199.0.2/30 dev vb
+ip -n a link set lo up; ip -n b link set lo up
+ip -n a link set va up; ip -n b link set vb up
+# Permanent neighbours: no ARP through the netem.
+ip -n a neigh replace 10.199.0.2 lladdr \$(ip netns exec b cat /sys/class/net/vb/address) dev va nud permanent
+ip -n b neigh replace 10.199.0.1 lladdr \$(ip netns exec a cat /sys/class/net/va/address) dev vb nud permanent
+ip netns exec a tc qdisc add dev va root netem $PROFILE > $WORK/tc.txt 2>&1 || echo "tc rejected the profile" >> $WORK/tc.txt
+ip netns exec b $PY $ROOT/scripts/udp_reflector.py 10.199.0.2 9000 \$(( $SECS + 3 )) 2> $WORK/reflector.txt &
+sleep 1
+ip netns exec a $SB live --relay 10.199.0.2:9000 --bind 10.199.0.1 --algo "$ALGO" --profile "$PROFILE" --clients $CLIENTS --duration $DURATION --format json > $WORK/kernel.json 2> $WORK/kernel.err
+wait
 uname -r > $WORK/kernel
 echo ok > $WORK/status
 poweroff -f

@@ -319,10 +319,14 @@ pub struct LiveArgs {
     /// unknown address) sent at node 0 during the run; the report counts what its gate dropped.
     #[arg(long, default_value_t = 0)]
     pub hostile: u32,
-    /// `userspace`: syncbench's relay applies the profile; `none`: nodes talk directly and
-    /// something else impairs the path (kernel netem on lo: scripts/netem-live.sh).
-    #[arg(long, default_value = "userspace", value_parser = ["userspace", "none"])]
+    /// `userspace`: syncbench's relay applies the profile; `none`: nodes talk directly;
+    /// HOST:PORT: every datagram goes through that forwarder (scripts/udp_reflector.py). With
+    /// `none` or a forwarder something else impairs the path (scripts/netem-live.sh: kernel netem).
+    #[arg(long, default_value = "userspace")]
     pub relay: String,
+    /// The address the nodes' sockets bind (the forwarder must reach it).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: String,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,

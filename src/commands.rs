@@ -234,7 +234,15 @@ fn live_cmd(a: LiveArgs) -> Result<()> {
     if std::io::stderr().is_terminal() {
         eprintln!("live: {} on {} for {:.1} s of wall time…", algo.name(), plan.name(), cfg.duration_us as f64 / 1e6);
     }
-    let opts = harness::live::LiveOptions { hostile: a.hostile, no_relay: a.relay == "none" };
+    let relay = match a.relay.as_str() {
+        "userspace" => harness::live::Relay::Userspace,
+        "none" => harness::live::Relay::None,
+        addr => harness::live::Relay::External(addr.parse().map_err(|_| {
+            bad(format!("--relay `{addr}`: expected userspace, none or a forwarder's IP:PORT (e.g. 10.0.0.2:9000)"))
+        })?),
+    };
+    let bind = a.bind.parse().map_err(|_| bad(format!("--bind `{}`: expected an IP address", a.bind)))?;
+    let opts = harness::live::LiveOptions { hostile: a.hostile, relay, bind };
     let result = harness::live::run_live(algo, &plan, &trace, &cfg, opts).map_err(|e| match e {
         harness::live::LiveError::Config(m) => bad(m),
         other => anyhow::anyhow!(other),

@@ -33,7 +33,7 @@ fn setup(
 
 fn live(algo: &str, profile: &str, clients: usize, secs: u64, hostile: u32) -> LiveResult {
     let (a, plan, trace, cfg) = setup(algo, profile, clients, secs);
-    run_live(a, &plan, &trace, &cfg, LiveOptions { hostile, no_relay: false }).expect("live run")
+    run_live(a, &plan, &trace, &cfg, LiveOptions { hostile, ..LiveOptions::default() }).expect("live run")
 }
 
 fn sim(algo: &str, profile: &str, clients: usize, secs: u64) -> Metrics {
@@ -98,6 +98,40 @@ fn what_live_mode_cannot_do_is_refused() {
     assert!(e.contains("slot"), "{e}");
     let solo = RunConfig { clients: 1, ..cfg };
     let t1 = TraceSpec::resolve("idle", &[]).unwrap().instantiate(1, solo.duration_us, 1).unwrap();
-    let e = run_live(a, &plan, &t1, &solo, LiveOptions { hostile: 5, no_relay: false }).unwrap_err().to_string();
+    let e =
+        run_live(a, &plan, &t1, &solo, LiveOptions { hostile: 5, ..LiveOptions::default() }).unwrap_err().to_string();
     assert!(e.contains("at least two nodes"), "{e}");
+}
+
+#[test]
+fn an_external_forwarder_carries_the_session() {
+    // A forwarder in this test: learns nodes from the envelope's sender,
+    // delivers by its receiver (what scripts/udp_reflector.py does).
+    let fwd = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let addr = fwd.local_addr().unwrap();
+    fwd.set_read_timeout(Some(std::time::Duration::from_millis(200))).unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop2 = stop.clone();
+    let t = std::thread::spawn(move || {
+        let mut nodes = std::collections::BTreeMap::new();
+        let mut buf = [0u8; 65536];
+        while !stop2.load(std::sync::atomic::Ordering::Relaxed) {
+            let Ok((n, from)) = fwd.recv_from(&mut buf) else { continue };
+            let Some(e) = harness::live::envelope::Envelope::read(&buf[..n]) else { continue };
+            nodes.insert(e.from, from);
+            if let Some(to) = nodes.get(&e.to).filter(|_| e.to != e.from) {
+                let _ = fwd.send_to(&buf[..n], to);
+            }
+        }
+    });
+    let (a, plan, trace, cfg) = setup("server-verified", "lan", 2, 2);
+    let opts = LiveOptions { relay: harness::live::Relay::External(addr), ..LiveOptions::default() };
+    let r = run_live(a, &plan, &trace, &cfg, opts).expect("live");
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    t.join().unwrap();
+    // The forwarder impairs nothing: a LAN-like session, nothing dropped.
+    assert_eq!(r.counters.relay, addr.to_string());
+    assert!(r.counters.dropped.iter().all(|d| d.total() == 0), "{:?}", r.counters.dropped);
+    assert!(r.metrics.input_latency_ms.own.p50 < 3.0 * TICK_MS, "{:?}", r.metrics.input_latency_ms.own);
+    assert!(r.metrics.violations.is_empty());
 }

@@ -139,7 +139,8 @@ impl Window {
 #[derive(Clone, Debug)]
 pub struct Gate {
     me: u16,
-    /// Per peer node: the address its datagrams come from and its token.
+    /// Per peer node: the address its datagrams come from (its relay
+    /// socket, or one external relay's for every peer) and its token.
     peers: Vec<Option<(SocketAddr, u64)>>,
     windows: Vec<Window>,
     /// What was dropped.
@@ -157,10 +158,10 @@ impl Gate {
     /// to the receive buffer) from `src`; the sender and payload if it
     /// passes.
     pub fn admit<'a>(&mut self, src: SocketAddr, b: &'a [u8], len: usize) -> Option<(u16, &'a [u8])> {
-        let Some(peer) = self.peers.iter().position(|p| p.is_some_and(|(a, _)| a == src)) else {
+        if !self.peers.iter().any(|p| p.is_some_and(|(a, _)| a == src)) {
             self.drops.unknown_address += 1;
             return None;
-        };
+        }
         if len > MAX_DATAGRAM {
             self.drops.oversized += 1;
             return None;
@@ -169,14 +170,16 @@ impl Gate {
             self.drops.truncated += 1;
             return None;
         }
-        let token = self.peers[peer].map(|p| p.1);
-        let Some(e) =
-            Envelope::read(b).filter(|e| e.from as usize == peer && e.to == self.me && Some(e.token) == token)
+        // The sender must be a peer whose address this is (several peers
+        // share one when an external relay forwards for all of them) and
+        // whose token it carries.
+        let Some(e) = Envelope::read(b)
+            .filter(|e| e.to == self.me && self.peers.get(e.from as usize).copied().flatten() == Some((src, e.token)))
         else {
             self.drops.garbage += 1;
             return None;
         };
-        if !self.windows[peer].accept(e.seq) {
+        if !self.windows[e.from as usize].accept(e.seq) {
             self.drops.replayed += 1;
             return None;
         }
@@ -212,6 +215,19 @@ mod tests {
             "{:?}",
             g.drops
         );
+    }
+
+    #[test]
+    fn behind_one_forwarder_peers_are_told_apart_by_envelope_and_token() {
+        let relay = addr(2000);
+        let mut g = Gate::new(0, vec![None, Some((relay, 11)), Some((relay, 22))]);
+        let from2 = Envelope { from: 2, to: 0, token: 22, seq: 1 }.wrap(b"b");
+        assert_eq!(g.admit(relay, &from2, from2.len()), Some((2, &b"b"[..])));
+        let posing = Envelope { from: 1, to: 0, token: 22, seq: 1 }.wrap(b"x");
+        assert_eq!(g.admit(relay, &posing, posing.len()), None, "peer 2's token in peer 1's name");
+        let from1 = Envelope { from: 1, to: 0, token: 11, seq: 1 }.wrap(b"a");
+        assert_eq!(g.admit(relay, &from1, from1.len()), Some((1, &b"a"[..])), "windows are per peer");
+        assert_eq!(g.drops, Drops { garbage: 1, ..Drops::default() });
     }
 
     #[test]

@@ -25,9 +25,11 @@
 //! from a socket of its own copies of real datagrams; node 0's [`Gate`]
 //! must drop and count every one.
 //!
-//! [`LiveOptions::no_relay`] takes the relay out: nodes send straight to
-//! each other and the kernel's own netem (on the loopback) impairs the
-//! path — `scripts/netem-live.sh` runs that inside User-Mode Linux.
+//! [`Relay::None`] takes the relay out (nodes send straight to each other),
+//! [`Relay::External`] sends everything through a forwarder elsewhere: in
+//! both, something outside syncbench impairs the path — in
+//! `scripts/netem-live.sh`, the kernel's own netem on a veth pair between
+//! two network namespaces, inside User-Mode Linux.
 //!
 //! The transports (`--transport redundant|tcp-like|kcp-like`) sit between
 //! the nodes and the envelopes as in simulation, their timers fired every
@@ -48,30 +50,51 @@ use crate::trace::Trace;
 use envelope::{Drops, Envelope, Gate, HEADER, MAX_DATAGRAM};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::rc::Rc;
 use std::time::Duration;
 use tokio::net::UdpSocket;
 use tokio::time::{sleep_until, Instant};
 
-/// What a live run adds to a run's configuration.
+/// Where the nodes' datagrams go.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Relay {
+    /// syncbench's relay applies the profile (per node an access link).
+    #[default]
+    Userspace,
+    /// Straight to the receiver; the profile is *not* applied by
+    /// syncbench (the kernel's netem on the path does it).
+    None,
+    /// Everything to one external forwarder (which delivers by the
+    /// envelope's receiver, e.g. `scripts/udp_reflector.py` across a veth
+    /// pair with `tc netem` on it); the profile is not applied by syncbench.
+    External(SocketAddr),
+}
+
+/// What a live run adds to a run's configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LiveOptions {
     /// Hostile datagrams of each kind sent at node 0 during the session
     /// (0: none).
     pub hostile: u32,
-    /// No userspace relay: nodes send straight to each other's sockets and
-    /// the profile is *not* applied by syncbench — for runs where the
-    /// kernel impairs the path (`tc netem` on the loopback, see
-    /// `scripts/netem-live.sh`).
-    pub no_relay: bool,
+    /// Where datagrams go.
+    pub relay: Relay,
+    /// The address the nodes' (and the userspace relay's) sockets bind.
+    pub bind: IpAddr,
+}
+
+impl Default for LiveOptions {
+    fn default() -> Self {
+        LiveOptions { hostile: 0, relay: Relay::Userspace, bind: IpAddr::from([127, 0, 0, 1]) }
+    }
 }
 
 /// What the live machinery counted besides the metrics.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LiveCounters {
-    /// `userspace` (the relay applied the profile) or `none` (the nodes
-    /// talked directly; whatever impaired the path was outside syncbench).
+    /// `userspace` (the relay applied the profile), `none` (the nodes
+    /// talked directly) or an external forwarder's address; in the last two
+    /// whatever impaired the path was outside syncbench.
     pub relay: String,
     /// What each node's gate dropped, by node.
     pub dropped: Vec<Drops>,
@@ -176,8 +199,11 @@ pub fn run_live(
     if opts.hostile > 0 && n < 2 {
         return Err(LiveError::Config("--hostile needs at least two nodes (node 1 is the attacker's way in)".into()));
     }
-    if opts.hostile > 0 && opts.no_relay {
-        return Err(LiveError::Config("--hostile goes through the relay: it cannot be used with --relay none".into()));
+    let userspace = opts.relay == Relay::Userspace;
+    if opts.hostile > 0 && !userspace {
+        return Err(LiveError::Config(
+            "--hostile goes through syncbench's own relay: use it with --relay userspace".into(),
+        ));
     }
     let mut links = Vec::with_capacity(n);
     let mut nodes = Vec::with_capacity(n);
@@ -199,7 +225,7 @@ pub fn run_live(
             Link::scheduled(profile.schedule(up), profile.correlation, Stream::new(cfg.seed, purpose, i as u64))
         };
         let pair = [link(true), link(false)];
-        if pair.iter().any(Link::has_slots) && !opts.no_relay {
+        if pair.iter().any(Link::has_slots) && userspace {
             return Err(LiveError::Config(format!(
                 "profile `{}`: netem's `slot` is simulated only (the relay does not hold packets for slots)",
                 profile.name
@@ -224,10 +250,21 @@ pub fn run_live(
     let drop_corrupted = cfg.drop_corrupted;
     let cfg_transport = cfg.transport;
     let result = local.block_on(&rt, async move {
-        let mut net = bind(n).await?;
-        if opts.no_relay {
+        let mut net = bind(n, opts.bind).await?;
+        match opts.relay {
+            Relay::Userspace => {}
             // Every node's "gateway" is the receiver itself: see `flush`.
-            net.relay_addrs = net.node_addrs.clone();
+            Relay::None => net.relay_addrs = net.node_addrs.clone(),
+            Relay::External(a) => net.relay_addrs = vec![a; n],
+        }
+        if let Relay::External(a) = opts.relay {
+            // Introduce every node to the forwarder (an envelope to itself,
+            // which the forwarder drops), so it can deliver to nodes that
+            // have not sent anything yet.
+            for (i, sock) in net.node_socks.iter().enumerate() {
+                let hello = Envelope { from: i as u16, to: i as u16, token: token_of(i), seq: 0 }.wrap(&[]);
+                sock.send_to(&hello, a).await.map_err(io)?;
+            }
         }
         let net = Rc::new(net);
         for (j, node) in nodes.iter_mut().enumerate() {
@@ -252,7 +289,7 @@ pub fn run_live(
         let end = start + Duration::from_micros(duration_us);
         for i in 0..n {
             tokio::task::spawn_local(receive_task(sess.clone(), net.clone(), i));
-            if !opts.no_relay {
+            if userspace {
                 tokio::task::spawn_local(relay_task(sess.clone(), net.clone(), i, drop_corrupted));
             }
         }
@@ -278,7 +315,11 @@ pub fn run_live(
     Ok(LiveResult {
         metrics,
         counters: LiveCounters {
-            relay: if opts.no_relay { "none" } else { "userspace" }.into(),
+            relay: match opts.relay {
+                Relay::Userspace => "userspace".into(),
+                Relay::None => "none".into(),
+                Relay::External(a) => a.to_string(),
+            },
             dropped: sess.nodes.iter().map(|s| s.gate.drops).collect(),
             hostile_sent: (opts.hostile > 0).then_some(sess.hostile_sent),
             relay_refused: sess.relay_refused,
@@ -287,12 +328,12 @@ pub fn run_live(
     })
 }
 
-async fn bind(n: usize) -> Result<Net, LiveError> {
+async fn bind(n: usize, ip: IpAddr) -> Result<Net, LiveError> {
     let mut net =
         Net { node_socks: Vec::new(), relay_socks: Vec::new(), node_addrs: Vec::new(), relay_addrs: Vec::new() };
     for _ in 0..n {
-        let a = UdpSocket::bind("127.0.0.1:0").await.map_err(io)?;
-        let b = UdpSocket::bind("127.0.0.1:0").await.map_err(io)?;
+        let a = UdpSocket::bind((ip, 0)).await.map_err(io)?;
+        let b = UdpSocket::bind((ip, 0)).await.map_err(io)?;
         net.node_addrs.push(a.local_addr().map_err(io)?);
         net.relay_addrs.push(b.local_addr().map_err(io)?);
         net.node_socks.push(Rc::new(a));
