@@ -95,3 +95,40 @@ fn every_algorithm_that_takes_bots_plays_a_field_full_of_them_cleanly() {
         assert!(m.divergence_m.remote.mean < 1.0, "{}: {:?}", a.name(), m.divergence_m.remote);
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 8, ..Default::default() })]
+    /// For arbitrary movement — bots wandering from any seed, players on
+    /// any generated trace, any radius and hysteresis, either method — a
+    /// filtering server never leaks, and every entity that comes within
+    /// the radius is on screen within the display delay (one-way 30 ms
+    /// + 100 ms interpolation + a tick and a render: 250 ms).
+    #[test]
+    fn filtering_never_leaks_and_shows_every_entering_entity_in_time(
+        seed in 1u64..1_000_000,
+        bots in 10usize..120,
+        radius_m in 4i64..30,
+        hysteresis_m in 0i64..4,
+        grid in proptest::bool::ANY,
+        delta in proptest::bool::ANY,
+    ) {
+        let method = if grid { "grid" } else { "crosslist" };
+        let mut aoi = Aoi::parse(method).unwrap();
+        aoi.radius_um = radius_m * 1_000_000;
+        aoi.hysteresis_um = hysteresis_m * 1_000_000;
+        let c = RunConfig {
+            world: World::Field { width_m: 90, height_m: 90 },
+            bots,
+            aoi: Some(aoi),
+            ..cfg(3, 4, seed)
+        };
+        let algo = if delta { "delta-snapshot" } else { "snapshot" };
+        let a = algorithms::registry::find(algo).unwrap();
+        let t = TraceSpec::resolve("random-walk", &[]).unwrap().instantiate(3, c.duration_us, seed).unwrap();
+        let m = run(a, &profile_of("delay 30ms"), &t, &c).unwrap().metrics;
+        let i = m.interest.unwrap();
+        proptest::prop_assert_eq!(i.leaks, 0);
+        proptest::prop_assert!(i.longest_unaware_ms <= 250.0, "{} ms", i.longest_unaware_ms);
+        proptest::prop_assert!(m.violations.is_empty(), "{:?}", m.violations);
+    }
+}
