@@ -349,10 +349,48 @@ fn resolve_algos(names: &[String]) -> Result<Vec<&'static dyn Algorithm>> {
     }
 }
 
-fn check_options(m: &Matrix) -> Result<()> {
+/// Checks the matrix before running it. Algorithms that cannot play the
+/// world (`--bots`, `--aoi grid|crosslist`) are an error when named, and
+/// left out of `all` (with a note).
+fn check_options(m: &mut Matrix, names: &[String], quiet: bool) -> Result<()> {
     if m.seeds == 0 {
         return Err(bad("--seeds must be at least 1"));
     }
+    let why_not = |a: &dyn Algorithm| -> Option<&'static str> {
+        if m.base.bots > 0 && !a.handles_bots() {
+            Some("server-driven bots (--bots)")
+        } else if m.base.aoi.is_some_and(|x| x.filters()) && !a.handles_aoi() {
+            Some("area-of-interest filtering (--aoi)")
+        } else {
+            None
+        }
+    };
+    let all = names.iter().any(|n| n == "all");
+    let mut skipped = Vec::new();
+    let mut kept = Vec::new();
+    for algo in &m.algos {
+        match why_not(*algo) {
+            Some(what) if !all => return Err(bad(format!("{} does not handle {what}", algo.name()))),
+            Some(what) => skipped.push((what, algo.name())),
+            None => kept.push(*algo),
+        }
+    }
+    let mut reasons: Vec<&str> = skipped.iter().map(|s| s.0).collect();
+    reasons.dedup();
+    let listed: Vec<String> = reasons
+        .iter()
+        .map(|r| {
+            let names: Vec<&str> = skipped.iter().filter(|s| s.0 == *r).map(|s| s.1).collect();
+            format!("{} (no {r})", names.join(", "))
+        })
+        .collect();
+    if kept.is_empty() {
+        return Err(bad(format!("no algorithm handles this world: {}", listed.join("; "))));
+    }
+    if !skipped.is_empty() && !quiet {
+        eprintln!("note: `all` leaves out {}", listed.join("; "));
+    }
+    m.algos = kept;
     for algo in &m.algos {
         m.base.options.check(*algo).map_err(|e| bad(format!("--opt: {e}")))?;
     }
@@ -385,14 +423,14 @@ fn finish(report: &Report) -> Result<()> {
 }
 
 fn compare(a: CompareArgs) -> Result<()> {
-    let m = Matrix {
+    let mut m = Matrix {
         algos: resolve_algos(&a.algos)?,
         profiles: vec![resolve_profile(&a.profile)?],
         specs: a.traces.iter().map(|t| resolve_trace(t.trim())).collect::<Result<_>>()?,
         seeds: a.seeds,
         base: run_config(&a.common, 1, "60s")?,
     };
-    check_options(&m)?;
+    check_options(&mut m, &a.algos, a.quiet)?;
     let report = run_matrix(&m, a.jobs, None, a.quiet)?;
     print_runs(&report.runs, a.format, false);
     if let Some(dir) = &a.out {
@@ -431,14 +469,14 @@ fn matrix(a: MatrixArgs) -> Result<()> {
             Some(parse().ok_or_else(|| bad(format!("--shard {s}: expected K/N with 1 <= K <= N, e.g. 2/3")))?)
         }
     };
-    let m = Matrix {
+    let mut m = Matrix {
         algos: resolve_algos(&a.algos)?,
         profiles: profiles.iter().map(|p| resolve_profile(p.trim())).collect::<Result<_>>()?,
         specs: traces.iter().map(|t| resolve_trace(t.trim())).collect::<Result<_>>()?,
         seeds: a.seeds.unwrap_or(seeds),
         base: run_config(&common, 1, &duration)?,
     };
-    check_options(&m)?;
+    check_options(&mut m, &a.algos, a.quiet)?;
     let report = run_matrix(&m, a.jobs, shard, a.quiet)?;
     let dir = a
         .out

@@ -269,3 +269,26 @@ fn live_prints_a_live_report_and_refuses_what_it_cannot_do() {
     assert_bad_input(&["live", "--algo", "lockstep", "--paced"], &["--paced"]);
     assert_bad_input(&["live", "--algo", "nope"], &["unknown algorithm"]);
 }
+
+#[test]
+fn compare_all_leaves_out_what_cannot_play_the_world_and_names_it() {
+    let (code, out, err) = syncbench(&[
+        "compare",
+        "--bots",
+        "10",
+        "--arena",
+        "60x60",
+        "--duration",
+        "1s",
+        "--clients",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("leaves out") && err.contains("dead-reckoning"), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let algos: Vec<&str> = v["runs"].as_array().unwrap().iter().map(|r| r["algorithm"].as_str().unwrap()).collect();
+    assert!(algos.contains(&"delta-snapshot") && algos.contains(&"rollback") && !algos.contains(&"dead-reckoning"));
+    assert_bad_input(&["compare", "--algos", "snapshot,periodic", "--bots", "10"], &["periodic", "bots"]);
+}
