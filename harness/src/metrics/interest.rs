@@ -53,6 +53,10 @@ pub struct InterestTracker {
     shown: Vec<bool>,
     /// Per viewer: the ids its latest render showed.
     shown_ids: Vec<Vec<u16>>,
+    /// Per viewer: entities inside its radius or waiting to be shown.
+    tracked: Vec<Vec<u32>>,
+    /// This frame's entities by cell (scratch).
+    cells: Vec<((i64, i64), u32)>,
     awareness: Hist,
     longest_unaware_us: u64,
     unaware_visits: u64,
@@ -91,6 +95,8 @@ impl InterestTracker {
             last_near: vec![0; n],
             shown: vec![false; n],
             shown_ids: vec![Vec::new(); players],
+            tracked: vec![Vec::new(); players],
+            cells: Vec::new(),
             awareness: Hist::default(),
             longest_unaware_us: 0,
             unaware_visits: 0,
@@ -105,30 +111,81 @@ impl InterestTracker {
     }
 
     /// The authority's positions at `t`.
+    ///
+    /// Only pairs within `radius + hysteresis` on both axes can change
+    /// anything but "not inside", so entities are bucketed in cells of that
+    /// size and each player looks at the 3 × 3 cells around it, plus the
+    /// entities it was tracking (inside, or waiting to be shown) — the same
+    /// result as comparing every pair (a test holds the two equal), in
+    /// time near-linear in the entities.
     pub fn authority(&mut self, t: Micros, state: &[PlayerState]) {
         if state.len() != self.entities {
             return;
         }
+        let cell = self.reach.max(1);
+        let key = |p: &PlayerState| ((p.x as i64).div_euclid(cell), (p.y as i64).div_euclid(cell));
+        self.cells.clear();
+        self.cells.extend(state.iter().enumerate().map(|(e, p)| (key(p), e as u32)));
+        self.cells.sort_unstable();
+        let mut candidates = Vec::new();
         for v in 0..self.players {
             let me = &state[v];
+            let (cx, cy) = key(me);
+            candidates.clear();
+            for x in cx - 1..=cx + 1 {
+                let lo = self.cells.partition_point(|c| c.0 < (x, cy - 1));
+                let hi = self.cells.partition_point(|c| c.0 <= (x, cy + 1));
+                candidates.extend(self.cells[lo..hi].iter().map(|c| c.1));
+            }
+            candidates.sort_unstable();
             let row = v * self.entities;
-            for (e, other) in state.iter().enumerate() {
-                if e == v {
+            let mut tracked = std::mem::take(&mut self.tracked[v]);
+            // Tracked entities that are no longer candidates are out of reach.
+            for &e in &tracked {
+                if candidates.binary_search(&e).is_err() {
+                    self.pair(row + e as usize, t, None);
+                }
+            }
+            tracked.clear();
+            for &e in &candidates {
+                if e as usize == v {
                     continue;
                 }
-                let k = row + e;
-                let d = d2_within(me, other, self.reach);
-                if d.is_some_and(|d| d <= self.leave2) {
-                    self.last_near[k] = t.0;
+                let k = row + e as usize;
+                self.pair(k, t, d2_within(me, &state[e as usize], self.reach));
+                if self.inside[k] || self.since[k] != NEVER {
+                    tracked.push(e);
                 }
-                let now_inside = d.is_some_and(|d| d <= self.enter2);
-                self.inside_pairs += now_inside as u128;
-                if now_inside && !self.inside[k] && !self.shown[k] && self.since[k] == NEVER {
-                    self.since[k] = t.0;
-                } else if !now_inside && self.since[k] != NEVER {
-                    self.end_unaware(k, t.0);
+            }
+            self.tracked[v] = tracked;
+        }
+        self.pair_frames += (self.players * self.entities.saturating_sub(1)) as u128;
+    }
+
+    /// One (player, entity) pair at `t`, at squared distance `d` (`None`:
+    /// out of reach).
+    fn pair(&mut self, k: usize, t: Micros, d: Option<i64>) {
+        if d.is_some_and(|d| d <= self.leave2) {
+            self.last_near[k] = t.0;
+        }
+        let now_inside = d.is_some_and(|d| d <= self.enter2);
+        self.inside_pairs += now_inside as u128;
+        if now_inside && !self.inside[k] && !self.shown[k] && self.since[k] == NEVER {
+            self.since[k] = t.0;
+        } else if !now_inside && self.since[k] != NEVER {
+            self.end_unaware(k, t.0);
+        }
+        self.inside[k] = now_inside;
+    }
+
+    /// The reference for [`InterestTracker::authority`]: every pair.
+    #[cfg(test)]
+    fn authority_scan(&mut self, t: Micros, state: &[PlayerState]) {
+        for v in 0..self.players {
+            for e in 0..self.entities {
+                if e != v {
+                    self.pair(v * self.entities + e, t, d2_within(&state[v], &state[e], self.reach));
                 }
-                self.inside[k] = now_inside;
             }
         }
         self.pair_frames += (self.players * self.entities.saturating_sub(1)) as u128;
@@ -228,6 +285,36 @@ mod tests {
         assert_eq!(m.longest_unaware_ms, 250.0);
         // Visible share: one of two, two of two twice, one of two twice.
         assert_eq!(m.visible_share, round4(7.0 / 10.0));
+    }
+
+    proptest::proptest! {
+        /// The cell-bucketed update gives exactly what comparing every
+        /// pair gives, whatever the movement and the renders.
+        #[test]
+        fn bucketing_changes_nothing(
+            frames in proptest::collection::vec(
+                (proptest::collection::vec((-60i32..60, -60i32..60), 12), proptest::collection::vec(0u16..12, 0..6)),
+                1..30),
+            radius in 0i64..25,
+            hysteresis in 0i64..10,
+        ) {
+            let aoi = Aoi { method: AoiMethod::Grid, radius_um: radius, hysteresis_um: hysteresis };
+            let at2 = |p: &(i32, i32)| PlayerState { x: p.0, y: p.1, ..Default::default() };
+            let first: Vec<PlayerState> = frames[0].0.iter().map(at2).collect();
+            let mut fast = InterestTracker::new(aoi, 3, &first);
+            let mut slow = fast.clone();
+            for (k, (pos, shown_ids)) in frames.iter().enumerate() {
+                let state: Vec<PlayerState> = pos.iter().map(at2).collect();
+                let t = Micros(k as u64 * 100_000 + 100_000);
+                fast.authority(t, &state);
+                slow.authority_scan(t, &state);
+                let view: Vec<EntityView> = shown_ids.iter().map(|&id| shown(id)).collect();
+                fast.view(k % 3, t, &view);
+                slow.view(k % 3, t, &view);
+            }
+            let end = Micros(frames.len() as u64 * 100_000 + 200_000);
+            proptest::prop_assert_eq!(fast.finish(end), slow.finish(end));
+        }
     }
 
     #[test]
