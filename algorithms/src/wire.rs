@@ -32,6 +32,16 @@ impl Writer {
         self.0.extend_from_slice(&v.to_le_bytes());
         self
     }
+    /// A LEB128 varint: one byte below 128 (entity ids and counts, so a
+    /// small game's bytes are those of a `u8`), up to five.
+    pub fn var(&mut self, mut v: u32) -> &mut Self {
+        while v >= 0x80 {
+            self.0.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        self.0.push(v as u8);
+        self
+    }
     /// The bytes written.
     pub fn finish(self) -> Vec<u8> {
         self.0
@@ -72,6 +82,25 @@ impl<'a> Reader<'a> {
     pub fn i32(&mut self) -> Option<i32> {
         Some(i32::from_le_bytes(self.take(4)?.try_into().ok()?))
     }
+    /// A LEB128 varint of at most five bytes that fits a `u32`.
+    pub fn var(&mut self) -> Option<u32> {
+        let mut v = 0u64;
+        for shift in (0..35).step_by(7) {
+            let b = self.u8()?;
+            v |= ((b & 0x7f) as u64) << shift;
+            if b & 0x80 == 0 {
+                return u32::try_from(v).ok();
+            }
+        }
+        None
+    }
+    /// A count of items at least `min_bytes` long each: refused when the
+    /// bytes left cannot hold that many (so a hostile count never sizes an
+    /// allocation).
+    pub fn count(&mut self, min_bytes: usize) -> Option<usize> {
+        let n = self.var()? as usize;
+        (n.checked_mul(min_bytes.max(1))? <= self.bytes.len() - self.pos).then_some(n)
+    }
     /// Whether every byte was read.
     pub fn is_done(&self) -> bool {
         self.pos == self.bytes.len()
@@ -95,5 +124,20 @@ mod tests {
         assert_eq!(r.u8(), Some(7));
         assert_eq!(r.u16(), None);
         assert_eq!(Reader::new(&[]).take(usize::MAX), None);
+    }
+
+    #[test]
+    fn varints_are_one_byte_below_128_and_refuse_overlong_or_hostile_counts() {
+        let mut w = Writer::default();
+        w.var(5).var(127).var(128).var(u32::MAX);
+        let b = w.finish();
+        assert_eq!(&b[..3], &[5, 127, 0x80]);
+        let mut r = Reader::new(&b);
+        assert_eq!((r.var(), r.var(), r.var(), r.var()), (Some(5), Some(127), Some(128), Some(u32::MAX)));
+        assert!(r.is_done());
+        assert_eq!(Reader::new(&[0xff, 0xff, 0xff, 0xff, 0x7f]).var(), None, "beyond u32");
+        assert_eq!(Reader::new(&[0x80, 0x80]).var(), None, "cut short");
+        assert_eq!(Reader::new(&[0xff, 0xff, 0x03, 1, 2, 3]).count(1), None, "65535 items in 3 bytes");
+        assert_eq!(Reader::new(&[3, 1, 2, 3]).count(1), Some(3));
     }
 }

@@ -202,7 +202,7 @@ fn conform_catches_controls_writes_junit_and_replays() {
 fn world_and_interest_flags_are_checked_and_reported() {
     assert_bad_input(&["run", "--algo", "snapshot", "--arena", "huge"], &["--arena", "WIDTHxHEIGHT"]);
     assert_bad_input(&["run", "--algo", "snapshot", "--arena", "5000x10"], &["--arena", "10..=2000"]);
-    assert_bad_input(&["run", "--algo", "dead-reckoning", "--bots", "3"], &["dead-reckoning", "bots"]);
+    assert_bad_input(&["run", "--algo", "ggrs", "--bots", "3"], &["ggrs", "bots"]);
     assert_bad_input(&["run", "--algo", "rollback", "--aoi", "grid"], &["rollback", "area of interest"]);
     assert_bad_input(&["run", "--algo", "snapshot", "--aoi", "grid", "--aoi-radius=-3"], &["--aoi-radius"]);
     assert_bad_input(&["run", "--algo", "snapshot", "--aoi", "quadtree"], &["quadtree"]);
@@ -274,6 +274,8 @@ fn live_prints_a_live_report_and_refuses_what_it_cannot_do() {
 fn compare_all_leaves_out_what_cannot_play_the_world_and_names_it() {
     let (code, out, err) = syncbench(&[
         "compare",
+        "--aoi",
+        "grid",
         "--bots",
         "10",
         "--arena",
@@ -286,9 +288,9 @@ fn compare_all_leaves_out_what_cannot_play_the_world_and_names_it() {
         "json",
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("leaves out") && err.contains("dead-reckoning"), "{err}");
+    assert!(err.contains("leaves out") && err.contains("dead-reckoning") && err.contains("--aoi"), "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let algos: Vec<&str> = v["runs"].as_array().unwrap().iter().map(|r| r["algorithm"].as_str().unwrap()).collect();
-    assert!(algos.contains(&"delta-snapshot") && algos.contains(&"rollback") && !algos.contains(&"dead-reckoning"));
-    assert_bad_input(&["compare", "--algos", "snapshot,periodic", "--bots", "10"], &["periodic", "bots"]);
+    assert_eq!(algos, ["snapshot", "delta-snapshot"]);
+    assert_bad_input(&["compare", "--algos", "snapshot,periodic", "--aoi", "grid"], &["periodic", "area-of-interest"]);
 }

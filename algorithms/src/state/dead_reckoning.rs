@@ -69,6 +69,9 @@ impl Algorithm for DeadReckoning {
     fn topology(&self) -> Topology {
         Topology::ClientServer
     }
+    fn handles_bots(&self) -> bool {
+        true
+    }
     fn options(&self) -> &'static [OptionSpec] {
         if self.periodic {
             &[RATE, PERIODIC_BLEND, MAX_QUEUE]
@@ -151,16 +154,16 @@ impl Node for Server {
         ctx.publish_authority(&self.state);
         let f = self.state.frame;
         let now = (f as i64 - 1) * self.dt;
-        let mut w = Writer::with_capacity(64);
-        let mut n = 0u8;
-        w.u8(TAG_UPDATE).u32(f).u8(0);
+        let mut body = Writer::with_capacity(64);
+        let mut n = 0u32;
         for (i, p) in self.state.players.iter().enumerate() {
             let truth = [p.x as i64, p.y as i64, p.z as i64];
             let off = dist(truth, self.sent[i].at(now, self.dt));
             let stale = f.saturating_sub(self.sent[i].frame) >= self.heartbeat_frames;
-            if (off > self.threshold_um || stale) && n < u8::MAX {
+            if off > self.threshold_um || stale {
                 let m = Model::of(p, f);
-                w.u8(i as u8);
+                let w = &mut body;
+                w.var(i as u32);
                 for v in m.pos.iter().chain(&m.vel) {
                     w.i32(*v);
                 }
@@ -170,9 +173,10 @@ impl Node for Server {
             }
         }
         if n > 0 {
-            let mut msg = w.finish();
-            msg[5] = n;
-            ctx.send_to_players(msg);
+            let mut w = Writer::with_capacity(10 + body.0.len());
+            w.u8(TAG_UPDATE).u32(f).var(n);
+            w.0.extend_from_slice(&body.0);
+            ctx.send_to_players(w.finish());
         }
     }
 
@@ -199,10 +203,10 @@ impl Node for Client {
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
         let mut r = Reader::new(bytes);
-        let (Some(TAG_UPDATE), Some(frame), Some(n)) = (r.u8(), r.u32(), r.u8()) else { return };
-        let mut updates = Vec::with_capacity(n as usize);
+        let (Some(TAG_UPDATE), Some(frame), Some(n)) = (r.u8(), r.u32(), r.count(29)) else { return };
+        let mut updates = Vec::with_capacity(n);
         for _ in 0..n {
-            let Some(id) = r.u8() else { return };
+            let Some(id) = r.var() else { return };
             let mut v = [0i32; 6];
             for x in v.iter_mut() {
                 let Some(y) = r.i32() else { return };

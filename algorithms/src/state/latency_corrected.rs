@@ -49,6 +49,9 @@ impl Algorithm for LatencyCorrected {
     fn topology(&self) -> Topology {
         Topology::ClientServer
     }
+    fn handles_bots(&self) -> bool {
+        true
+    }
     fn options(&self) -> &'static [OptionSpec] {
         &[RATE, HEARTBEAT, CATCH_UP, MAX_QUEUE]
     }
@@ -61,7 +64,7 @@ impl Algorithm for LatencyCorrected {
         Box::new(Server {
             state: s.initial.clone(),
             inputs: ServerInputs::new(s.players, o.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize),
-            last_sent: vec![None; s.players],
+            last_sent: vec![None; s.entities()],
             min_gap: frames(1000.0 / o.number(&RATE).clamp(0.1, 1000.0)),
             heartbeat: frames(o.number(&HEARTBEAT).max(1.0)),
         })
@@ -96,9 +99,8 @@ impl Node for Server {
         ctx.game().step(&mut self.state, self.inputs.for_tick());
         ctx.publish_authority(&self.state);
         let f = self.state.frame;
-        let mut w = Writer::with_capacity(64);
-        w.u8(TAG_STATES).u8(0);
-        let mut n = 0u8;
+        let mut body = Writer::with_capacity(64);
+        let mut n = 0u32;
         for (i, p) in self.state.players.iter().enumerate() {
             let due = match self.last_sent[i] {
                 None => true,
@@ -110,8 +112,9 @@ impl Node for Server {
                     (changed && since >= self.min_gap) || since >= self.heartbeat
                 }
             };
-            if due && n < u8::MAX {
-                w.u8(i as u8);
+            if due {
+                let w = &mut body;
+                w.var(i as u32);
                 w.0.extend_from_slice(&ctx.now().to_le_bytes());
                 w.i32(p.x).i32(p.y).i32(p.z).i32(p.vx).i32(p.vy).u32(p.last_seq);
                 self.last_sent[i] = Some((f, p.vx, p.vy));
@@ -119,9 +122,10 @@ impl Node for Server {
             }
         }
         if n > 0 {
-            let mut msg = w.finish();
-            msg[1] = n;
-            ctx.send_to_players(msg);
+            let mut w = Writer::with_capacity(6 + body.0.len());
+            w.u8(TAG_STATES).var(n);
+            w.0.extend_from_slice(&body.0);
+            ctx.send_to_players(w.finish());
         }
     }
 
@@ -193,10 +197,10 @@ impl Node for Client {
             return;
         }
         let mut r = Reader::new(bytes);
-        let (Some(TAG_STATES), Some(n)) = (r.u8(), r.u8()) else { return };
-        let mut got = Vec::with_capacity(n as usize);
+        let (Some(TAG_STATES), Some(n)) = (r.u8(), r.count(33)) else { return };
+        let mut got = Vec::with_capacity(n);
         for _ in 0..n {
-            let Some(id) = r.u8() else { return };
+            let Some(id) = r.var() else { return };
             let Some(sent) = r.take(8).and_then(|b| b.try_into().ok()).map(i64::from_le_bytes) else { return };
             let (Some(x), Some(y), Some(z), Some(vx), Some(vy), Some(seq)) =
                 (r.i32(), r.i32(), r.i32(), r.i32(), r.i32(), r.u32())

@@ -55,6 +55,9 @@ impl Algorithm for ShadowFollow {
     fn topology(&self) -> Topology {
         Topology::ClientServer
     }
+    fn handles_bots(&self) -> bool {
+        true
+    }
     fn options(&self) -> &'static [OptionSpec] {
         &[RATE, KEYS, LAG, INERTIA, ARC, MAX_QUEUE]
     }
@@ -158,22 +161,22 @@ impl Node for Server {
         if out.is_empty() {
             return;
         }
-        let ids: Vec<u8> = {
+        let ids: Vec<u32> = {
             let mut v = Vec::new();
             for (i, p) in self.state.players.iter().enumerate() {
                 if self.keys && before[i] != p.grounded() {
-                    v.push(i as u8);
+                    v.push(i as u32);
                 }
             }
             if f % self.period == 0 {
-                v.extend(0..self.state.players.len() as u8);
+                v.extend(0..self.state.players.len() as u32);
             }
             v
         };
         let mut w = Writer::with_capacity(8 + out.len() * 34);
-        w.u8(TAG_STATES).u8(out.len() as u8);
+        w.u8(TAG_STATES).var(out.len() as u32);
         for (id, s) in ids.iter().zip(&out) {
-            w.u8(*id).u32(s.frame).u8(s.kind);
+            w.var(*id).u32(s.frame).u8(s.kind);
             for v in s.pos.iter().chain(&s.vel) {
                 w.i32(*v);
             }
@@ -217,10 +220,10 @@ impl Node for Client {
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
         let mut r = Reader::new(bytes);
-        let (Some(TAG_STATES), Some(n)) = (r.u8(), r.u8()) else { return };
-        let mut got = Vec::with_capacity(n as usize);
+        let (Some(TAG_STATES), Some(n)) = (r.u8(), r.count(34)) else { return };
+        let mut got = Vec::with_capacity(n);
         for _ in 0..n {
-            let (Some(id), Some(frame), Some(kind)) = (r.u8(), r.u32(), r.u8()) else { return };
+            let (Some(id), Some(frame), Some(kind)) = (r.var(), r.u32(), r.u8()) else { return };
             let mut v = [0i32; 6];
             for x in v.iter_mut() {
                 let Some(y) = r.i32() else { return };
