@@ -300,18 +300,9 @@ pub struct RunArgs {
 /// `live`.
 #[derive(Args, Debug)]
 pub struct LiveArgs {
-    /// Algorithm name (see `syncbench list algorithms`).
-    #[arg(long)]
-    pub algo: String,
-    /// Network profile the relay applies: a name, a .toml path, or an inline netem string.
-    #[arg(long, default_value = "wifi")]
-    pub profile: String,
-    /// Input trace: a generator, a name from traces/, or a path.
-    #[arg(long, default_value = "random-walk")]
-    pub trace: String,
-    /// Seed of the relay's network draws and of generated traces.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// What to run, as for `run` (the profile is what the relay applies).
+    #[command(flatten)]
+    pub run: RunArgs,
     /// Also run the same match in the simulator and print both with their ratios.
     #[arg(long = "against-sim")]
     pub against_sim: bool,
@@ -327,11 +318,6 @@ pub struct LiveArgs {
     /// The address the nodes' sockets bind (the forwarder must reach it).
     #[arg(long, default_value = "127.0.0.1")]
     pub bind: String,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
-    #[command(flatten)]
-    pub common: MatchArgs,
 }
 
 /// `compare`.

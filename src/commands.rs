@@ -217,10 +217,10 @@ fn run_cmd(a: RunArgs) -> Result<()> {
 }
 
 fn live_cmd(a: LiveArgs) -> Result<()> {
-    let algo = find_algo(&a.algo)?;
-    let plan = resolve_profile(&a.profile)?;
-    let spec = resolve_trace(&a.trace)?;
-    let cfg = run_config(&a.common, a.seed, "10s")?;
+    let algo = find_algo(&a.run.algo)?;
+    let plan = resolve_profile(&a.run.profile)?;
+    let spec = resolve_trace(&a.run.trace)?;
+    let cfg = run_config(&a.run.common, a.run.seed, "10s")?;
     if cfg.paced {
         return Err(bad("--paced: a live run is already in real time"));
     }
@@ -250,7 +250,7 @@ fn live_cmd(a: LiveArgs) -> Result<()> {
     let mut live = report_of(algo, &plan, &spec, &cfg, result.metrics, "live");
     live.live = Some(result.counters);
     let runs: Vec<RunReport> = sim.into_iter().chain([live]).collect();
-    match a.format {
+    match a.run.format {
         Format::Json => print!("{}", Report::new(env!("CARGO_PKG_VERSION"), runs.clone()).to_json()),
         f if runs.len() == 2 => print!("{}", table::against_sim(&runs[0], &runs[1], f == Format::Md)),
         f => print!("{}", table::single(&runs[0], f == Format::Md)),

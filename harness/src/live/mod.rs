@@ -346,6 +346,26 @@ fn at(start: Instant, t: Micros) -> Instant {
     start + Duration::from_micros(t.0)
 }
 
+/// Node `i`'s doorway at `now`, as the simulator builds it.
+fn node_ctx<'a>(
+    prepared: &'a mut Prepared,
+    st: &NodeState,
+    i: usize,
+    now: Micros,
+    outbox: &'a mut Vec<(NodeId, Vec<u8>)>,
+) -> Ctx<'a> {
+    Ctx {
+        now_global: now,
+        now_local: st.clock.local_at(now),
+        tick: st.ticks,
+        me: NodeId(i as u16),
+        setup: &prepared.setup,
+        game: &prepared.game,
+        outbox,
+        recorder: &mut prepared.recorder,
+    }
+}
+
 /// Every node's timers, fired in the simulator's order: by time, then ticks
 /// before renders, then by node — so a render sees the tick of the same
 /// instant, whichever node it belongs to. (Packets arrive in their own
@@ -404,17 +424,7 @@ async fn timer_task(
                 k_render[i] += 1;
             } else {
                 let mut outbox = Vec::new();
-                let mut ctx = Ctx {
-                    now_global: now,
-                    now_local: st.clock.local_at(now),
-                    tick: st.ticks,
-                    me: NodeId(i as u16),
-                    setup: &prepared.setup,
-                    game: &prepared.game,
-                    outbox: &mut outbox,
-                    recorder: &mut prepared.recorder,
-                };
-                st.node.on_tick(&mut ctx);
+                st.node.on_tick(&mut node_ctx(prepared, st, i, now, &mut outbox));
                 st.ticks += 1;
                 k_tick[i] += 1;
                 wrap(&mut s, i, outbox, &mut out);
@@ -461,17 +471,7 @@ fn receive(sess: &Rc<RefCell<Session>>, i: usize, src: SocketAddr, buf: &[u8], l
     let st = &mut nodes[i];
     let mut outbox = Vec::new();
     for msg in messages {
-        let mut ctx = Ctx {
-            now_global: now,
-            now_local: st.clock.local_at(now),
-            tick: st.ticks,
-            me: NodeId(i as u16),
-            setup: &prepared.setup,
-            game: &prepared.game,
-            outbox: &mut outbox,
-            recorder: &mut prepared.recorder,
-        };
-        st.node.on_packet(&mut ctx, NodeId(from), &msg);
+        st.node.on_packet(&mut node_ctx(prepared, st, i, now, &mut outbox), NodeId(from), &msg);
     }
     for d in replies {
         envelope(s, i, j, d, out);
