@@ -352,6 +352,12 @@ pub enum Report {
         /// Estimated offset, µs.
         estimate_us: i64,
     },
+    /// A filtering server's interest-management work this tick: entities
+    /// its spatial index put to the exact distance test (for every client).
+    IndexWork {
+        /// Entities examined.
+        examined: u64,
+    },
 }
 
 /// A node's doorway to the world during a tick or a packet.

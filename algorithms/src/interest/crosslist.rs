@@ -65,7 +65,7 @@ impl SpatialIndex for CrossList {
         }
     }
 
-    fn query(&self, at: Pos, radius: i64, out: &mut Vec<u32>) {
+    fn query(&self, at: Pos, radius: i64, out: &mut Vec<u32>) -> usize {
         let (r, r2) = clamp_radius(radius);
         let windows = [0, 1].map(|a| self.window(a, at[a] as i64 - r, at[a] as i64 + r));
         let a = if windows[0].1 - windows[0].0 <= windows[1].1 - windows[1].0 { 0 } else { 1 };
@@ -73,5 +73,6 @@ impl SpatialIndex for CrossList {
         let start = out.len();
         out.extend(self.axes[a][lo..hi].iter().copied().filter(|&e| dist2(self.positions[e as usize], at) <= r2));
         out[start..].sort_unstable();
+        hi - lo
     }
 }

@@ -70,8 +70,9 @@ impl SpatialIndex for NineGrid {
         }
     }
 
-    fn query(&self, at: Pos, radius: i64, out: &mut Vec<u32>) {
+    fn query(&self, at: Pos, radius: i64, out: &mut Vec<u32>) -> usize {
         let start = out.len();
+        let mut examined = 0;
         let (r, r2) = clamp_radius(radius);
         let rings = (r + self.cell - 1) / self.cell;
         let (cx, cy) = self.cell_of(at);
@@ -81,9 +82,11 @@ impl SpatialIndex for NineGrid {
         // occupied cells, never the empty ones).
         for (&(_, y), ids) in self.cells.range((cx - rings, i64::MIN)..=(cx + rings, i64::MAX)) {
             if ys.contains(&y) {
+                examined += ids.len();
                 out.extend(ids.iter().copied().filter(|&e| dist2(self.filed[e as usize].0, at) <= r2));
             }
         }
         out[start..].sort_unstable();
+        examined
     }
 }

@@ -18,7 +18,7 @@ use crate::interest::{index_for, InterestSets, Pos, SpatialIndex};
 use crate::support::delta::Quantized;
 use crate::support::sparse_delta::{self, SparseWorld};
 use crate::support::uplink::{InputUplink, ServerInputs};
-use harness::contract::{Ctx, EntityView, Node, NodeId, RenderCtx, Setup, View};
+use harness::contract::{Ctx, EntityView, Node, NodeId, RenderCtx, Report, Setup, View};
 use harness::game::State;
 use harness::world::Aoi;
 use std::collections::{BTreeMap, VecDeque};
@@ -67,7 +67,9 @@ impl Node for AoiServer {
         self.positions.clear();
         self.positions.extend(self.state.players.iter().map(|p| [p.x, p.y]));
         self.index.update(&self.positions);
+        let before = self.sets.examined();
         self.sets.tick(self.index.as_ref(), &self.positions);
+        ctx.report(Report::IndexWork { examined: self.sets.examined() - before });
         let frame = self.state.frame;
         for p in 0..self.inputs.players() {
             let visible = self.sets.visible(p);

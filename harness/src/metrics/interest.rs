@@ -244,6 +244,7 @@ impl InterestTracker {
             unaware_visits: self.unaware_visits,
             leaks: self.leaks,
             leak_share: round4(self.leaks as f64 / self.remote_shown.max(1) as f64),
+            index_examined_per_tick: None,
         }
     }
 }

@@ -196,6 +196,10 @@ pub struct InterestMetrics {
     pub leaks: u64,
     /// `leaks` / remote entity-renders.
     pub leak_share: f64,
+    /// A filtering server's index work: entities put to the exact distance
+    /// test per tick, for all clients (none when the server does not filter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_examined_per_tick: Option<f64>,
 }
 
 /// Every number of one run (the `metrics` object of a report).

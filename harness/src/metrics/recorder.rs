@@ -126,6 +126,8 @@ pub struct Recorder {
     screen_shots: Vec<VecDeque<(u32, Option<usize>)>>,
     hits: HitAgreement,
     interest: Option<InterestTracker>,
+    /// Entities a server's spatial index examined, and the ticks reported.
+    index_work: (u64, u64),
 }
 
 impl Recorder {
@@ -202,6 +204,7 @@ impl Recorder {
             screen_shots: vec![VecDeque::new(); players],
             hits: HitAgreement::default(),
             interest: None,
+            index_work: (0, 0),
         }
     }
 
@@ -309,6 +312,10 @@ impl Recorder {
             Report::Rollback { depth } => {
                 self.rollbacks += 1;
                 self.resimulated += depth as u64;
+            }
+            Report::IndexWork { examined } => {
+                self.index_work.0 += examined;
+                self.index_work.1 += 1;
             }
             Report::Stalled => {
                 if let Some(s) = self.stalled_ticks.get_mut(node.0 as usize) {
@@ -661,7 +668,12 @@ impl Recorder {
                 share: round4(self.hits.agreed as f64 / self.hits.shots as f64),
                 ..self.hits.clone()
             }),
-            interest: self.interest.take().map(|i| i.finish(Micros(duration_us))),
+            interest: self.interest.take().map(|i| {
+                let mut m = i.finish(Micros(duration_us));
+                let (sum, ticks) = self.index_work;
+                m.index_examined_per_tick = (ticks > 0).then(|| round4(sum as f64 / ticks as f64));
+                m
+            }),
         }
     }
 }

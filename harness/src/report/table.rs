@@ -41,6 +41,7 @@ pub const INTEREST_ROWS: &[(&str, Getter, usize)] = &[
     ("awareness p50 (ms)", |m| m.interest.as_ref().map(|i| i.awareness_ms.p50), 1),
     ("longest unaware (ms)", |m| m.interest.as_ref().map(|i| i.longest_unaware_ms), 1),
     ("leak share (%)", |m| m.interest.as_ref().map(|i| i.leak_share * 100.0), 2),
+    ("index work per tick (entities)", |m| m.interest.as_ref().and_then(|i| i.index_examined_per_tick), 0),
 ];
 
 /// The rows for `runs`: the interest rows only when one measured them.
