@@ -571,6 +571,7 @@ fn list(what: Option<ListWhat>, format: ListFormat, all: bool) -> Result<()> {
                         serde_json::json!({
                             "name": a.name(), "topology": a.topology().as_str(), "description": a.description(),
                             "negative_control_caught_by": caught_by,
+                            "handles_bots": a.handles_bots(), "filters_by_aoi": a.handles_aoi(),
                             "options": a.options().iter().map(|o| serde_json::json!({"name": o.name, "default": o.default, "help": o.help})).collect::<Vec<_>>()
                         })
                     })
@@ -580,6 +581,12 @@ fn list(what: Option<ListWhat>, format: ListFormat, all: bool) -> Result<()> {
             println!("ALGORITHMS");
             for a in &algos {
                 println!("  {:<18} {:<14} {}", a.name(), a.topology().as_str(), a.description());
+                if a.handles_aoi() {
+                    println!("  {:<18} --aoi grid|crosslist  filters what each client is told by area of interest", "");
+                }
+                if !a.handles_bots() {
+                    println!("  {:<18} (no --bots)", "");
+                }
                 for o in a.options() {
                     println!("  {:<18} --opt {}={}  {}", "", o.name, o.default, o.help);
                 }
