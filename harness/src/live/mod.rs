@@ -207,11 +207,16 @@ pub fn run_live(
     }
     let mut links = Vec::with_capacity(n);
     let mut nodes = Vec::with_capacity(n);
-    // A secret per session: tokens must not be guessable from outside.
-    let secret = mix64(
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
-            ^ ((std::process::id() as u64) << 32),
-    );
+    // A secret per session, from the OS's randomness (the keys the standard
+    // library draws for its hash maps): tokens keep strangers' and other
+    // sessions' datagrams out. Not cryptographic authentication — the
+    // envelope carries no MAC — which this live mode does not claim.
+    let secret = {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u32(std::process::id());
+        mix64(h.finish())
+    };
     let token_of = move |i: usize| mix64(secret ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     for i in 0..n {
         let id = NodeId(i as u16);
