@@ -263,12 +263,12 @@ pub struct MatchArgs {
     /// but still measures leaks and awareness against the radius.
     #[arg(long, value_parser = ["none", "grid", "crosslist"])]
     pub aoi: Option<String>,
-    /// View radius for --aoi, metres.
-    #[arg(long = "aoi-radius", default_value_t = 30.0)]
-    pub aoi_radius: f64,
-    /// Extra distance before an entity leaves a client's view, metres.
-    #[arg(long = "aoi-hysteresis", default_value_t = 2.0)]
-    pub aoi_hysteresis: f64,
+    /// View radius for --aoi, metres [default: 30].
+    #[arg(long = "aoi-radius")]
+    pub aoi_radius: Option<f64>,
+    /// Extra distance before an entity leaves a client's view, metres [default: 2].
+    #[arg(long = "aoi-hysteresis")]
+    pub aoi_hysteresis: Option<f64>,
     /// Pace virtual time to the wall clock (runs take their simulated duration; not
     /// reproducible). For code under test that reads the clock itself, like `ggrs`.
     #[arg(long)]

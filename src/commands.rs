@@ -78,18 +78,19 @@ fn run_config(m: &MatchArgs, seed: u64, default_duration: &str) -> Result<RunCon
         world: World::parse_arena(&m.arena).map_err(|e| bad(format!("--arena: {e}")))?,
         bots: m.bots,
         aoi: match &m.aoi {
+            None if m.aoi_radius.is_some() || m.aoi_hysteresis.is_some() => {
+                return Err(bad("--aoi-radius and --aoi-hysteresis need --aoi none|grid|crosslist"));
+            }
             None => None,
             Some(method) => {
-                let metres = |flag: &str, v: f64| {
-                    if v.is_finite() && (0.0..=1000.0).contains(&v) {
-                        Ok((v * 1e6).round() as i64)
-                    } else {
-                        Err(bad(format!("{flag} {v}: expected metres in 0..=1000")))
-                    }
+                let metres = |flag: &str, v: Option<f64>, default_um: i64| match v {
+                    None => Ok(default_um),
+                    Some(v) if v.is_finite() && (0.0..=1000.0).contains(&v) => Ok((v * 1e6).round() as i64),
+                    Some(v) => Err(bad(format!("{flag} {v}: expected metres in 0..=1000"))),
                 };
                 Some(Aoi {
-                    radius_um: metres("--aoi-radius", m.aoi_radius)?,
-                    hysteresis_um: metres("--aoi-hysteresis", m.aoi_hysteresis)?,
+                    radius_um: metres("--aoi-radius", m.aoi_radius, Aoi::DEFAULT_RADIUS_UM)?,
+                    hysteresis_um: metres("--aoi-hysteresis", m.aoi_hysteresis, Aoi::DEFAULT_HYSTERESIS_UM)?,
                     ..Aoi::parse(method).map_err(|e| bad(format!("--aoi: {e}")))?
                 })
             }

@@ -206,6 +206,7 @@ fn world_and_interest_flags_are_checked_and_reported() {
     assert_bad_input(&["run", "--algo", "rollback", "--aoi", "grid"], &["rollback", "area of interest"]);
     assert_bad_input(&["run", "--algo", "snapshot", "--aoi", "grid", "--aoi-radius=-3"], &["--aoi-radius"]);
     assert_bad_input(&["run", "--algo", "snapshot", "--aoi", "quadtree"], &["quadtree"]);
+    assert_bad_input(&["run", "--algo", "snapshot", "--aoi-radius", "20"], &["need --aoi"]);
     let (code, out, err) = syncbench(&[
         "run",
         "--algo",
