@@ -237,7 +237,7 @@ pub struct MatchArgs {
     /// Render rate of the clients, Hz; a list gives one per client (the last repeats): 60,144,30.
     #[arg(long = "render-rate", default_value = "60", value_delimiter = ',')]
     pub render_rate: Vec<u32>,
-    /// Clients' local clocks, OFFSET[@DRIFTppm] per client (the last repeats; the server's is
+    /// Clients' local clocks, OFFSET or OFFSET@DRIFTppm per client (the last repeats; the server's is
     /// exact): `--clock=-40ms@+200ppm,0,+25ms`. Tests clock sync and timers against drift.
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     pub clock: Vec<String>,
@@ -248,7 +248,7 @@ pub struct MatchArgs {
     /// Algorithm option key=value (repeatable); `list algorithms` shows each algorithm's.
     #[arg(long = "opt")]
     pub opt: Vec<String>,
-    /// What carries the algorithm's messages: unreliable, redundant[:N], tcp-like, kcp-like.
+    /// What carries the algorithm's messages: unreliable, redundant (or redundant:N), tcp-like, kcp-like.
     #[arg(long, default_value = "unreliable")]
     pub transport: String,
     /// The arena: `standard` (40 m x 30 m, five walls) or an open field WIDTHxHEIGHT in

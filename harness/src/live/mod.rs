@@ -5,7 +5,7 @@
 //! Nothing of an algorithm changes: each node gets the same [`Ctx`] as in
 //! a simulated run, only what is underneath differs — `now` is the wall
 //! clock since the session started (through the node's `--clock` offset
-//! and drift), `send` puts an [envelope](envelope) on a real datagram, and
+//! and drift), `send` puts an [`envelope`] on a real datagram, and
 //! a packet arrives because a socket received it. The recorder is the same
 //! too, so a live run reports the same metrics in the same schema (`"mode":
 //! "live"`).

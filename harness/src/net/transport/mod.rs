@@ -89,11 +89,11 @@ pub struct Output {
 /// One side of a transport between two nodes (both directions of traffic).
 #[derive(Debug)]
 pub enum Endpoint {
-    /// See [`redundant`].
+    /// Redundant UDP (see `transport/redundant.rs`).
     Redundant(redundant::Redundant),
-    /// See [`tcp`].
+    /// TCP-like (see `transport/tcp.rs`).
     Tcp(tcp::Tcp),
-    /// See [`kcp`].
+    /// KCP-like (see `transport/kcp.rs`).
     Kcp(kcp::Kcp),
 }
 
