@@ -61,23 +61,7 @@ else
   cat > "$WORK/init.sh" <<INIT
 #!/bin/sh
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t tmpfs tmpfs /run
-insmod $MODDIR/net/sched/sch_netem.ko
-insmod $MODDIR/drivers/net/veth.ko
-ip netns add a
-ip netns add b
-ip link add va type veth peer name vb
-ip link set va netns a
-ip link set vb netns b
-ip -n a addr add 10.199.0.1/30 dev va
-ip -n b addr add 10.199.0.2/30 dev vb
-ip -n a link set lo up; ip -n b link set lo up
-ip -n a link set va up; ip -n b link set vb up
-# Permanent neighbours: no ARP through the netem.
-ip -n a neigh replace 10.199.0.2 lladdr \$(ip netns exec b cat /sys/class/net/vb/address) dev va nud permanent
-ip -n b neigh replace 10.199.0.1 lladdr \$(ip netns exec a cat /sys/class/net/va/address) dev vb nud permanent
+sh $ROOT/scripts/uml-netns.sh $MODDIR
 ip netns exec a tc qdisc add dev va root netem $PROFILE > $WORK/tc.txt 2>&1 || echo "tc rejected the profile" >> $WORK/tc.txt
 ip netns exec b $PY $ROOT/scripts/udp_reflector.py 10.199.0.2 9000 \$(( $SECS + 3 )) 2> $WORK/reflector.txt &
 sleep 1

@@ -54,22 +54,7 @@ printf '%s\n' "${PROFILES[@]}" > "$WORK/profiles.txt"
 cat > "$WORK/init.sh" <<INIT
 #!/bin/sh
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t tmpfs tmpfs /run
-insmod $MODDIR/net/sched/sch_netem.ko
-insmod $MODDIR/drivers/net/veth.ko
-ip netns add a
-ip netns add b
-ip link add va type veth peer name vb
-ip link set va netns a
-ip link set vb netns b
-ip -n a addr add 10.199.0.1/30 dev va
-ip -n b addr add 10.199.0.2/30 dev vb
-ip -n a link set lo up; ip -n b link set lo up
-ip -n a link set va up; ip -n b link set vb up
-MAC=\$(ip netns exec b cat /sys/class/net/vb/address)
-ip -n a neigh replace 10.199.0.2 lladdr \$MAC dev va nud permanent
+sh $ROOT/scripts/uml-netns.sh $MODDIR
 k=0
 while IFS= read -r prof; do
   ip netns exec a tc qdisc add dev va root netem \$prof > $WORK/\$k.tc 2>&1 || echo "tc rejected: \$prof" >> $WORK/\$k.tc

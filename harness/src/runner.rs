@@ -188,13 +188,7 @@ impl Network {
         for (k, d) in copies.iter().enumerate() {
             // The last copy takes the buffer; a duplicate gets a clone.
             let mut b = if k + 1 == n { bytes.take().unwrap_or_default() } else { bytes.clone().unwrap_or_default() };
-            let mut corrupt = p.corrupt;
-            if let Some(bit) = d.corrupt_bit {
-                if let Some(byte) = b.get_mut((bit / 8) as usize) {
-                    *byte ^= 1 << (bit % 8);
-                    corrupt = true;
-                }
-            }
+            let corrupt = d.corrupt(&mut b) || p.corrupt;
             let copy = Packet { from: p.from, to: p.to, bytes: b, corrupt };
             match d.held {
                 Some(token) => {

@@ -14,6 +14,7 @@
 //! still holds it — so an entity appears when the view that brought it is
 //! due, and disappears when the view that dropped it is.
 
+use super::snapshot::quantize;
 use crate::interest::{index_for, InterestSets, Pos, SpatialIndex};
 use crate::support::delta::Quantized;
 use crate::support::sparse_delta::{self, SparseWorld};
@@ -55,11 +56,6 @@ impl AoiServer {
     }
 }
 
-fn quantized(state: &State, id: u32) -> (u16, Quantized) {
-    let p = &state.players[id as usize];
-    (id as u16, Quantized::from_um(p.x, p.y, p.z, p.last_seq))
-}
-
 impl Node for AoiServer {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
         ctx.game().step(&mut self.state, self.inputs.for_tick());
@@ -71,13 +67,15 @@ impl Node for AoiServer {
         self.sets.tick(self.index.as_ref(), &self.positions);
         ctx.report(Report::IndexWork { examined: self.sets.examined() - before });
         let frame = self.state.frame;
+        let world = quantize(&self.state);
+        let entry = |e: u32| (e as u16, world[e as usize]);
         for p in 0..self.inputs.players() {
             let visible = self.sets.visible(p);
             let mut view: SparseWorld = Vec::with_capacity(visible.len() + 1);
             let own = visible.partition_point(|&e| e < p as u32);
-            view.extend(visible[..own].iter().map(|&e| quantized(&self.state, e)));
-            view.push(quantized(&self.state, p as u32));
-            view.extend(visible[own..].iter().map(|&e| quantized(&self.state, e)));
+            view.extend(visible[..own].iter().map(|&e| entry(e)));
+            view.push(entry(p as u32));
+            view.extend(visible[own..].iter().map(|&e| entry(e)));
             let sent = &mut self.sent[p];
             if self.never_leave {
                 // The control's bug: whatever was ever sent stays.
@@ -87,7 +85,7 @@ impl Node for AoiServer {
                     view.extend(gone);
                     view.sort_unstable_by_key(|e| e.0);
                     for e in &mut view {
-                        e.1 = quantized(&self.state, e.0 as u32).1;
+                        e.1 = world[e.0 as usize];
                     }
                 }
             }

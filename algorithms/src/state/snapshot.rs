@@ -110,7 +110,8 @@ impl Algorithm for Snapshots {
     }
 }
 
-fn quantize(s: &State) -> Vec<Quantized> {
+/// Every entity of `s`, quantized as both snapshot codecs carry it.
+pub(crate) fn quantize(s: &State) -> Vec<Quantized> {
     s.players.iter().map(|p| Quantized::from_um(p.x, p.y, p.z, p.last_seq)).collect()
 }
 

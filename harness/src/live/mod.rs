@@ -39,7 +39,7 @@ pub mod envelope;
 
 use crate::contract::{Algorithm, Ctx, NodeId, RenderCtx, View};
 use crate::metrics::Metrics;
-use crate::net::link::Link;
+use crate::net::link::{Delivery, Link};
 use crate::net::profile::NetworkPlan;
 use crate::net::transport::{Endpoint, Output, TransportKind};
 use crate::net::LinkStats;
@@ -594,18 +594,22 @@ async fn relay_task(sess: Rc<RefCell<Session>>, net: Rc<Net>, i: usize, drop_cor
             s.links[i][0].send(now, len - HEADER).iter().collect()
         };
         for c in copies {
-            let mut d = datagram.clone();
-            if let Some(bit) = c.corrupt_bit {
-                if drop_corrupted {
-                    continue; // the receiver's checksum would fail
-                }
-                if let Some(byte) = d.get_mut(HEADER + (bit / 8) as usize) {
-                    *byte ^= 1 << (bit % 8);
-                }
-            }
+            let Some(d) = copy_through(&datagram, &c, drop_corrupted) else { continue };
             tokio::task::spawn_local(core(sess.clone(), net.clone(), i, e.to as usize, d, c.time, drop_corrupted));
         }
     }
+}
+
+/// One copy of an enveloped datagram as a link delivers it: with netem's
+/// flipped bit in the payload (the envelope stays intact, as the simulator
+/// corrupts only the algorithm's bytes), or `None` when corrupted copies
+/// are dropped, as a receiver's checksum would.
+fn copy_through(datagram: &[u8], c: &Delivery, drop_corrupted: bool) -> Option<Vec<u8>> {
+    let mut d = datagram.to_vec();
+    if d.len() >= HEADER && c.corrupt(&mut d[HEADER..]) && drop_corrupted {
+        return None;
+    }
+    Some(d)
 }
 
 /// A copy left `from`'s uplink at `t`: through `to`'s downlink, delivered
@@ -626,21 +630,14 @@ async fn core(
         let now = s.now();
         let link = &mut s.links[to][1];
         if link.is_clean() {
-            vec![(now, None)]
+            vec![Delivery { time: now, corrupt_bit: None, held: None }]
         } else {
-            link.send(now, d.len() - HEADER).iter().map(|c| (c.time, c.corrupt_bit)).collect()
+            link.send(now, d.len() - HEADER).iter().collect()
         }
     };
-    for (t2, corrupt) in copies {
-        let mut d2 = d.clone();
-        if let Some(bit) = corrupt {
-            if drop_corrupted {
-                continue;
-            }
-            if let Some(byte) = d2.get_mut(HEADER + (bit / 8) as usize) {
-                *byte ^= 1 << (bit % 8);
-            }
-        }
+    for c in copies {
+        let Some(d2) = copy_through(&d, &c, drop_corrupted) else { continue };
+        let t2 = c.time;
         let (sess, net) = (sess.clone(), net.clone());
         tokio::task::spawn_local(async move {
             sleep_until(at(start, t2)).await;

@@ -78,6 +78,17 @@ pub struct Delivery {
     pub held: Option<u64>,
 }
 
+impl Delivery {
+    /// Flips the bit netem corrupted in this copy of `payload`, if any;
+    /// whether a bit was flipped.
+    pub fn corrupt(&self, payload: &mut [u8]) -> bool {
+        let Some(bit) = self.corrupt_bit else { return false };
+        let Some(byte) = payload.get_mut((bit / 8) as usize) else { return false };
+        *byte ^= 1 << (bit % 8);
+        true
+    }
+}
+
 /// The copies of one packet that survive the link: none, one, or two.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Deliveries {
