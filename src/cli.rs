@@ -216,7 +216,7 @@ pub enum ListFormat {
 pub enum Format {
     /// Aligned text table.
     Table,
-    /// The syncbench.report.v1 JSON document.
+    /// The syncbench.report.v2 JSON document.
     Json,
     /// Markdown table.
     Md,
@@ -332,8 +332,9 @@ pub struct CompareArgs {
     /// Traces, comma-separated (generators, names or paths).
     #[arg(long, default_value = "random-walk", value_delimiter = ',')]
     pub traces: Vec<String>,
-    /// Seeds per (algorithm, trace): seeds 1..=N; tables show the mean.
-    #[arg(long, default_value_t = 1)]
+    /// Seeds per (algorithm, trace): seeds 1..=N; tables show the mean and
+    /// its 95% confidence interval, the JSON report every seed's run.
+    #[arg(long, default_value_t = 5)]
     pub seeds: u64,
     /// Parallel runs (default: all cores). The output does not depend on it.
     #[arg(long)]

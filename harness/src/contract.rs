@@ -439,7 +439,7 @@ impl Ctx<'_> {
 
     /// Reports something only the algorithm knows.
     pub fn report(&mut self, what: Report) {
-        self.recorder.report(self.me, self.now_global, self.now_local, what);
+        self.recorder.report(self.me, self.now_global, self.now_local, self.tick, what);
     }
 }
 

@@ -2,8 +2,18 @@
 //!
 //! [`recorder::Recorder`] watches a run — the inputs the harness samples,
 //! what servers and peers publish, every client's view at each render — and
-//! derives the numbers in [`Metrics`]:
+//! derives the numbers in [`Metrics`]. Every number comes from what the
+//! harness knows itself (the trace, the authority, the screens), never from
+//! an algorithm's account of itself:
 //!
+//! - **input latency**: from the instant a player's held input *changed*
+//!   (a press, a release, a new direction or aim) to the first render
+//!   showing a state that includes an input sampled at or after that
+//!   instant (by the entity's last-input sequence number in the view), own
+//!   and remote. Holding an input produces no sample; sampling delay is
+//!   part of latency; changes the world ignores (pushing into a wall,
+//!   jumping in mid-air, firing on cooldown) are counted, not timed — see
+//!   [`ideal`]. No change ever shown: no samples (tables print "–").
 //! - **divergence**: |displayed position − authority position at
 //!   `frame_at(t)`| per client, entity and render (3-D, metres), split into
 //!   the client's *own* entity and *remote* ones; and the same against the
@@ -12,18 +22,30 @@
 //!   published frame at `t`. Peer-to-peer: the harness's own replay of the
 //!   agreed input log, at the frame due at `t` (`⌊t/dt⌋ + 1`); renders
 //!   are scored once that frame is confirmed, and renders whose frame never
-//!   is are counted as `unscored_samples`.
+//!   is are counted as `unscored_samples`. The ideal world also reports
+//!   **contact** (frames in which players touch): with contact, `vs ideal`
+//!   is chaotic.
 //! - **desyncs**: frames for which a peer published a state whose checksum
 //!   differs from the harness's replay of the agreed inputs.
-//! - **snaps**: a displayed entity moving farther in one render interval
-//!   than [`crate::game::Game::max_travel`] allows.
-//! - **input latency**: from the instant an input was sampled to the first
-//!   render showing a state that includes it (by the entity's last-input
-//!   sequence number), own and remote.
+//! - **snap events**: an entity on one screen moving (3-D) farther in one
+//!   render interval than [`crate::game::Game::max_travel`] allows over
+//!   that interval or one tick, whichever is longer (a one-tick move shown
+//!   between two fast renders is legitimate); consecutive such renders of
+//!   one entity on one screen are one event ([`runs`]). Reported per
+//!   client-minute, with the largest jump (straight-line distance from the
+//!   position before an event to its farthest point).
+//! - **stalls**: ticks in which a node's game did not advance (the
+//!   algorithm reports them). Consecutive stalled ticks are one stall;
+//!   stalls of 100 ms or more are **freezes** (perceptible); the rest are
+//!   hiccups. Per client: time stalled, time frozen, longest freeze.
+//! - **input fidelity**: sampled inputs the authority applied more often
+//!   than their duration or never — see [`fidelity`].
+//! - **impossible screens**: entity-renders inside a wall or outside the
+//!   arena, by more than a centimetre — see [`on_map`].
 //! - **bandwidth**: bytes (with 28 bytes of UDP/IPv4 header per packet) and
 //!   packets per second each node sent (up) and that were sent to it
 //!   (down), before the link's loss; per client, mean over clients.
-//! - corrections, rollbacks, re-simulated frames and stalls as the algorithm
+//! - corrections, rollbacks and re-simulated frames as the algorithm
 //!   reports them; `sim_steps_per_s`: game steps executed by all nodes
 //!   (re-simulation included) per simulated second.
 //! - **clock offset error**: each estimate of `server − local` time an
@@ -31,12 +53,17 @@
 //! - **hit agreement**: when a player's input fires, the harness runs the
 //!   hitscan on what that player's screen showed at that instant (the
 //!   latest render); when the authority's state shows the shot, the two
-//!   verdicts are compared.
+//!   verdicts are compared. The share is taken over the shots either side
+//!   scored as a hit (agreed misses say nothing about lag compensation).
 //! - **area of interest** (runs with `--aoi`): visible share, awareness
 //!   latency, unaware visits and leaks — see [`interest`].
 
+pub mod fidelity;
+pub mod ideal;
 pub mod interest;
+pub mod on_map;
 pub mod recorder;
+pub mod runs;
 pub mod stats;
 
 use serde::{Deserialize, Serialize};
@@ -158,8 +185,89 @@ pub struct ClientMetrics {
     pub player: usize,
     /// Own input to own screen, ms.
     pub own_input_latency_ms: Stats,
-    /// Time this client's game waited for input, ms.
+    /// Time this client's game waited for input, ms (hiccups and freezes).
     pub stall_ms: f64,
+    /// Time spent in freezes (stalls of 100 ms or more), ms.
+    pub freeze_ms: f64,
+    /// Freezes.
+    pub freezes: u64,
+    /// The longest stall, ms.
+    pub longest_stall_ms: f64,
+    /// Snap events on this client's screen.
+    pub snap_events: u64,
+    /// This player's inputs the authority ran beyond their duration.
+    pub inputs_repeated: u64,
+    /// This player's inputs the authority never ran.
+    pub inputs_dropped: u64,
+}
+
+/// Displayed jumps, counted as events (see the module docs).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Snaps {
+    /// Events, all clients.
+    pub events: u64,
+    /// Events per client per minute.
+    pub per_client_per_min: f64,
+    /// The largest jump of any event, metres.
+    pub largest_jump_m: f64,
+    /// Entity-renders over the threshold (all events' renders).
+    pub renders: u64,
+}
+
+/// Stalls as runs of stalled ticks (see the module docs).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Stalls {
+    /// Stalls (runs of stalled ticks) per client.
+    pub stalls_per_client: f64,
+    /// Time stalled per client, ms.
+    pub stalled_ms_per_client: f64,
+    /// Freezes (stalls of 100 ms or more) per client.
+    pub freezes_per_client: f64,
+    /// Time in freezes per client, ms: the perceptible part.
+    pub freeze_ms_per_client: f64,
+    /// Freezes, all clients.
+    pub freezes: u64,
+    /// The longest stall of any client, ms.
+    pub longest_ms: f64,
+}
+
+/// Whether each sampled input ran once, for its own duration.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct InputFidelity {
+    /// Samples judged (all players).
+    pub judged: u64,
+    /// Frames that ran an input beyond its duration, or none new (all players).
+    pub repeated: u64,
+    /// Samples never run (all players).
+    pub dropped: u64,
+    /// `repeated` per client per minute.
+    pub repeated_per_min: f64,
+    /// `dropped` per client per minute.
+    pub dropped_per_min: f64,
+    /// Per player `[repeated, dropped]`.
+    pub per_client: Vec<[u64; 2]>,
+}
+
+/// Entities shown where the game cannot put them (see [`on_map`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Impossible {
+    /// Entity-renders inside a wall or outside the arena by more than 1 cm.
+    pub renders: u64,
+    /// `renders` / all entity-renders.
+    pub share: f64,
+    /// The deepest, metres.
+    pub deepest_m: f64,
+}
+
+/// Facts about the trace the ideal world revealed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TraceFacts {
+    /// Input changes that move something (the ones latency is timed on).
+    pub effective_changes: u64,
+    /// Input changes the world ignores (not timed).
+    pub ineffective_changes: u64,
+    /// Frames of the ideal world in which two players touch.
+    pub contact_frames: u64,
 }
 
 /// Whether the shooter's screen and the authority agreed on each shot.
@@ -167,10 +275,12 @@ pub struct ClientMetrics {
 pub struct HitAgreement {
     /// Authoritative shots matched with what the shooter's screen showed.
     pub shots: u64,
-    /// Shots where both named the same target (or both missed).
-    pub agreed: u64,
-    /// `agreed / shots`.
-    pub share: f64,
+    /// Shots the screen or the authority (or both) scored as a hit.
+    pub hit_shots: u64,
+    /// Of those, shots where both named the same target.
+    pub agreed_hits: u64,
+    /// `agreed_hits / hit_shots` (none when no shot hit on either side).
+    pub share: Option<f64>,
     /// Shots the shooter's screen showed as hits.
     pub screen_hits: u64,
     /// Shots the authority counted as hits.
@@ -217,10 +327,16 @@ pub struct Metrics {
     pub rollbacks: u64,
     /// Frames re-simulated (rollbacks and replays).
     pub resimulated_frames: u64,
-    /// Displayed jumps faster than the game allows.
-    pub snaps: u64,
-    /// Time a client spent waiting for input, ms (mean over clients).
-    pub stall_ms: f64,
+    /// Displayed jumps, as events.
+    pub snaps: Snaps,
+    /// Time clients spent waiting for input, as stalls and freezes.
+    pub stalls: Stalls,
+    /// Sampled inputs the authority ran too often or never.
+    pub input_fidelity: InputFidelity,
+    /// Entities shown inside walls or off the map.
+    pub impossible: Impossible,
+    /// What the ideal world says about the trace.
+    pub trace_facts: TraceFacts,
     /// Per client, mean over clients.
     pub bandwidth: Bandwidth,
     /// Server traffic (client/server runs).

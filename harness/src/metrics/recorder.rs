@@ -5,11 +5,15 @@
 //! and position shown per entity. See the [module docs](super) for the
 //! definitions.
 
+use super::fidelity::Fidelity;
+use super::ideal::{Frames, Ideal};
 use super::interest::InterestTracker;
+use super::on_map::{MapCheck, TOLERANCE_UM};
+use super::runs::Runs;
 use super::stats::{round4, Hist};
 use super::{
-    Bandwidth, Checks, ClientMetrics, ClockError, Desync, FinalDivergence, HitAgreement, LatencyCdf, Metrics,
-    NetworkCounts, OwnRemote, Timeline,
+    Bandwidth, Checks, ClientMetrics, ClockError, Desync, FinalDivergence, HitAgreement, Impossible, LatencyCdf,
+    Metrics, NetworkCounts, OwnRemote, Snaps, Stalls, Timeline, TraceFacts,
 };
 use crate::contract::{EntityView, NodeId, Report, Topology, View};
 use crate::game::{Game, Input, PlayerState, SeqInput, State};
@@ -21,33 +25,6 @@ use std::collections::VecDeque;
 
 /// At most this many violation messages are kept.
 const MAX_VIOLATIONS: usize = 20;
-
-/// Positions of every entity per frame, index = frame; and each frame's
-/// checksum when desyncs are to be judged against it.
-#[derive(Clone, Debug, Default)]
-struct Frames {
-    players: usize,
-    pos: Vec<[i32; 3]>,
-    checksums: Vec<u64>,
-    with_checksums: bool,
-}
-
-impl Frames {
-    fn new(players: usize, with_checksums: bool) -> Frames {
-        Frames { players, pos: Vec::new(), checksums: Vec::new(), with_checksums }
-    }
-    fn frames(&self) -> usize {
-        self.checksums.len()
-    }
-    fn push(&mut self, s: &State) {
-        self.pos.extend(s.players.iter().map(|p| [p.x, p.y, p.z]));
-        self.pos.resize(self.checksums.len() * self.players + self.players, [0; 3]);
-        self.checksums.push(if self.with_checksums { s.checksum() } else { 0 });
-    }
-    fn at(&self, frame: usize, entity: usize) -> [i32; 3] {
-        self.pos[frame * self.players + entity]
-    }
-}
 
 struct Pending {
     viewer: usize,
@@ -72,10 +49,17 @@ struct Traffic {
     down_packets: u64,
 }
 
+/// What one screen last showed of one entity.
 #[derive(Clone, Default)]
 struct Seen {
+    /// The newest input shown.
     seq: u32,
-    last: Option<(Micros, i32, i32)>,
+    /// Index of the entity's next input change not yet shown.
+    change: usize,
+    /// When and where it was last shown.
+    last: Option<(Micros, [i32; 3])>,
+    /// Where an open snap event started.
+    event_from: Option<[i32; 3]>,
 }
 
 /// Collects everything a run publishes.
@@ -93,17 +77,28 @@ pub struct Recorder {
     authority: Frames,
     authority_state: State,
     ideal: Frames,
+    /// Per player, the instants of its effective input changes.
+    changes: Vec<Vec<u64>>,
+    trace_facts: TraceFacts,
     pending: VecDeque<Pending>,
     seen: Vec<Vec<Seen>>,
     div: [Hist; 2],
     ideal_div: [Hist; 2],
     latency: [Hist; 2],
-    snaps: u64,
+    /// Per viewer, snap events on its screen.
+    snap_events: Vec<u64>,
+    snap_renders: u64,
+    largest_jump: u64,
     corrections: u64,
     rollbacks: u64,
     resimulated: u64,
-    stalled_ticks: Vec<u64>,
+    /// Per node, runs of stalled ticks.
+    stalls: Vec<Runs>,
     node_tick_us: u64,
+    fidelity: Fidelity,
+    map: MapCheck,
+    /// Entity-renders inside walls or off the map, all entity-renders, the deepest (µm).
+    impossible: (u64, u64, i64),
     desynced_frames: Vec<bool>,
     first_desync: Option<Desync>,
     input_mismatches: u64,
@@ -146,20 +141,15 @@ impl Recorder {
         let players = game.humans(initial);
         let dt_us = game.dt_us();
         let game = Game::new(game.config().clone());
-        // The ideal world: the frame due at t is ⌊t/dt⌋ + 1, stepped with the
-        // inputs held at each tick instant.
-        let mut ideal = Frames::new(entities, false);
-        let mut s = initial.clone();
-        ideal.push(&s);
-        let frames = duration_us / dt_us + 2;
-        let mut inputs = vec![SeqInput::default(); players];
-        for k in 0..frames {
-            for (p, inp) in inputs.iter_mut().enumerate() {
-                *inp = SeqInput { seq: k as u32 + 1, input: trace.input_at(p, k * dt_us) };
-            }
-            game.step(&mut s, &inputs);
-            ideal.push(&s);
-        }
+        let ideal = Ideal::build(&game, initial, &trace, duration_us);
+        let trace_facts = TraceFacts {
+            effective_changes: ideal.changes.iter().map(|c| c.len() as u64).sum(),
+            ineffective_changes: ideal.ineffective,
+            contact_frames: ideal.contact_frames,
+        };
+        // A stall of 100 ms or more is a freeze.
+        let freeze_ticks = (game.config().tick_hz as u64).div_ceil(10);
+        let map = MapCheck::new(game.config());
         // Checksums only where peers confirm frames (desyncs are judged
         // against the replay); a server's authority is not checked.
         let mut authority = Frames::new(entities, topology.confirms());
@@ -176,18 +166,25 @@ impl Recorder {
             samples: vec![Vec::new(); players],
             authority,
             authority_state: initial.clone(),
-            ideal,
+            ideal: ideal.frames,
+            changes: ideal.changes,
+            trace_facts,
             pending: VecDeque::new(),
             seen: vec![vec![Seen::default(); entities]; players],
             div: Default::default(),
             ideal_div: Default::default(),
             latency: Default::default(),
-            snaps: 0,
+            snap_events: vec![0; players],
+            snap_renders: 0,
+            largest_jump: 0,
             corrections: 0,
             rollbacks: 0,
             resimulated: 0,
-            stalled_ticks: vec![0; nodes],
+            stalls: vec![Runs::new(freeze_ticks); nodes],
             node_tick_us: dt_us,
+            fidelity: Fidelity::new(players, dt_us),
+            map,
+            impossible: (0, 0, 0),
             desynced_frames: Vec::new(),
             first_desync: None,
             input_mismatches: 0,
@@ -272,7 +269,10 @@ impl Recorder {
                     q.pop_front();
                     let authority = (b.last_target != PlayerState::NO_TARGET).then_some(b.last_target as usize);
                     self.hits.shots += 1;
-                    self.hits.agreed += (screen == authority) as u64;
+                    if screen.is_some() || authority.is_some() {
+                        self.hits.hit_shots += 1;
+                        self.hits.agreed_hits += (screen == authority) as u64;
+                    }
                     self.hits.screen_hits += screen.is_some() as u64;
                     self.hits.authority_hits += authority.is_some() as u64;
                 }
@@ -293,7 +293,9 @@ impl Recorder {
         }
     }
 
-    pub(crate) fn report(&mut self, node: NodeId, t: Micros, local: i64, what: Report) {
+    /// Records what node `node` reported on its tick `tick` (or, from a
+    /// packet, before it).
+    pub(crate) fn report(&mut self, node: NodeId, t: Micros, local: i64, tick: u64, what: Report) {
         match what {
             Report::DesyncDetected { frame } => {
                 self.violation(format!("{node} detected a desync at frame {frame} (its own checksum exchange)"));
@@ -318,8 +320,8 @@ impl Recorder {
                 self.index_work.1 += 1;
             }
             Report::Stalled => {
-                if let Some(s) = self.stalled_ticks.get_mut(node.0 as usize) {
-                    *s += 1;
+                if let Some(s) = self.stalls.get_mut(node.0 as usize) {
+                    s.mark(tick);
                 }
             }
         }
@@ -349,6 +351,9 @@ impl Recorder {
             self.authority.push(&last);
         }
         self.authority.push(state);
+        for (p, ps) in state.players.iter().take(self.players).enumerate() {
+            self.fidelity.frame(p, ps.last_seq, &self.samples[p]);
+        }
         let prev = std::mem::replace(&mut self.authority_state, state.clone());
         self.observe_shots(&prev, state);
         if let Some(i) = self.interest.as_mut() {
@@ -401,6 +406,9 @@ impl Recorder {
                         ));
                     }
                 }
+            }
+            for (p, si) in inputs.iter().enumerate() {
+                self.fidelity.frame(p, si.seq, &self.samples[p]);
             }
             let mut next = self.authority_state.clone();
             self.game.step(&mut next, inputs);
@@ -472,8 +480,8 @@ impl Recorder {
             }
             let own = (id == viewer) as usize;
             let seen = &mut self.seen[viewer][id];
-            // Latency: every newly shown input of this entity's player (bots
-            // have none).
+            // Latency: every input change of this entity's player that the
+            // newly shown input includes (bots have no inputs).
             if e.seq > seen.seq && id >= self.players {
                 self.violation(format!("player {viewer}'s view shows input {} of bot {id}", e.seq));
             } else if e.seq > seen.seq {
@@ -483,26 +491,43 @@ impl Recorder {
                         format!("player {viewer}'s view shows input {} of player {id}, which was never sampled", e.seq);
                     self.violation(msg);
                 } else {
-                    for s in seen.seq + 1..=e.seq {
-                        let at = self.samples[id][s as usize - 1].0;
-                        self.latency[own].record(t.since(at));
+                    let sampled = self.samples[id][e.seq as usize - 1].0;
+                    let changes = &self.changes[id];
+                    while changes.get(seen.change).is_some_and(|&c| c <= sampled.0) {
+                        let waited = t.0 - changes[seen.change];
+                        self.latency[own].record(waited);
                         if own == 1 {
-                            self.own_latency[viewer].record(t.since(at));
+                            self.own_latency[viewer].record(waited);
                         }
+                        seen.change += 1;
                     }
-                    self.seen[viewer][id].seq = e.seq;
+                    seen.seq = e.seq;
                 }
             }
+            // Snap events: consecutive over-threshold renders are one.
             let seen = &mut self.seen[viewer][id];
-            if let Some((pt, px, py)) = seen.last {
-                let dx = (e.x as i64 - px as i64).unsigned_abs();
-                let dy = (e.y as i64 - py as i64).unsigned_abs();
-                let moved = crate::math::isqrt(dx * dx + dy * dy) as i64;
-                if moved > self.game.max_travel(t.since(pt)) + 1_000 {
-                    self.snaps += 1;
+            let at = [e.x, e.y, e.z];
+            if let Some((pt, prev)) = seen.last {
+                let allowed = self.game.max_travel(t.since(pt).max(self.dt_us)) + 1_000;
+                if dist3(prev, at) as i64 > allowed {
+                    let from = *seen.event_from.get_or_insert_with(|| {
+                        self.snap_events[viewer] += 1;
+                        prev
+                    });
+                    self.snap_renders += 1;
+                    self.largest_jump = self.largest_jump.max(dist3(from, at));
+                } else {
+                    seen.event_from = None;
                 }
             }
-            seen.last = Some((t, e.x, e.y));
+            seen.last = Some((t, at));
+            // Impossible screens.
+            let depth = self.map.depth(e.x, e.y);
+            self.impossible.1 += 1;
+            if depth > TOLERANCE_UM {
+                self.impossible.0 += 1;
+                self.impossible.2 = self.impossible.2.max(depth);
+            }
             let f = ((t.0 / self.dt_us) as usize + 1).min(self.ideal.frames() - 1);
             self.ideal_div[own].record(dist(self.ideal.at(f, id), e));
         }
@@ -597,9 +622,23 @@ impl Recorder {
         let first_client = self.topology.has_server() as usize;
         let server = self.topology.has_server().then(|| rate(&self.traffic[..1]));
         let clients = &self.traffic[first_client..];
-        let client_stalls = &self.stalled_ticks[first_client..];
-        let stall_ms =
-            client_stalls.iter().sum::<u64>() as f64 * self.node_tick_us as f64 / 1e3 / self.players.max(1) as f64;
+        for r in &mut self.stalls {
+            r.close();
+        }
+        let tick_ms = self.node_tick_us as f64 / 1e3;
+        let client_stalls = &self.stalls[first_client..];
+        let n = self.players.max(1) as f64;
+        let total = |f: fn(&Runs) -> u64| client_stalls.iter().map(f).sum::<u64>() as f64;
+        let stalls = Stalls {
+            stalls_per_client: round4(total(|r| r.count) / n),
+            stalled_ms_per_client: round4(total(|r| r.marked) * tick_ms / n),
+            freezes_per_client: round4(total(|r| r.long_count) / n),
+            freeze_ms_per_client: round4(total(|r| r.long_marked) * tick_ms / n),
+            freezes: total(|r| r.long_count) as u64,
+            longest_ms: round4(client_stalls.iter().map(|r| r.longest).max().unwrap_or(0) as f64 * tick_ms),
+        };
+        let snap_events: u64 = self.snap_events.iter().sum();
+        let fidelity = self.fidelity.finish(secs);
         let mut net = NetworkCounts { packets_delivered: delivered, ..Default::default() };
         for l in links {
             net.lost += l.lost;
@@ -617,8 +656,20 @@ impl Recorder {
             corrections: self.corrections,
             rollbacks: self.rollbacks,
             resimulated_frames: self.resimulated,
-            snaps: self.snaps,
-            stall_ms: round4(stall_ms),
+            snaps: Snaps {
+                events: snap_events,
+                per_client_per_min: round4(snap_events as f64 / n / secs * 60.0),
+                largest_jump_m: round4(self.largest_jump as f64 / 1e6),
+                renders: self.snap_renders,
+            },
+            stalls,
+            input_fidelity: fidelity.clone(),
+            impossible: Impossible {
+                renders: self.impossible.0,
+                share: round4(self.impossible.0 as f64 / self.impossible.1.max(1) as f64),
+                deepest_m: round4(self.impossible.2 as f64 / 1e6),
+            },
+            trace_facts: self.trace_facts.clone(),
             bandwidth: rate(clients),
             server_bandwidth: server,
             input_latency_ms: split(&self.latency, 1e3),
@@ -652,12 +703,20 @@ impl Recorder {
             },
             latency_cdf_ms: LatencyCdf { own: self.latency[1].cdf(1e3), remote: self.latency[0].cdf(1e3) },
             per_client: (0..self.players)
-                .map(|p| ClientMetrics {
-                    player: p,
-                    own_input_latency_ms: self.own_latency[p].stats(1e3),
-                    stall_ms: round4(
-                        client_stalls.get(p).copied().unwrap_or(0) as f64 * self.node_tick_us as f64 / 1e3,
-                    ),
+                .map(|p| {
+                    let r = client_stalls.get(p).cloned().unwrap_or_else(|| Runs::new(1));
+                    let [repeated, dropped] = fidelity.per_client.get(p).copied().unwrap_or_default();
+                    ClientMetrics {
+                        player: p,
+                        own_input_latency_ms: self.own_latency[p].stats(1e3),
+                        stall_ms: round4(r.marked as f64 * tick_ms),
+                        freeze_ms: round4(r.long_marked as f64 * tick_ms),
+                        freezes: r.long_count,
+                        longest_stall_ms: round4(r.longest as f64 * tick_ms),
+                        snap_events: self.snap_events[p],
+                        inputs_repeated: repeated,
+                        inputs_dropped: dropped,
+                    }
                 })
                 .collect(),
             final_divergence_m: FinalDivergence {
@@ -665,7 +724,8 @@ impl Recorder {
                 remote: round4(self.last_div.iter().map(|d| d[0]).max().unwrap_or(0) as f64 / 1e6),
             },
             hit_agreement: (self.hits.shots > 0).then(|| HitAgreement {
-                share: round4(self.hits.agreed as f64 / self.hits.shots as f64),
+                share: (self.hits.hit_shots > 0)
+                    .then(|| round4(self.hits.agreed_hits as f64 / self.hits.hit_shots as f64)),
                 ..self.hits.clone()
             }),
             interest: self.interest.take().map(|i| {
@@ -698,6 +758,12 @@ struct CheckState {
     mark_us: Option<u64>,
     at_mark: Vec<u32>,
     last: Vec<u32>,
+}
+
+fn dist3(a: [i32; 3], b: [i32; 3]) -> u64 {
+    let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs();
+    let (dx, dy, dz) = (d(a[0], b[0]), d(a[1], b[1]), d(a[2], b[2]));
+    crate::math::isqrt(dx * dx + dy * dy + dz * dz)
 }
 
 fn dist(a: [i32; 3], e: &crate::contract::EntityView) -> u64 {

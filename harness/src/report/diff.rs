@@ -21,6 +21,7 @@ pub struct Watched {
 }
 
 /// The quality metrics (divergence, latency, bandwidth, corrections,
+/// freezes and stalls, snap events, impossible screens, input fidelity,
 /// desyncs; leaks and the longest unaware wait for runs with `--aoi`).
 /// Desyncs and leaks regress on any increase.
 pub const WATCHED: &[Watched] = &[
@@ -37,7 +38,12 @@ pub const WATCHED: &[Watched] = &[
     Watched { name: "bandwidth.up", get: |r| r.metrics.bandwidth.up_bytes_per_s, floor: 1.0 },
     Watched { name: "bandwidth.down", get: |r| r.metrics.bandwidth.down_bytes_per_s, floor: 1.0 },
     Watched { name: "corrections", get: |r| r.metrics.corrections as f64, floor: 1.0 },
-    Watched { name: "stall_ms", get: |r| r.metrics.stall_ms, floor: 1.0 },
+    Watched { name: "stalls.frozen_ms", get: |r| r.metrics.stalls.freeze_ms_per_client, floor: 1.0 },
+    Watched { name: "stalls.stalled_ms", get: |r| r.metrics.stalls.stalled_ms_per_client, floor: 1.0 },
+    Watched { name: "snaps.per_client_min", get: |r| r.metrics.snaps.per_client_per_min, floor: 1.0 },
+    Watched { name: "impossible.share", get: |r| r.metrics.impossible.share, floor: 0.0001 },
+    Watched { name: "inputs.repeated_per_min", get: |r| r.metrics.input_fidelity.repeated_per_min, floor: 1.0 },
+    Watched { name: "inputs.dropped_per_min", get: |r| r.metrics.input_fidelity.dropped_per_min, floor: 1.0 },
     Watched { name: "desyncs", get: |r| r.metrics.desyncs as f64, floor: 0.0 },
     Watched {
         name: "interest.leaks",

@@ -1,9 +1,12 @@
-//! Reports: the `syncbench.report.v1` JSON document and the text and
+//! Reports: the `syncbench.report.v2` JSON document and the text and
 //! Markdown tables people read.
 //!
-//! A report is `{"schema": "syncbench.report.v1", "tool": ..., "runs":
+//! A report is `{"schema": "syncbench.report.v2", "tool": ..., "runs":
 //! [...]}`; each run names its full configuration and carries its
-//! [`Metrics`]. Field names are a contract users and CI scripts rely on.
+//! [`Metrics`]. Field names are a contract users and CI scripts rely on;
+//! the schema id changes when a metric's meaning does (v2: latency from the
+//! input change, snaps as events, stalls as runs with freezes, input
+//! fidelity, impossible screens, hit agreement over hits).
 
 pub mod csv;
 pub mod diff;
@@ -14,7 +17,7 @@ use crate::metrics::Metrics;
 use serde::{Deserialize, Serialize};
 
 /// The schema identifier written in every JSON report.
-pub const SCHEMA: &str = "syncbench.report.v1";
+pub const SCHEMA: &str = "syncbench.report.v2";
 
 /// One run: its configuration and what was measured.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -166,11 +169,19 @@ impl Report {
 
     /// Parses a report, checking its schema.
     pub fn from_json(text: &str) -> Result<Report, String> {
-        let r: Report = serde_json::from_str(text).map_err(|e| format!("not a syncbench report: {e}"))?;
-        if r.schema != SCHEMA {
-            return Err(format!("schema `{}`: expected `{SCHEMA}`", r.schema));
+        // The schema first: an older report fails on it, not on a missing field.
+        #[derive(Deserialize)]
+        struct Head {
+            schema: String,
         }
-        Ok(r)
+        let head: Head = serde_json::from_str(text).map_err(|e| format!("not a syncbench report: {e}"))?;
+        if head.schema != SCHEMA {
+            return Err(format!(
+                "schema `{}`: expected `{SCHEMA}` (reports of another schema measure differently; regenerate it with this syncbench)",
+                head.schema
+            ));
+        }
+        serde_json::from_str(text).map_err(|e| format!("not a syncbench report: {e}"))
     }
 
     /// Pretty JSON with a trailing newline; byte-identical for equal reports.

@@ -5,23 +5,37 @@ use crate::metrics::Metrics;
 
 type Getter = fn(&Metrics) -> Option<f64>;
 
-/// The rows of a comparison: label, unit, how to read it, decimals.
+/// A distribution's statistic, or none when it has no samples.
+fn stat(s: &crate::metrics::Stats, f: fn(&crate::metrics::Stats) -> f64) -> Option<f64> {
+    (s.n > 0).then(|| f(s))
+}
+
+/// The rows of a comparison: label, getter, decimals. A getter returns
+/// `None` for a metric without samples (printed "–", never 0).
 pub const ROWS: &[(&str, Getter, usize)] = &[
-    ("own input latency p50 (ms)", |m| Some(m.input_latency_ms.own.p50), 1),
-    ("own input latency p99 (ms)", |m| Some(m.input_latency_ms.own.p99), 1),
-    ("remote input latency p50 (ms)", |m| Some(m.input_latency_ms.remote.p50), 1),
-    ("remote input latency p99 (ms)", |m| Some(m.input_latency_ms.remote.p99), 1),
-    ("own divergence mean (m)", |m| Some(m.divergence_m.own.mean), 3),
-    ("own divergence p99 (m)", |m| Some(m.divergence_m.own.p99), 3),
-    ("remote divergence mean (m)", |m| Some(m.divergence_m.remote.mean), 3),
-    ("remote divergence p99 (m)", |m| Some(m.divergence_m.remote.p99), 3),
-    ("own vs ideal mean (m)", |m| Some(m.ideal_divergence_m.own.mean), 3),
-    ("remote vs ideal mean (m)", |m| Some(m.ideal_divergence_m.remote.mean), 3),
-    ("snaps", |m| Some(m.snaps as f64), 0),
+    ("own input latency p50 (ms)", |m| stat(&m.input_latency_ms.own, |s| s.p50), 1),
+    ("own input latency p99 (ms)", |m| stat(&m.input_latency_ms.own, |s| s.p99), 1),
+    ("remote input latency p50 (ms)", |m| stat(&m.input_latency_ms.remote, |s| s.p50), 1),
+    ("remote input latency p99 (ms)", |m| stat(&m.input_latency_ms.remote, |s| s.p99), 1),
+    ("own divergence mean (m)", |m| stat(&m.divergence_m.own, |s| s.mean), 3),
+    ("own divergence p99 (m)", |m| stat(&m.divergence_m.own, |s| s.p99), 3),
+    ("remote divergence mean (m)", |m| stat(&m.divergence_m.remote, |s| s.mean), 3),
+    ("remote divergence p99 (m)", |m| stat(&m.divergence_m.remote, |s| s.p99), 3),
+    ("own vs ideal mean (m)", |m| stat(&m.ideal_divergence_m.own, |s| s.mean), 3),
+    ("remote vs ideal mean (m)", |m| stat(&m.ideal_divergence_m.remote, |s| s.mean), 3),
+    ("snap events per client-minute", |m| Some(m.snaps.per_client_per_min), 1),
+    ("largest jump (m)", |m| Some(m.snaps.largest_jump_m), 2),
+    ("impossible screens (%)", |m| Some(m.impossible.share * 100.0), 2),
+    ("deepest off-map (m)", |m| Some(m.impossible.deepest_m), 2),
     ("corrections", |m| Some(m.corrections as f64), 0),
     ("rollbacks", |m| Some(m.rollbacks as f64), 0),
     ("re-simulated frames", |m| Some(m.resimulated_frames as f64), 0),
-    ("stall per client (ms)", |m| Some(m.stall_ms), 0),
+    ("frozen ≥100 ms per client (ms)", |m| Some(m.stalls.freeze_ms_per_client), 0),
+    ("freezes per client", |m| Some(m.stalls.freezes_per_client), 1),
+    ("longest stall (ms)", |m| Some(m.stalls.longest_ms), 0),
+    ("stalls per client (all)", |m| Some(m.stalls.stalls_per_client), 0),
+    ("inputs repeated per client-minute", |m| Some(m.input_fidelity.repeated_per_min), 1),
+    ("inputs dropped per client-minute", |m| Some(m.input_fidelity.dropped_per_min), 1),
     ("desyncs", |m| Some(m.desyncs as f64), 0),
     ("up per client (B/s)", |m| Some(m.bandwidth.up_bytes_per_s), 0),
     ("down per client (B/s)", |m| Some(m.bandwidth.down_bytes_per_s), 0),
@@ -30,7 +44,8 @@ pub const ROWS: &[(&str, Getter, usize)] = &[
     ("sim steps per s", |m| Some(m.sim_steps_per_s), 0),
     ("final own divergence (m)", |m| Some(m.final_divergence_m.own), 3),
     ("final remote divergence (m)", |m| Some(m.final_divergence_m.remote), 3),
-    ("hit agreement (%)", |m| m.hit_agreement.as_ref().map(|h| h.share * 100.0), 1),
+    ("hit agreement on hits (%)", |m| m.hit_agreement.as_ref().and_then(|h| h.share).map(|s| s * 100.0), 1),
+    ("shots hit on either side", |m| m.hit_agreement.as_ref().map(|h| h.hit_shots as f64), 0),
     ("clock offset error mean (ms)", |m| m.clock_offset_error.as_ref().map(|c| c.mean_signed_ms), 2),
 ];
 
@@ -97,12 +112,37 @@ fn render(header: &[String], rows: &[Vec<String>], markdown: bool) -> String {
     out
 }
 
+/// Two-sided 95% quantiles of Student's t for 1–30 degrees of freedom.
+const T95: [f64; 30] = [
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+    2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+];
+
+/// The mean of `vals` and, with two or more, the half-width of its 95%
+/// confidence interval (Student's t; the normal 1.96 past 30 values).
+pub fn spread(vals: &[f64]) -> Option<(f64, Option<f64>)> {
+    let n = vals.len();
+    if n == 0 {
+        return None;
+    }
+    let mean = vals.iter().sum::<f64>() / n as f64;
+    if n == 1 {
+        return Some((mean, None));
+    }
+    let var = vals.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1) as f64;
+    let t = T95.get(n - 2).copied().unwrap_or(1.96);
+    Some((mean, Some(t * (var / n as f64).sqrt())))
+}
+
 fn fmt(v: f64, decimals: usize) -> String {
     format!("{v:.decimals$}")
 }
 
-/// Runs side by side: one column per algorithm (metrics averaged over the
-/// seeds of each), one table per (profile, trace).
+/// Runs side by side: one column per algorithm, one table per (profile,
+/// trace). Over several seeds each cell is the mean and the half-width of
+/// its 95% confidence interval (`0.155±0.041`); the title says whether
+/// players touched in the trace's ideal world (with contact, `vs ideal` is
+/// chaotic).
 pub fn compare(runs: &[RunReport], markdown: bool) -> String {
     let mut groups: Vec<(String, String)> = Vec::new();
     for r in runs {
@@ -122,14 +162,16 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
         }
         let seeds = in_group.iter().filter(|r| r.algorithm == algos[0]).count();
         let first = in_group[0];
+        let touch = in_group.iter().any(|r| r.metrics.trace_facts.contact_frames > 0);
+        let contact = if touch { "players touch" } else { "contact-free" };
         let title = format!(
-            "profile {profile} · trace {trace} · {} · {} clients · {}s · {} Hz · {} seed{}{}",
+            "profile {profile} · trace {trace} ({contact}) · {} · {} clients · {}s · {} Hz · {} seed{}{}",
             first.transport,
             first.clients,
             first.duration_s,
             first.tick_hz,
             seeds,
-            if seeds == 1 { "" } else { "s (mean)" },
+            if seeds == 1 { "" } else { "s: mean ±95% confidence interval" },
             first.world_suffix()
         );
         if markdown {
@@ -146,10 +188,12 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
                 for a in &algos {
                     let vals: Vec<f64> =
                         in_group.iter().filter(|r| r.algorithm == *a).filter_map(|r| get(&r.metrics)).collect();
-                    row.push(if vals.is_empty() {
-                        "–".to_string()
-                    } else {
-                        fmt(vals.iter().sum::<f64>() / vals.len() as f64, *dec)
+                    row.push(match spread(&vals) {
+                        None => "–".to_string(),
+                        Some((mean, None)) => fmt(mean, *dec),
+                        // Every seed gave the same value: no interval to show.
+                        Some((mean, Some(ci))) if ci == 0.0 => fmt(mean, *dec),
+                        Some((mean, Some(ci))) => format!("{}±{}", fmt(mean, *dec), fmt(ci, *dec)),
                     });
                 }
                 row
@@ -248,7 +292,12 @@ pub fn single(r: &RunReport, markdown: bool) -> String {
             "client".to_string(),
             "own latency p50 (ms)".into(),
             "own latency p99 (ms)".into(),
-            "stall (ms)".into(),
+            "stalled (ms)".into(),
+            "frozen (ms)".into(),
+            "longest stall (ms)".into(),
+            "snap events".into(),
+            "inputs repeated".into(),
+            "inputs dropped".into(),
         ];
         let rows: Vec<Vec<String>> = r
             .metrics
@@ -258,9 +307,14 @@ pub fn single(r: &RunReport, markdown: bool) -> String {
             .map(|c| {
                 vec![
                     format!("player {}", c.player),
-                    fmt(c.own_input_latency_ms.p50, 1),
-                    fmt(c.own_input_latency_ms.p99, 1),
+                    stat(&c.own_input_latency_ms, |s| s.p50).map_or("–".into(), |v| fmt(v, 1)),
+                    stat(&c.own_input_latency_ms, |s| s.p99).map_or("–".into(), |v| fmt(v, 1)),
                     fmt(c.stall_ms, 0),
+                    fmt(c.freeze_ms, 0),
+                    fmt(c.longest_stall_ms, 0),
+                    c.snap_events.to_string(),
+                    c.inputs_repeated.to_string(),
+                    c.inputs_dropped.to_string(),
                 ]
             })
             .collect();

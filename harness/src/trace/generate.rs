@@ -9,6 +9,7 @@
 //! | `zigzag` | diagonals alternating up/down every `period` (default 1 s), reversing horizontally every 4 periods |
 //! | `stop-go` | moves for `period` (default 1 s), stops for `period`; direction turns R, U, L, D |
 //! | `strafe-shoot` | strafes left/right every 0.4–1.2 s while firing in a random aim |
+//! | `lanes` | up, down or a stop every 0.3–1.5 s, sometimes jumping, never sideways: each player keeps to its spawn column, so on the standard arena up to 12 players never touch (contact-free: `vs ideal` without collision chaos) |
 //!
 //! Each player's stream is seeded from `(seed, player)`, so players differ
 //! and the same seed always gives the same trace.
@@ -33,6 +34,8 @@ pub enum Pattern {
     StopGo,
     /// Strafe and fire.
     StrafeShoot,
+    /// Up and down in one's own column: contact-free.
+    Lanes,
 }
 
 /// A generator: a pattern and its parameters.
@@ -48,7 +51,7 @@ pub struct Generator {
 
 impl Generator {
     /// The generator names.
-    pub const NAMES: &'static [&'static str] = &["idle", "random-walk", "zigzag", "stop-go", "strafe-shoot"];
+    pub const NAMES: &'static [&'static str] = &["idle", "random-walk", "zigzag", "stop-go", "strafe-shoot", "lanes"];
 
     /// Parses `name[:key=value,...]`; `Ok(None)` if `name` is no generator.
     pub fn parse(spec: &str, source: &Source) -> Result<Option<Generator>, InputError> {
@@ -59,6 +62,7 @@ impl Generator {
             "zigzag" => Pattern::Zigzag,
             "stop-go" => Pattern::StopGo,
             "strafe-shoot" => Pattern::StrafeShoot,
+            "lanes" => Pattern::Lanes,
             _ => return Ok(None),
         };
         let mut g = Generator { pattern, period_us: 1_000_000, seed: None };
@@ -125,6 +129,17 @@ impl Generator {
                     segs.push((t + period, Input::IDLE));
                     k += 1;
                     t += 2 * period;
+                }
+            }
+            Pattern::Lanes => {
+                let mut t = 0;
+                while t < duration_us {
+                    let mut b = [0, Input::UP, Input::DOWN][rng.below(3) as usize];
+                    if rng.below(10) == 0 {
+                        b |= Input::JUMP;
+                    }
+                    segs.push((t, Input::buttons(b)));
+                    t += rng.range_inclusive(300_000, 1_500_000) as u64;
                 }
             }
             Pattern::StrafeShoot => {

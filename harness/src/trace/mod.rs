@@ -49,6 +49,36 @@ impl Track {
             self.segments[idx - 1].1
         }
     }
+
+    /// The first instant in `(lo, hi]` at which the held input stops being
+    /// `from` (a press, a release, a new direction or aim), if any.
+    pub fn first_change(&self, lo: u64, hi: u64, from: Input) -> Option<u64> {
+        let mut t = lo;
+        while t < hi {
+            let next = self.next_boundary(t)?.min(hi);
+            if self.input_at(next) != from {
+                return Some(next);
+            }
+            t = next;
+        }
+        None
+    }
+
+    /// The first segment start strictly after `t` (loops included).
+    fn next_boundary(&self, t: u64) -> Option<u64> {
+        match self.repeat_us {
+            Some(p) if p > 0 => {
+                let (base, r) = (t - t % p, t % p);
+                let i = self.segments.partition_point(|&(s, _)| s <= r);
+                // A segment later in this loop, or the next loop's start.
+                Some(self.segments.get(i).filter(|&&(s, _)| s < p).map_or(base + p, |&(s, _)| base + s))
+            }
+            _ => {
+                let i = self.segments.partition_point(|&(s, _)| s <= t);
+                self.segments.get(i).map(|&(s, _)| s)
+            }
+        }
+    }
 }
 
 /// Inputs for every player of a run.
@@ -64,6 +94,12 @@ impl Trace {
     /// Player `p`'s input at global time `t_us` (idle for unknown players).
     pub fn input_at(&self, p: usize, t_us: u64) -> Input {
         self.tracks.get(p).map_or(Input::IDLE, |t| t.input_at(t_us))
+    }
+
+    /// The first instant in `(lo, hi]` at which player `p`'s held input
+    /// stops being `from`.
+    pub fn first_change(&self, p: usize, lo: u64, hi: u64, from: Input) -> Option<u64> {
+        self.tracks.get(p).and_then(|t| t.first_change(lo, hi, from))
     }
 }
 
@@ -175,5 +211,21 @@ mod tests {
         assert_eq!(t.input_at(1_000), l);
         assert_eq!(t.input_at(2_500), r);
         assert_eq!(t.input_at(3_500), l);
+    }
+
+    #[test]
+    fn first_change_finds_presses_releases_and_loop_restarts() {
+        let r = Input::buttons(Input::RIGHT);
+        let l = Input::buttons(Input::LEFT);
+        let t = Track { segments: vec![(0, r), (1_000, r), (1_500, l)], repeat_us: Some(2_000) };
+        // The 1,000 boundary repeats the input: not a change.
+        assert_eq!(t.first_change(0, 1_400, r), None);
+        assert_eq!(t.first_change(0, 1_600, r), Some(1_500));
+        assert_eq!(t.first_change(1_500, 2_500, l), Some(2_000), "the loop restarts with R");
+        assert_eq!(t.first_change(1_600, 1_999, l), None);
+        assert_eq!(t.first_change(9_999, 12_000, r), Some(11_500));
+        let once = Track { segments: vec![(0, Input::IDLE), (700, r)], repeat_us: None };
+        assert_eq!(once.first_change(0, 700, Input::IDLE), Some(700), "the upper end is included");
+        assert_eq!(once.first_change(700, 5_000, r), None);
     }
 }

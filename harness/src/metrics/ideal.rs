@@ -1,0 +1,220 @@
+//! The ideal world, and the input changes latency is timed from.
+//!
+//! The ideal world applies every input the instant it is pressed, with no
+//! network: the state due at `t` is frame `⌊t/dt⌋ + 1`, stepped with the
+//! inputs held at each tick instant. It is the fair line across
+//! topologies (`vs ideal` divergence) and it decides which input changes
+//! are timed:
+//!
+//! - A **change** is an instant at which a player's held input stops being
+//!   what it was: a press, a release, a new direction, a new aim. Holding
+//!   an input is not a change, so an algorithm that only sends on change is
+//!   not charged its heartbeat period for inputs that change nothing.
+//! - A change is **effective** when the step that first applies it in the
+//!   ideal world leaves that player in a different state (position,
+//!   velocity, height, shots fired) than the previous input would have.
+//!   Pushing into a wall, pressing jump in mid-air or firing on cooldown are
+//!   *ineffective*: no screen could ever show them, so they are counted but
+//!   not timed. The judgement is made once, in the ideal world, so every
+//!   algorithm is timed on the same set of changes.
+//! - When several changes fall between two ticks only their net effect is
+//!   applied; the window's first change is timed (the press, not the last
+//!   wiggle).
+//!
+//! Also measured here: **contact**, the frames of the ideal world in which
+//! two players touch. Players push each other, so on a trace with contact
+//! a one-frame timing difference sends trajectories apart and `vs ideal`
+//! divergence is chaotic; on a contact-free trace it is not.
+
+use crate::game::{Game, Input, PlayerState, SeqInput, State};
+use crate::trace::Trace;
+
+/// Positions of every entity per frame, index = frame; and each frame's
+/// checksum when desyncs are to be judged against it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Frames {
+    entities: usize,
+    pos: Vec<[i32; 3]>,
+    pub(crate) checksums: Vec<u64>,
+    with_checksums: bool,
+}
+
+impl Frames {
+    pub(crate) fn new(entities: usize, with_checksums: bool) -> Frames {
+        Frames { entities, pos: Vec::new(), checksums: Vec::new(), with_checksums }
+    }
+    pub(crate) fn frames(&self) -> usize {
+        self.checksums.len()
+    }
+    pub(crate) fn push(&mut self, s: &State) {
+        self.pos.extend(s.players.iter().map(|p| [p.x, p.y, p.z]));
+        self.pos.resize(self.checksums.len() * self.entities + self.entities, [0; 3]);
+        self.checksums.push(if self.with_checksums { s.checksum() } else { 0 });
+    }
+    pub(crate) fn at(&self, frame: usize, entity: usize) -> [i32; 3] {
+        self.pos[frame * self.entities + entity]
+    }
+}
+
+/// The ideal world of a run and what it says about the trace.
+pub(crate) struct Ideal {
+    /// Positions per frame.
+    pub frames: Frames,
+    /// Per player, the instants (µs) of its effective input changes, sorted.
+    pub changes: Vec<Vec<u64>>,
+    /// Changes that moved nothing (not timed).
+    pub ineffective: u64,
+    /// Frames in which two players touched.
+    pub contact_frames: u64,
+}
+
+/// What a change could show on a screen.
+fn visible(p: &PlayerState) -> [i64; 7] {
+    [p.x as i64, p.y as i64, p.z as i64, p.vx as i64, p.vy as i64, p.vz as i64, p.shots as i64]
+}
+
+impl Ideal {
+    /// Steps `initial` through `trace` for `duration_us` (plus two frames).
+    pub(crate) fn build(game: &Game, initial: &State, trace: &Trace, duration_us: u64) -> Ideal {
+        let players = game.humans(initial);
+        let dt = game.dt_us();
+        let mut frames = Frames::new(initial.players.len(), false);
+        let mut s = initial.clone();
+        frames.push(&s);
+        let mut changes = vec![Vec::new(); players];
+        let mut ineffective = 0;
+        let mut contact_frames = 0;
+        let mut held = vec![Input::IDLE; players];
+        let mut inputs = vec![SeqInput::default(); players];
+        for k in 0..duration_us / dt + 2 {
+            let now = k * dt;
+            let mut changed = Vec::new();
+            for (p, inp) in inputs.iter_mut().enumerate() {
+                let input = trace.input_at(p, now);
+                *inp = SeqInput { seq: k as u32 + 1, input };
+                if input != held[p] {
+                    // The window's first change (at 0 for an input held from the start).
+                    let lo = now.saturating_sub(dt);
+                    let at = if k == 0 { Some(0) } else { trace.first_change(p, lo, now, held[p]) };
+                    changed.push((p, at.unwrap_or(now), held[p]));
+                }
+            }
+            let before = (!changed.is_empty()).then(|| s.clone());
+            game.step(&mut s, &inputs);
+            if let Some(before) = before {
+                for (p, at, old) in changed {
+                    // The counterfactual: this player kept its old input.
+                    let mut other = before.clone();
+                    let mut alt = inputs.clone();
+                    alt[p].input = old;
+                    game.step(&mut other, &alt);
+                    if visible(&other.players[p]) != visible(&s.players[p]) {
+                        changes[p].push(at);
+                    } else {
+                        ineffective += 1;
+                    }
+                    held[p] = inputs[p].input;
+                }
+            }
+            contact_frames += touching(&s.players[..players], game.config().half_size) as u64;
+            frames.push(&s);
+        }
+        Ideal { frames, changes, ineffective, contact_frames }
+    }
+}
+
+/// Whether any two of `players` (boxes of half-size `h`) touch or overlap.
+/// Sweep along x: only neighbours within `2h` in x can touch.
+fn touching(players: &[PlayerState], h: i64) -> bool {
+    let mut xs: Vec<(i64, i64)> = players.iter().map(|p| (p.x as i64, p.y as i64)).collect();
+    xs.sort_unstable();
+    for i in 0..xs.len() {
+        for j in i + 1..xs.len() {
+            if xs[j].0 - xs[i].0 > 2 * h {
+                break;
+            }
+            if (xs[j].1 - xs[i].1).abs() <= 2 * h {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::GameConfig;
+    use crate::trace::Track;
+
+    fn trace(tracks: Vec<Vec<(u64, Input)>>) -> Trace {
+        Trace {
+            name: "t".into(),
+            tracks: tracks.into_iter().map(|segments| Track { segments, repeat_us: None }).collect(),
+        }
+    }
+
+    #[test]
+    fn holding_is_not_a_change_and_a_press_is_timed_from_its_instant() {
+        let game = Game::new(GameConfig::default());
+        let s = game.initial_state(1);
+        let r = Input::buttons(Input::RIGHT);
+        // Idle, press right at 100 ms (mid-tick), hold, release at 500 ms.
+        let t = trace(vec![vec![(0, Input::IDLE), (100_000, r), (500_000, Input::IDLE)]]);
+        let i = Ideal::build(&game, &s, &t, 1_000_000);
+        assert_eq!(i.changes[0], vec![100_000, 500_000]);
+        assert_eq!(i.ineffective, 0);
+        assert_eq!(i.contact_frames, 0);
+    }
+
+    #[test]
+    fn changes_the_world_ignores_are_not_timed() {
+        let game = Game::new(GameConfig::default());
+        let s = game.initial_state(1);
+        // Spawn (4 m, 4 m): walk left into the arena's bound, then jump.
+        let l = Input::buttons(Input::LEFT);
+        let j = Input::buttons(Input::JUMP);
+        let t = trace(vec![vec![
+            (0, l),
+            // At the bound left moves nothing: releasing it changes nothing.
+            (2_000_000, Input::IDLE),
+            (2_500_000, j),
+            // Releasing jump, and pressing it again in mid-air: nothing.
+            (2_550_000, Input::IDLE),
+            (2_600_000, j),
+            // Landed (at 3.1 s); releasing jump on the ground: nothing.
+            (3_400_000, Input::IDLE),
+            // Left into the bound does nothing, but the jump does.
+            (3_500_000, Input::buttons(Input::LEFT | Input::JUMP)),
+        ]]);
+        let i = Ideal::build(&game, &s, &t, 4_000_000);
+        assert_eq!(i.changes[0], vec![0, 2_500_000, 3_500_000]);
+        assert_eq!(i.ineffective, 4);
+    }
+
+    #[test]
+    fn players_walking_into_each_other_touch() {
+        let game = Game::new(GameConfig::default());
+        let s = game.initial_state(2); // (4, 4) and (7, 4)
+        let t = trace(vec![vec![(0, Input::buttons(Input::RIGHT))], vec![(0, Input::IDLE)]]);
+        let i = Ideal::build(&game, &s, &t, 2_000_000);
+        assert!(i.contact_frames > 30, "{}", i.contact_frames);
+        let apart = trace(vec![vec![(0, Input::buttons(Input::UP))], vec![(0, Input::buttons(Input::UP))]]);
+        assert_eq!(Ideal::build(&game, &s, &apart, 2_000_000).contact_frames, 0);
+    }
+
+    #[test]
+    fn lanes_never_touch_with_twelve_players() {
+        use crate::error::Source;
+        use crate::trace::generate::Generator;
+        let game = Game::new(GameConfig::default());
+        let s = game.initial_state(12);
+        let g = Generator::parse("lanes", &Source::BuiltIn("test".into())).unwrap().unwrap();
+        for seed in 1..=3 {
+            let t = Trace { name: "lanes".into(), tracks: (0..12).map(|p| g.track(p, 30_000_000, seed)).collect() };
+            let i = Ideal::build(&game, &s, &t, 30_000_000);
+            assert_eq!(i.contact_frames, 0, "seed {seed}");
+            assert!(i.changes.iter().all(|c| c.len() > 10), "{:?}", i.changes.iter().map(Vec::len).collect::<Vec<_>>());
+        }
+    }
+}
