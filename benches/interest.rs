@@ -97,7 +97,7 @@ fn interest_match(c: &mut Criterion) {
         };
         let trace =
             TraceSpec::resolve("random-walk", &[]).unwrap().instantiate(cfg.clients, cfg.duration_us, 1).unwrap();
-        g.bench_function(method, |b| b.iter(|| run(algo, &profile, &trace, &cfg).expect("runs").metrics.snaps));
+        g.bench_function(method, |b| b.iter(|| run(algo, &profile, &trace, &cfg).expect("runs").metrics.snaps.events));
     }
     g.finish();
 }

@@ -58,8 +58,20 @@ fn run_twice_prints_identical_json() {
             }
         }
     }
-    for key in ["desyncs", "corrections", "rollbacks", "resimulated_frames", "snaps", "stall_ms", "sim_steps_per_s"] {
+    for key in ["desyncs", "corrections", "rollbacks", "resimulated_frames", "sim_steps_per_s"] {
         assert!(run["metrics"][key].is_number(), "{key}");
+    }
+    for (block, key) in [
+        ("snaps", "per_client_per_min"),
+        ("snaps", "largest_jump_m"),
+        ("stalls", "freeze_ms_per_client"),
+        ("stalls", "longest_ms"),
+        ("input_fidelity", "repeated"),
+        ("input_fidelity", "dropped"),
+        ("impossible", "share"),
+        ("trace_facts", "contact_frames"),
+    ] {
+        assert!(run["metrics"][block][key].is_number(), "{block}.{key}");
     }
     for key in ["up_bytes_per_s", "down_bytes_per_s", "up_packets_per_s", "down_packets_per_s"] {
         assert!(run["metrics"]["bandwidth"][key].is_number(), "{key}");
@@ -142,11 +154,23 @@ fn compare_prints_both_algorithms_and_writes_reports() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("server-verified") && out.contains("lockstep"), "{out}");
+    // Five seeds by default: the table shows the spread, the JSON each seed.
+    assert!(out.contains("5 seeds: mean ±95% confidence interval"), "{out}");
+    assert!(out.contains('±'), "{out}");
     let json = std::fs::read_to_string(dir.join("report.json")).unwrap();
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(v["runs"].as_array().unwrap().len(), 2);
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 10);
+    let seeds: Vec<u64> =
+        runs.iter().filter(|r| r["algorithm"] == "lockstep").map(|r| r["seed"].as_u64().unwrap()).collect();
+    assert_eq!(seeds, [1, 2, 3, 4, 5]);
     assert!(std::fs::read_to_string(dir.join("report.md")).unwrap().contains("| metric"));
     std::fs::remove_dir_all(&dir).ok();
+    // One seed still works, without an interval.
+    let (code, out, err) =
+        syncbench(&["compare", "--profile", "lan", "--algos", "lockstep", "--duration", "2s", "--seeds", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("· 1 seed") && !out.contains('±'), "{out}");
 }
 
 #[test]
@@ -285,6 +309,8 @@ fn compare_all_leaves_out_what_cannot_play_the_world_and_names_it() {
         "1s",
         "--clients",
         "2",
+        "--seeds",
+        "1",
         "--format",
         "json",
     ]);

@@ -25,7 +25,11 @@ fn the_family_on_4g_never_desyncs_and_reports_what_it_costs() {
         assert_eq!(m.input_mismatches, 0, "{algo}");
         assert!(m.violations.is_empty(), "{algo}: {:?}", m.violations);
         assert!(m.divergence_m.own.n > 1000, "{algo}: frames confirmed and scored");
-        assert!(m.input_latency_ms.own.n > 100 && m.bandwidth.up_bytes_per_s > 0.0, "{algo}");
+        // Every change of input is shown on its player's screen (but those
+        // in the run's last moments).
+        let changes = m.trace_facts.effective_changes;
+        assert!(m.input_latency_ms.own.n + 8 >= changes && changes > 50, "{algo}: {changes} changes");
+        assert!(m.bandwidth.up_bytes_per_s > 0.0, "{algo}");
     }
 }
 
@@ -76,8 +80,8 @@ fn framelock_adapts_its_key_distance_to_the_round_trip() {
     let mut pinned_cfg = cfg(4, 20, 1);
     pinned_cfg.options = harness::contract::Options::parse(&["adapt=0".into(), "key-init=2".into()]).unwrap();
     let pinned = run_named("framelock", "delay 50ms", "random-walk", pinned_cfg);
-    assert!(adaptive.stall_ms < 200.0, "{}", adaptive.stall_ms);
-    assert!(pinned.stall_ms > 5_000.0, "{}", pinned.stall_ms);
+    assert!(adaptive.stalls.stalled_ms_per_client < 200.0, "{}", adaptive.stalls.stalled_ms_per_client);
+    assert!(pinned.stalls.stalled_ms_per_client > 5_000.0, "{}", pinned.stalls.stalled_ms_per_client);
     // Its price is latency: about one round trip plus slack.
     assert!(adaptive.input_latency_ms.own.p50 >= 100.0, "{:?}", adaptive.input_latency_ms.own);
 }

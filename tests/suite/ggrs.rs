@@ -11,8 +11,10 @@ fn on_a_lan_under_virtual_time_ggrs_runs_and_agrees() {
     assert_eq!(m.input_mismatches, 0, "{:?}", m.violations);
     assert!(m.violations.is_empty(), "{:?}", m.violations);
     assert!(m.sim_steps_per_s > 4.0 * 50.0, "progress: {}", m.sim_steps_per_s);
-    // Own input shows after ggrs's input delay (2 frames).
-    assert!((m.input_latency_ms.own.p50 - 2.0 * TICK_MS).abs() < 0.5, "{:?}", m.input_latency_ms.own);
+    // Own input shows after ggrs's input delay (2 frames), plus the wait
+    // for the next tick's sample (up to one).
+    let s = &m.input_latency_ms.own;
+    assert!(s.p50 >= 2.0 * TICK_MS - 0.05 && s.p50 <= 3.0 * TICK_MS + 0.05, "{s:?}");
 }
 
 #[test]

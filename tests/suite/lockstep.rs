@@ -23,7 +23,7 @@ fn stall_grows_when_one_direction_slows_down() {
         let m = run_named("lockstep", dir.to_str().unwrap(), "random-walk", cfg(4, 30, 1));
         std::fs::remove_file(&dir).ok();
         assert_eq!(m.desyncs, 0);
-        m.stall_ms
+        m.stalls.stalled_ms_per_client
     };
     let fast = stall("delay 10ms 2ms");
     let slow = stall("delay 80ms 2ms");
@@ -78,5 +78,5 @@ fn drifting_clocks_do_not_break_agreement() {
     assert_eq!(m.desyncs, 0);
     assert!(m.violations.is_empty(), "{:?}", m.violations);
     // The slow clock (−1500 ppm) holds everyone back: the fast peers stall.
-    assert!(m.stall_ms > 0.0);
+    assert!(m.stalls.stalled_ms_per_client > 0.0);
 }

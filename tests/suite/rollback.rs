@@ -14,8 +14,12 @@ fn with_delay(d: u32) -> harness::runner::RunConfig {
 fn own_input_shows_after_exactly_the_input_delay() {
     for d in [1u32, 2, 4] {
         let m = run_named("rollback", "wifi", "random-walk", with_delay(d));
+        // A change waits for the next tick's sample (uniformly up to a
+        // tick: the trace's changes fall anywhere), then `d` frames.
+        let s = &m.input_latency_ms.own;
         let want = d as f64 * TICK_MS;
-        assert!((m.input_latency_ms.own.p50 - want).abs() < 0.5, "delay {d}: {:?}", m.input_latency_ms.own);
+        assert!(s.p50 >= want - 0.05 && s.max <= want + TICK_MS + 0.05, "delay {d}: {s:?}");
+        assert!((s.mean - want - TICK_MS / 2.0).abs() < 2.5, "delay {d}: {s:?}");
         assert_eq!(m.desyncs, 0);
     }
 }
@@ -32,7 +36,12 @@ fn re_simulation_rises_with_the_round_trip() {
 fn rollback_does_not_stall_where_lockstep_does() {
     let rb = run_named("rollback", "4g", "random-walk", cfg(4, 20, 1));
     let ls = run_named("lockstep", "4g", "random-walk", cfg(4, 20, 1));
-    assert!(rb.stall_ms < ls.stall_ms / 4.0, "rollback {} vs lockstep {}", rb.stall_ms, ls.stall_ms);
+    assert!(
+        rb.stalls.stalled_ms_per_client < ls.stalls.stalled_ms_per_client / 4.0,
+        "rollback {} vs lockstep {}",
+        rb.stalls.stalled_ms_per_client,
+        ls.stalls.stalled_ms_per_client
+    );
     assert!(rb.rollbacks > 0 && rb.resimulated_frames >= rb.rollbacks);
 }
 

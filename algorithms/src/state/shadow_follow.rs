@@ -62,7 +62,10 @@ impl Algorithm for ShadowFollow {
         &[RATE, KEYS, LAG, INERTIA, ARC, MAX_QUEUE]
     }
     fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
-        &[("remote-on-path", "the shadow is extrapolated between updates by design")]
+        &[
+            ("remote-on-path", "the shadow is extrapolated between updates by design"),
+            ("on-map", "extrapolation ignores walls and bounds (to be made world-aware)"),
+        ]
     }
     fn server(&self, s: &Setup) -> Box<dyn Node> {
         let o = &s.options;

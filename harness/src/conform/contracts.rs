@@ -33,7 +33,7 @@ pub fn all() -> &'static [Contract] {
     &CONTRACTS
 }
 
-static CONTRACTS: [Contract; 7] = [
+static CONTRACTS: [Contract; 8] = [
     Contract {
         name: "no-desync",
         promise: "no two peers ever confirm different states for a frame, and every confirmed input is one the player really gave",
@@ -50,10 +50,17 @@ static CONTRACTS: [Contract; 7] = [
     },
     Contract {
         name: "frame-rate-independent",
-        promise: "what a player sees does not depend on their render rate (30 Hz and 144 Hz screens agree)",
+        promise: "what a player sees does not depend on their render rate: at 30, 60 and 144 Hz the divergence distributions (median, p90, p99; own, remote and against the ideal world) agree, and so do snap events (a 30 Hz screen may hide small jumps in a frame's motion, never show more)",
         applies: |_| true,
         case: gentle_case,
         check: check_frame_rate,
+    },
+    Contract {
+        name: "on-map",
+        promise: "no screen ever shows an entity inside a wall or outside the arena (beyond 5 cm), through loss, jitter and outages of up to 5 s",
+        applies: |_| true,
+        case: on_map_case,
+        check: check_on_map,
     },
     Contract {
         name: "predicted-own-bound",
@@ -142,6 +149,7 @@ fn base(algorithm: &dyn Algorithm, contract: &str, rng: &mut Stream, duration_us
         uplink: Netem::clean(),
         downlink: Netem::clean(),
         heal_at_us: None,
+        outage_us: None,
         trace: Trace { name: String::new(), tracks: Vec::new() },
     }
 }
@@ -309,18 +317,78 @@ fn check_converges(a: &dyn Algorithm, s: &Scenario) -> Verdict {
     Verdict::Pass
 }
 
+/// The same scenario at 30, 60 and 144 Hz renders: snap events agree
+/// within 2 events + 25%, and each divergence quantile within 10 cm (a
+/// tick of motion at full speed) + 25% — a render samples a moving picture
+/// at other instants than the ticks, so small differences are expected; a
+/// screen that steps or snaps at one rate and not another is not. A jump
+/// smaller than the motion a 30 Hz frame allows cannot be told from motion
+/// at 30 Hz, so there snap events are only held to be no more than at the
+/// faster rates.
 fn check_frame_rate(a: &dyn Algorithm, s: &Scenario) -> Verdict {
-    let mut slow = s.clone();
-    slow.render_hz = vec![30];
-    let mut fast = s.clone();
-    fast.render_hz = vec![144];
-    let (m30, m144) = match (run(a, &slow), run(a, &fast)) {
-        (Ok(x), Ok(y)) => (x, y),
-        (Err(v), _) | (_, Err(v)) => return v,
+    let mut runs = Vec::new();
+    for hz in [30, 60, 144] {
+        let mut at = s.clone();
+        at.render_hz = vec![hz];
+        match run(a, &at) {
+            Ok(m) => runs.push((hz, m)),
+            Err(v) => return v,
+        }
+    }
+    type Pick = fn(&Metrics) -> (f64, u64);
+    let measures: [(&str, Pick); 8] = [
+        ("snap events", |m| (m.snaps.events as f64, 1)),
+        ("own divergence p50", |m| (m.divergence_m.own.p50, m.divergence_m.own.n)),
+        ("own divergence p90", |m| (m.divergence_m.own.p90, m.divergence_m.own.n)),
+        ("own divergence p99", |m| (m.divergence_m.own.p99, m.divergence_m.own.n)),
+        ("remote divergence p50", |m| (m.divergence_m.remote.p50, m.divergence_m.remote.n)),
+        ("remote divergence p90", |m| (m.divergence_m.remote.p90, m.divergence_m.remote.n)),
+        ("remote divergence p99", |m| (m.divergence_m.remote.p99, m.divergence_m.remote.n)),
+        ("own vs ideal mean", |m| (m.ideal_divergence_m.own.mean, m.ideal_divergence_m.own.n)),
+    ];
+    for (name, pick) in measures {
+        let slack = if name.starts_with("snap") { 2.0 } else { 0.1 };
+        for i in 0..runs.len() {
+            for j in i + 1..runs.len() {
+                let ((hx, mx), (hy, my)) = (&runs[i], &runs[j]);
+                let ((x, nx), (y, ny)) = (pick(mx), pick(my));
+                let hidden = name.starts_with("snap") && *hx == 30 && x < y;
+                if nx > 0 && ny > 0 && !hidden && (x - y).abs() > slack + 0.25 * x.max(y) {
+                    return Verdict::Fail(format!("{name}: {x:.3} at {hx} Hz but {y:.3} at {hy} Hz"));
+                }
+            }
+        }
+    }
+    Verdict::Pass
+}
+
+/// An impaired link, sometimes with an outage of 1–5 s in the middle.
+fn on_map_case(a: &dyn Algorithm, case: u64) -> Scenario {
+    let mut rng = stream("on-map", case);
+    let mut s = base(a, "", &mut rng, 10_000_000);
+    s.uplink = impairment(&mut rng, 10);
+    s.downlink = impairment(&mut rng, 10);
+    if rng.below(2) == 0 {
+        let start = rng.range_inclusive(1_000, 3_000) as u64 * 1_000;
+        s.outage_us = Some((start, start + rng.range_inclusive(1_000, 5_000) as u64 * 1_000));
+    }
+    s.trace = generated_trace(&mut rng, s.clients, s.duration_us, None);
+    s
+}
+
+fn check_on_map(a: &dyn Algorithm, s: &Scenario) -> Verdict {
+    let m = match run(a, s) {
+        Ok(m) => m,
+        Err(v) => return v,
     };
-    let (x, y) = (m30.ideal_divergence_m.own.mean, m144.ideal_divergence_m.own.mean);
-    if (x - y).abs() > 0.05 + 0.25 * x.max(y) {
-        return Verdict::Fail(format!("own entity vs the ideal world: {x:.3} m at 30 Hz but {y:.3} m at 144 Hz"));
+    let i = &m.impossible;
+    if i.renders > 0 {
+        return Verdict::Fail(format!(
+            "{} entity-renders ({:.2}%) showed an entity inside a wall or off the map, the deepest {:.2} m",
+            i.renders,
+            i.share * 100.0,
+            i.deepest_m
+        ));
     }
     Verdict::Pass
 }

@@ -15,6 +15,8 @@
 //! uplink = "delay 40ms 10ms loss 5%"
 //! downlink = "delay 40ms 10ms loss 5%"
 //! heal_at = "4000ms"                  # optional: the link is clean from here on
+//! outage_at = "2000ms"                # optional: every packet lost from here
+//! outage_for = "5000ms"               #   for this long
 //! arena = "150x150"                   # optional: an open field (default: standard)
 //! bots = 80                           # optional: server-driven bots
 //! aoi = "grid"                        # optional: area of interest, with
@@ -67,6 +69,8 @@ pub struct Scenario {
     pub downlink: Netem,
     /// From this instant on the link is clean.
     pub heal_at_us: Option<u64>,
+    /// An outage `(start, end)`, µs: every packet lost between them.
+    pub outage_us: Option<(u64, u64)>,
     /// The exact per-tick input of every player.
     pub trace: Trace,
     /// The arena.
@@ -97,6 +101,13 @@ impl Scenario {
                     uplink: Box::new(Netem::clean()),
                     downlink: Box::new(Netem::clean()),
                 },
+            });
+        }
+        if let Some((from, to)) = self.outage_us {
+            p.events.push(Event {
+                at: Micros(from),
+                direction: Direction::Both,
+                kind: EventKind::Outage { duration_us: to.saturating_sub(from) },
             });
         }
         NetworkPlan::uniform(p)
@@ -138,6 +149,9 @@ impl Scenario {
         s.push_str(&format!("uplink = {:?}\ndownlink = {:?}\n", show(&self.uplink), show(&self.downlink)));
         if let Some(h) = self.heal_at_us {
             s.push_str(&format!("heal_at = \"{h}us\"\n"));
+        }
+        if let Some((from, to)) = self.outage_us {
+            s.push_str(&format!("outage_at = \"{from}us\"\noutage_for = \"{}us\"\n", to.saturating_sub(from)));
         }
         if self.world != World::Standard {
             s.push_str(&format!("arena = {:?}\n", self.world.label()));
@@ -288,6 +302,14 @@ impl Scenario {
             uplink: netem("uplink")?,
             downlink: netem("downlink")?,
             heal_at_us: if t.contains_key("heal_at") { Some(dur("heal_at")?) } else { None },
+            outage_us: match (t.contains_key("outage_at"), t.contains_key("outage_for")) {
+                (false, false) => None,
+                (true, true) => {
+                    let from = dur("outage_at")?;
+                    Some((from, from.saturating_add(dur("outage_for")?)))
+                }
+                _ => return Err(err("outage_at", "`outage_at` and `outage_for` go together".into())),
+            },
             trace,
             world,
             bots,

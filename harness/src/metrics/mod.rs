@@ -27,13 +27,19 @@
 //!   is chaotic.
 //! - **desyncs**: frames for which a peer published a state whose checksum
 //!   differs from the harness's replay of the agreed inputs.
-//! - **snap events**: an entity on one screen moving (3-D) farther in one
-//!   render interval than [`crate::game::Game::max_travel`] allows over
-//!   that interval or one tick, whichever is longer (a one-tick move shown
-//!   between two fast renders is legitimate); consecutive such renders of
-//!   one entity on one screen are one event ([`runs`]). Reported per
-//!   client-minute, with the largest jump (straight-line distance from the
-//!   position before an event to its farthest point).
+//! - **snap events**: a render is over the threshold when an entity on
+//!   one screen has moved (3-D) farther since an earlier render of it than
+//!   [`crate::game::Game::max_travel`] allows in the time between, plus a
+//!   tick of motion at full speed (one frame skipped under jitter is a
+//!   stutter, not a snap) — the
+//!   earlier render being the newest one at least a tick before (so a
+//!   one-tick move shown between two fast renders is legitimate, and a
+//!   slide faster than the game allows is caught at every render rate).
+//!   Over-threshold renders of one entity on one screen whose judged spans
+//!   overlap are one event (at one render per tick: consecutive renders,
+//!   as the runs of [`runs`]). Reported per client-minute, with the
+//!   largest jump (straight-line distance from the position before an
+//!   event to its farthest point).
 //! - **stalls**: ticks in which a node's game did not advance (the
 //!   algorithm reports them). Consecutive stalled ticks are one stall;
 //!   stalls of 100 ms or more are **freezes** (perceptible); the rest are

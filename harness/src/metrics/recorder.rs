@@ -49,17 +49,47 @@ struct Traffic {
     down_packets: u64,
 }
 
+/// Renders of an entity remembered for the snap test: speed is judged
+/// over at least one tick, so a tick-stepped screen rendering up to three
+/// times per tick shows no snaps, while a slide faster than the game
+/// allows is one at every render rate.
+const RECENT: usize = 3;
+
 /// What one screen last showed of one entity.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 struct Seen {
     /// The newest input shown.
     seq: u32,
     /// Index of the entity's next input change not yet shown.
     change: usize,
-    /// When and where it was last shown.
-    last: Option<(Micros, [i32; 3])>,
-    /// Where an open snap event started.
-    event_from: Option<[i32; 3]>,
+    /// When and where it was shown on its last renders, newest first
+    /// (`u64::MAX`: not yet).
+    recent: [(u64, [i32; 3]); RECENT],
+    /// The snap event last seen: where it started and its last
+    /// over-threshold render's time.
+    event: Option<([i32; 3], u64)>,
+}
+
+impl Default for Seen {
+    fn default() -> Seen {
+        Seen { seq: 0, change: 0, recent: [(u64::MAX, [0; 3]); RECENT], event: None }
+    }
+}
+
+impl Seen {
+    /// The newest remembered render at least `dt` before `t`, or failing
+    /// that the oldest remembered one.
+    fn anchor(&self, t: u64, dt: u64) -> Option<(u64, [i32; 3])> {
+        let known = self.recent.iter().filter(|r| r.0 != u64::MAX);
+        let mut oldest = None;
+        for &r in known {
+            if t.saturating_sub(r.0) >= dt {
+                return Some(r);
+            }
+            oldest = Some(r);
+        }
+        oldest
+    }
 }
 
 /// Collects everything a run publishes.
@@ -507,20 +537,29 @@ impl Recorder {
             // Snap events: consecutive over-threshold renders are one.
             let seen = &mut self.seen[viewer][id];
             let at = [e.x, e.y, e.z];
-            if let Some((pt, prev)) = seen.last {
-                let allowed = self.game.max_travel(t.since(pt).max(self.dt_us)) + 1_000;
+            if let Some((pt, prev)) = seen.anchor(t.0, self.dt_us) {
+                // Twice the max speed over the span, plus one tick of motion
+                // (a frame skipped under jitter is a stutter, not a snap).
+                let allowed = self.game.max_travel(t.0.saturating_sub(pt).max(self.dt_us))
+                    + self.game.max_travel(self.dt_us) / 2
+                    + 1_000;
                 if dist3(prev, at) as i64 > allowed {
-                    let from = *seen.event_from.get_or_insert_with(|| {
-                        self.snap_events[viewer] += 1;
-                        prev
-                    });
+                    // The same event while the judged span reaches back
+                    // into it; a new one once it has moved past.
+                    let from = match seen.event {
+                        Some((from, last)) if pt <= last => from,
+                        _ => {
+                            self.snap_events[viewer] += 1;
+                            prev
+                        }
+                    };
+                    seen.event = Some((from, t.0));
                     self.snap_renders += 1;
                     self.largest_jump = self.largest_jump.max(dist3(from, at));
-                } else {
-                    seen.event_from = None;
                 }
             }
-            seen.last = Some((t, at));
+            seen.recent.rotate_right(1);
+            seen.recent[0] = (t.0, at);
             // Impossible screens.
             let depth = self.map.depth(e.x, e.y);
             self.impossible.1 += 1;

@@ -192,7 +192,7 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
                         None => "–".to_string(),
                         Some((mean, None)) => fmt(mean, *dec),
                         // Every seed gave the same value: no interval to show.
-                        Some((mean, Some(ci))) if ci == 0.0 => fmt(mean, *dec),
+                        Some((mean, Some(0.0))) => fmt(mean, *dec),
                         Some((mean, Some(ci))) => format!("{}±{}", fmt(mean, *dec), fmt(ci, *dec)),
                     });
                 }
