@@ -437,6 +437,12 @@ impl Ctx<'_> {
         self.recorder.publish_confirmed(self.me, self.now_global, state, inputs);
     }
 
+    /// What the node would see if it rendered now (for a node that draws
+    /// its own picture between events, e.g. to interpolate).
+    pub fn render_ctx(&self) -> RenderCtx<'_> {
+        RenderCtx { now_local: self.now_local, me: self.me, setup: self.setup, game: self.game }
+    }
+
     /// Reports something only the algorithm knows.
     pub fn report(&mut self, what: Report) {
         self.recorder.report(self.me, self.now_global, self.now_local, self.tick, what);

@@ -359,6 +359,7 @@ pub(crate) fn prepare(
         aoi: cfg.aoi,
     };
     let mut recorder = Recorder::new(topology, &game, &initial, trace.clone(), cfg.duration_us, cfg.header_bytes);
+    recorder.set_render_hz((0..cfg.clients).map(|p| cfg.render_hz_of(p)).max().unwrap_or(60));
     if let Some(aoi) = cfg.aoi {
         recorder.enable_interest(aoi);
     }

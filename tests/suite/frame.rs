@@ -101,7 +101,9 @@ fn lockstep_clock_adaptation_keeps_a_fast_clock_from_running_ahead() {
     // early, fills the backup buffer, and every input it samples waits
     // there (~5 frames); adapting to the key player keeps it to about one.
     let (slow, fast) = (&off.per_client[1].own_input_latency_ms, &on.per_client[1].own_input_latency_ms);
-    assert!(slow.p50 > 60.0 && fast.p50 < 2.0 * 16.7, "{slow:?} vs {fast:?}");
+    // (Both include the wait for the sample and a tick of render
+    // interpolation.)
+    assert!(slow.p50 > 90.0 && fast.p50 < 3.0 * 16.7, "{slow:?} vs {fast:?}");
 }
 
 proptest! {

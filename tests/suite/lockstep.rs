@@ -37,8 +37,9 @@ fn everyone_sees_the_same_frames_on_lan() {
     assert_eq!(m.desyncs, 0);
     // Only each peer's last render can fall before its frame is confirmed.
     assert!(m.unscored_samples <= 4, "{}", m.unscored_samples);
-    // On a LAN, lockstep shows inputs within a couple of ticks.
-    assert!(m.input_latency_ms.own.p50 <= 2.0 * crate::util::TICK_MS);
+    // On a LAN, lockstep shows inputs within a few ticks: the wait for the
+    // sample, a frame, a tick of render interpolation.
+    assert!(m.input_latency_ms.own.p50 <= 3.0 * crate::util::TICK_MS, "{:?}", m.input_latency_ms.own);
 }
 
 proptest! {

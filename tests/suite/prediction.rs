@@ -35,11 +35,13 @@ const SQUARES: &str =
     "player *\n0s R\n0.3s U\n0.6s L\n0.9s D\n1.2s R\n1.5s U\n1.8s L\n2.1s D\n2.4s R\n2.7s U J\n3.0s L\n3.3s D\n4s .\n";
 
 #[test]
-fn own_latency_collapses_from_a_round_trip_to_under_a_tick() {
+fn own_latency_collapses_from_a_round_trip_to_two_ticks() {
     let sv = run_named("server-verified", "wifi", "random-walk", cfg(4, 20, 1));
     let pr = run_named("prediction", "wifi", "random-walk", cfg(4, 20, 1));
     assert!(sv.input_latency_ms.own.p50 >= 2.0 * TICK_MS, "{:?}", sv.input_latency_ms.own);
-    assert!(pr.input_latency_ms.own.p99 < TICK_MS, "{:?}", pr.input_latency_ms.own);
+    // At once: the wait for the next tick's sample, then a tick of render
+    // interpolation.
+    assert!(pr.input_latency_ms.own.p99 < 2.0 * TICK_MS, "{:?}", pr.input_latency_ms.own);
     // Remote players are shown in the past: interpolation costs latency.
     assert!(pr.input_latency_ms.remote.p50 >= 100.0);
     assert!(pr.divergence_m.remote.n > 0);

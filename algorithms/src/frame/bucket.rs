@@ -19,6 +19,7 @@
 //! input(3)`; frames, server → client: `8, first: u32, n: u8, players: u8,
 //! n × players × (seq: u32, input(3))`.
 
+use crate::support::render_lerp::Smooth;
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
 use harness::game::{Input, SeqInput, State};
@@ -62,13 +63,16 @@ impl Algorithm for Bucket {
         })
     }
     fn client(&self, s: &Setup, _player: usize) -> Box<dyn Node> {
-        Box::new(Client {
-            state: s.initial.clone(),
-            frames: BTreeMap::new(),
-            latest: None,
-            catchup: s.options.number(&CATCHUP).clamp(1.0, 1000.0) as u32,
-            buffer: s.options.number(&BUFFER).clamp(0.0, 1000.0) as u32,
-        })
+        Box::new(Smooth::new(
+            Client {
+                state: s.initial.clone(),
+                frames: BTreeMap::new(),
+                latest: None,
+                catchup: s.options.number(&CATCHUP).clamp(1.0, 1000.0) as u32,
+                buffer: s.options.number(&BUFFER).clamp(0.0, 1000.0) as u32,
+            },
+            s,
+        ))
     }
 }
 

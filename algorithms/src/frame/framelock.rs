@@ -21,6 +21,7 @@
 //! trip); UPDATE `6, key: u32, next: u32, server_time: i64, n: u8, n ×
 //! (seq: u32, input(3))`.
 
+use crate::support::render_lerp::Smooth;
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
 use harness::game::{Input, SeqInput, State};
@@ -77,14 +78,17 @@ impl Algorithm for Framelock {
         let init = s.options.number(&KEY_INIT).clamp(1.0, 1000.0) as u32;
         let mut updates = BTreeMap::new();
         updates.insert(0, Update { next: init, server_time: 0, inputs: vec![SeqInput::default(); s.players] });
-        Box::new(Client {
-            state: s.initial.clone(),
-            updates,
-            key: 0,
-            inputs: vec![SeqInput::default(); s.players],
-            ctrl: None,
-            newest_update: None,
-        })
+        Box::new(Smooth::new(
+            Client {
+                state: s.initial.clone(),
+                updates,
+                key: 0,
+                inputs: vec![SeqInput::default(); s.players],
+                ctrl: None,
+                newest_update: None,
+            },
+            s,
+        ))
     }
 }
 

@@ -23,6 +23,7 @@
 //! An input made for frame `f` has sequence number `f + 1` (one sample per
 //! frame), so sequence numbers need not travel.
 
+use crate::support::render_lerp::Smooth;
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
 use harness::game::{Input, SeqInput, State};
@@ -78,24 +79,27 @@ impl Algorithm for Lockstep {
     }
     fn client(&self, setup: &Setup, player: usize) -> Box<dyn Node> {
         let n = setup.players;
-        Box::new(Peer {
-            me: player,
-            state: {
-                let mut s = setup.initial.clone();
-                if self.own_seed {
-                    s.rng = 0x0123_4567_89AB_CDEF ^ player as u64;
-                }
-                s
+        Box::new(Smooth::new(
+            Peer {
+                me: player,
+                state: {
+                    let mut s = setup.initial.clone();
+                    if self.own_seed {
+                        s.rng = 0x0123_4567_89AB_CDEF ^ player as u64;
+                    }
+                    s
+                },
+                inputs: vec![Vec::new(); n],
+                have: vec![0; n],
+                acked_by: vec![0; n],
+                max_ahead: setup.options.number(&MAX_AHEAD).clamp(1.0, 1000.0) as u32,
+                frame_inputs: vec![SeqInput::default(); n],
+                adapt: setup.options.number(&ADAPT) != 0.0,
+                skipped: 0,
+                frameskip: [false; 4],
             },
-            inputs: vec![Vec::new(); n],
-            have: vec![0; n],
-            acked_by: vec![0; n],
-            max_ahead: setup.options.number(&MAX_AHEAD).clamp(1.0, 1000.0) as u32,
-            frame_inputs: vec![SeqInput::default(); n],
-            adapt: setup.options.number(&ADAPT) != 0.0,
-            skipped: 0,
-            frameskip: [false; 4],
-        })
+            setup,
+        ))
     }
 }
 

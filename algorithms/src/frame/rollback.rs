@@ -30,6 +30,7 @@
 //! receiver's inputs the sender holds contiguously; `start`: the frame of
 //! the first input carried.
 
+use crate::support::render_lerp::Smooth;
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
 use harness::game::{Input, SeqInput, State};
@@ -87,22 +88,25 @@ impl Algorithm for Rollback {
         }
         let mut saved = VecDeque::with_capacity(RING);
         saved.push_back(s.initial.clone());
-        Box::new(Peer {
-            me: player,
-            state: s.initial.clone(),
-            saved,
-            inputs,
-            have: vec![delay; n],
-            acked_by: vec![0; n],
-            used: Vec::new(),
-            published: 0,
-            delay,
-            window: s.options.number(&WINDOW).clamp(1.0, 120.0) as u32,
-            ahead: s.options.number(&AHEAD).clamp(0.0, 120.0) as u32,
-            remote_frame: vec![0; n],
-            skip_resimulation: self.skip_resimulation,
-            stopped: false,
-        })
+        Box::new(Smooth::new(
+            Peer {
+                me: player,
+                state: s.initial.clone(),
+                saved,
+                inputs,
+                have: vec![delay; n],
+                acked_by: vec![0; n],
+                used: Vec::new(),
+                published: 0,
+                delay,
+                window: s.options.number(&WINDOW).clamp(1.0, 120.0) as u32,
+                ahead: s.options.number(&AHEAD).clamp(0.0, 120.0) as u32,
+                remote_frame: vec![0; n],
+                skip_resimulation: self.skip_resimulation,
+                stopped: false,
+            },
+            s,
+        ))
     }
 }
 

@@ -17,6 +17,7 @@
 use super::snapshot::quantize;
 use crate::interest::{index_for, InterestSets, Pos, SpatialIndex};
 use crate::support::delta::Quantized;
+use crate::support::render_lerp::TickLerp;
 use crate::support::sparse_delta::{self, SparseWorld};
 use crate::support::uplink::{InputUplink, ServerInputs};
 use harness::contract::{Ctx, EntityView, Node, NodeId, RenderCtx, Report, Setup, View};
@@ -122,6 +123,8 @@ pub(crate) struct AoiClient {
     /// Decoded views by frame (baselines and the interpolation history).
     kept: BTreeMap<u32, SparseWorld>,
     newest: u32,
+    /// The own player, moved to each newer view over a tick.
+    own: TickLerp,
     /// Server time ≈ local time + this: the least-delayed arrival seen.
     offset: Option<i64>,
     interp_us: i64,
@@ -136,6 +139,7 @@ impl AoiClient {
             entities: s.entities(),
             kept: BTreeMap::new(),
             newest: 0,
+            own: TickLerp::new(s.entities(), 1_000_000 / s.tick_hz.max(1) as i64),
             offset: None,
             interp_us,
             uplink: InputUplink::new(3),
@@ -170,6 +174,12 @@ impl Node for AoiClient {
         }
         let arrival = (frame as i64 - 1) * self.dt - ctx.now();
         self.offset = Some(self.offset.map_or(arrival, |o| o.max(arrival)));
+        if frame > self.newest {
+            if let Some(q) = lookup(&view, self.me) {
+                let at = q.um();
+                self.own.set(ctx.now(), &[EntityView { id: self.me, x: at[0], y: at[1], z: at[2], seq: q.seq }]);
+            }
+        }
         self.kept.insert(frame, view);
         self.newest = self.newest.max(frame);
         while self.kept.len() > HISTORY {
@@ -180,7 +190,9 @@ impl Node for AoiClient {
     fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
         let Some(newest) = self.kept.get(&self.newest) else { return };
         let show = |id: u16, pos: [i32; 3], seq: u32| EntityView { id, x: pos[0], y: pos[1], z: pos[2], seq };
-        if let Some(q) = lookup(newest, self.me) {
+        if self.own.is_set() {
+            self.own.render(ctx.now(), view);
+        } else if let Some(q) = lookup(newest, self.me) {
             view.entities.push(show(self.me, q.um(), q.seq));
         }
         // The view in force at the display time, and the next one.

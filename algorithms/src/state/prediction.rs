@@ -33,8 +33,9 @@
 //! applies one per tick, then sends every client the whole world (state and
 //! last inputs). With `lag-comp=1`, a shot carries the two snapshots the
 //! shooter was interpolating between and the blend; the server keeps a
-//! second of positions and re-runs the hit test against that past view
-//! (seed 004), so what the shooter saw is what counts.
+//! second of positions and re-runs the hit test against that past view,
+//! from where the shooter's screen drew itself (seed 004), so what the
+//! shooter saw is what counts.
 //!
 //! Wire (little-endian): input, client → server: `1, newest_seq: u32, n: u8,
 //! n × (input(3) [, frame_a: u32, frame_b: u32, blend: u16 if SHOOT])`, the
@@ -44,6 +45,7 @@
 use crate::support::clock_sync::ClockSync;
 use crate::support::input_queue::InputQueue;
 use crate::support::interpolation::{Dry, InterpolationBuffer, Snap};
+use crate::support::render_lerp::TickLerp;
 use crate::support::snapshot::WorldSnapshot;
 use crate::wire::{Reader, Writer};
 use harness::contract::{
@@ -189,6 +191,12 @@ impl Algorithm for Prediction {
             threshold_um: (o.number(&THRESHOLD).max(0.0) * 1e3) as i64,
             smoothing_us: (o.number(&SMOOTHING).max(0.0) * 1e3) as i64,
             smooth: None,
+            own: {
+                let mut l = TickLerp::new(s.entities(), dt);
+                let p = &s.initial.players[player];
+                l.set(i64::MIN / 2, &[EntityView { id: player as u16, x: p.x, y: p.y, z: p.z, seq: 0 }]);
+                l
+            },
             shown_own: None,
             last_view: (0, 0, 0),
             redundancy: o.number(&REDUNDANCY).clamp(1.0, 64.0) as usize,
@@ -242,6 +250,8 @@ struct Client {
     smoothing_us: i64,
     /// An eased correction: (offset at start, start time).
     smooth: Option<([i64; 3], i64)>,
+    /// The own player, moved to each new predicted state over a tick.
+    own: TickLerp,
     shown_own: Option<[i32; 3]>,
     last_view: (u32, u32, u16),
     redundancy: usize,
@@ -301,6 +311,12 @@ impl Client {
         ctx.game().step(&mut self.predicted, &inputs);
     }
 
+    /// The predicted own player is current from `now` on.
+    fn show_own(&mut self, now: i64) {
+        let p = &self.predicted.players[self.me];
+        self.own.set(now, &[EntityView { id: self.me as u16, x: p.x, y: p.y, z: p.z, seq: p.last_seq }]);
+    }
+
     fn server_offset(&self) -> Option<i64> {
         self.clock.offset().or(self.fallback_offset)
     }
@@ -354,6 +370,7 @@ impl Client {
             }
             ctx.report(Report::Correction);
             ctx.report(Report::Resimulated(pending.len() as u32));
+            self.show_own(ctx.now());
             let after = self.predicted.players[self.me];
             if self.smoothing_us > 0 {
                 let shown = self.shown_own.unwrap_or([before.x, before.y, before.z]);
@@ -423,6 +440,7 @@ impl Node for Client {
         }
         let Some(s) = ctx.sample_input() else { return };
         self.step_predicted(ctx, s);
+        self.show_own(ctx.now());
         self.moves.push_back(Move {
             seq: s.seq,
             input: s.input,
@@ -453,14 +471,16 @@ impl Node for Client {
     }
 
     fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
-        let me = &self.predicted.players[self.me];
+        let mut drawn = View::default();
+        self.own.render(ctx.now(), &mut drawn);
+        let me = drawn.entities[0];
         let mut own = [me.x, me.y, me.z];
         let off = eased(&mut self.smooth, ctx.now(), self.smoothing_us);
         for (o, d) in own.iter_mut().zip(off) {
             *o = (*o as i64 + d) as i32;
         }
         self.shown_own = Some(own);
-        view.entities.push(EntityView { id: self.me as u16, x: own[0], y: own[1], z: own[2], seq: me.last_seq });
+        view.entities.push(EntityView { id: self.me as u16, x: own[0], y: own[1], z: own[2], seq: me.seq });
         if let Some(g) = self.ghost.as_mut() {
             for (q, p) in self.predicted.players.iter().enumerate() {
                 if q == self.me {
@@ -555,18 +575,21 @@ impl Node for Server {
             }
         }
         let shots_before: Vec<u32> = self.state.players.iter().map(|p| p.shots).collect();
+        // Where each shooter stood before this step: where its own screen
+        // drew it when it pressed (render interpolation draws the newest
+        // predicted step a tick later).
+        let stood: Vec<[i32; 3]> = self.state.players.iter().map(|p| [p.x, p.y, p.z]).collect();
         ctx.game().step(&mut self.state, &inputs);
         if self.lag_comp {
             for p in 0..n {
                 let fired = self.state.players[p].shots > shots_before[p];
                 let Some(past) = views[p].filter(|_| fired).and_then(|v| self.past_positions(v)) else { continue };
-                // The shooter where it is now; everyone else where the
-                // shooter saw them.
+                // The shooter where its screen drew it; everyone else where
+                // the shooter saw them.
                 let mut rewound = self.state.players.clone();
                 for (q, pos) in past.iter().enumerate() {
-                    if q != p {
-                        (rewound[q].x, rewound[q].y, rewound[q].z) = (pos[0], pos[1], pos[2]);
-                    }
+                    let pos = if q == p { stood[p] } else { *pos };
+                    (rewound[q].x, rewound[q].y, rewound[q].z) = (pos[0], pos[1], pos[2]);
                 }
                 let humans = ctx.game().humans(&self.state);
                 let target = ctx.game().hitscan(&rewound[..humans], p, inputs[p].input);

@@ -24,6 +24,7 @@
 //! - snapshot, server → client: `2, frame: u32, players: u16, players ×
 //!   (x: i32, y: i32, z: i32, last_seq: u32)`.
 
+use crate::support::render_lerp::Smooth;
 use crate::support::uplink::{InputUplink, ServerInputs};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
@@ -62,10 +63,13 @@ impl Algorithm for ServerVerified {
         })
     }
     fn client(&self, setup: &Setup, _player: usize) -> Box<dyn Node> {
-        Box::new(Client {
-            shown: Snapshot::of(&setup.initial),
-            uplink: InputUplink::new(setup.options.number(&REDUNDANCY).clamp(1.0, 255.0) as usize),
-        })
+        Box::new(Smooth::new(
+            Client {
+                shown: Snapshot::of(&setup.initial),
+                uplink: InputUplink::new(setup.options.number(&REDUNDANCY).clamp(1.0, 255.0) as usize),
+            },
+            setup,
+        ))
     }
 }
 

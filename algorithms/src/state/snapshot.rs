@@ -23,6 +23,7 @@
 use super::aoi_snapshot::{AoiClient, AoiServer};
 use crate::support::delta::{self, Quantized};
 use crate::support::interpolation::{Dry, InterpolationBuffer, Snap};
+use crate::support::render_lerp::TickLerp;
 use crate::support::uplink::{InputUplink, ServerInputs};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
 use harness::game::State;
@@ -100,6 +101,13 @@ impl Algorithm for Snapshots {
         Box::new(Client {
             me: player,
             dt,
+            own: {
+                let mut l = TickLerp::new(s.entities(), dt);
+                let q = &world[player];
+                let at = q.um();
+                l.set(0, &[EntityView { id: player as u16, x: at[0], y: at[1], z: at[2], seq: q.seq }]);
+                l
+            },
             kept: BTreeMap::from([(0, world)]),
             newest: 0,
             interp,
@@ -169,6 +177,8 @@ struct Client {
     /// Decoded snapshots the server may use as baselines.
     kept: BTreeMap<u32, Vec<Quantized>>,
     newest: u32,
+    /// The own player, moved to each newer snapshot over a tick.
+    own: TickLerp,
     interp: InterpolationBuffer,
     /// Server time ≈ local time + this: the least-delayed arrival seen.
     offset: Option<i64>,
@@ -200,6 +210,11 @@ impl Node for Client {
         let arrival = (frame as i64 - 1) * self.dt - ctx.now();
         self.offset = Some(self.offset.map_or(arrival, |o| o.max(arrival)));
         self.interp.push(snap(frame, &world, self.dt));
+        if frame > self.newest {
+            let q = &world[self.me];
+            let at = q.um();
+            self.own.set(ctx.now(), &[EntityView { id: self.me as u16, x: at[0], y: at[1], z: at[2], seq: q.seq }]);
+        }
         self.kept.insert(frame, world);
         self.newest = self.newest.max(frame);
         while self.kept.len() > HISTORY {
@@ -212,7 +227,8 @@ impl Node for Client {
         let t = self.offset.map(|o| ctx.now() + o - self.interp_us);
         for (i, q) in newest.iter().enumerate() {
             let (pos, seq) = if i == self.me {
-                (q.um(), q.seq)
+                self.own.render(ctx.now(), view);
+                continue;
             } else {
                 match t.and_then(|t| self.interp.sample(t, i, Dry::Hold)) {
                     Some(s) => (s.pos, s.seq),

@@ -1,12 +1,13 @@
 //! Components shared by algorithms: the input uplink (redundant client
 //! inputs, server queues), clock synchronization, the full and delta
 //! snapshot codecs (and the area-of-interest codec of enter / leave / move
-//! events), the interpolation buffer.
+//! events), the interpolation buffer, render interpolation between ticks.
 
 pub mod clock_sync;
 pub mod delta;
 pub mod input_queue;
 pub mod interpolation;
+pub mod render_lerp;
 pub mod snapshot;
 pub mod sparse_delta;
 pub mod uplink;

@@ -57,14 +57,14 @@ static CONTRACTS: [Contract; 8] = [
     },
     Contract {
         name: "on-map",
-        promise: "no screen ever shows an entity inside a wall or outside the arena (beyond 5 cm), through loss, jitter and outages of up to 5 s",
+        promise: "no screen ever shows an entity inside a wall or outside the arena (beyond 10 cm), through loss, jitter and outages of up to 5 s",
         applies: |_| true,
         case: on_map_case,
         check: check_on_map,
     },
     Contract {
         name: "predicted-own-bound",
-        promise: "a predicting client shows its own player where the inputs put it (within 5 cm of the ideal world on a clean link)",
+        promise: "a client that shows its own input locally (within two ticks) shows its own player where the inputs put it (within 10 cm of the ideal world on a clean link: a tick of motion, the price of render interpolation)",
         applies: |t| t == Topology::ClientServer,
         case: squares_case,
         check: check_predicted_own,
@@ -318,7 +318,7 @@ fn check_converges(a: &dyn Algorithm, s: &Scenario) -> Verdict {
 }
 
 /// The same scenario at 30, 60 and 144 Hz renders: snap events agree
-/// within 2 events + 25%, and each divergence quantile within 10 cm (a
+/// within Poisson noise (2 + 3√n events), and each divergence quantile within 10 cm (a
 /// tick of motion at full speed) + 25% — a render samples a moving picture
 /// at other instants than the ticks, so small differences are expected; a
 /// screen that steps or snaps at one rate and not another is not. A jump
@@ -352,8 +352,11 @@ fn check_frame_rate(a: &dyn Algorithm, s: &Scenario) -> Verdict {
             for j in i + 1..runs.len() {
                 let ((hx, mx), (hy, my)) = (&runs[i], &runs[j]);
                 let ((x, nx), (y, ny)) = (pick(mx), pick(my));
-                let hidden = name.starts_with("snap") && *hx == 30 && x < y;
-                if nx > 0 && ny > 0 && !hidden && (x - y).abs() > slack + 0.25 * x.max(y) {
+                let (snaps, hidden) = (name.starts_with("snap"), name.starts_with("snap") && *hx == 30 && x < y);
+                // Events are counts: within Poisson noise, 2 + 3√n (three
+                // standard deviations: many comparisons are made).
+                let allowed = if snaps { slack + 3.0 * x.max(y).sqrt() } else { slack + 0.25 * x.max(y) };
+                if nx > 0 && ny > 0 && !hidden && (x - y).abs() > allowed {
                     return Verdict::Fail(format!("{name}: {x:.3} at {hx} Hz but {y:.3} at {hy} Hz"));
                 }
             }
@@ -402,14 +405,18 @@ fn check_predicted_own(a: &dyn Algorithm, s: &Scenario) -> Verdict {
     if m.input_latency_ms.own.n == 0 {
         return Verdict::NotApplicable("never shows its own inputs".into());
     }
-    if m.input_latency_ms.own.p50 >= tick_ms {
+    // Locally shown: the wait for the next tick's sample plus a tick of
+    // render interpolation, under two ticks; a round trip is more.
+    if m.input_latency_ms.own.p50 >= 2.0 * tick_ms {
         return Verdict::NotApplicable(format!(
             "does not predict (own input latency p50 {:.1} ms)",
             m.input_latency_ms.own.p50
         ));
     }
+    // A tick of motion at full speed (10 cm) for render interpolation,
+    // which draws the newest predicted step over the next tick.
     let d = m.ideal_divergence_m.own.mean;
-    if d > 0.05 {
+    if d > 0.1 {
         return Verdict::Fail(format!("own player shown {d:.3} m (mean) from where its inputs put it"));
     }
     Verdict::Pass

@@ -54,6 +54,17 @@ impl Frames {
     pub(crate) fn at(&self, frame: usize, entity: usize) -> [i32; 3] {
         self.pos[frame * self.entities + entity]
     }
+    /// The position `into` µs of a `dt`-long frame past `frame`, on the
+    /// straight line to the next frame (which must exist when `into > 0`).
+    pub(crate) fn between(&self, frame: usize, entity: usize, into: u64, dt: u64) -> [i32; 3] {
+        let a = self.at(frame, entity);
+        if into == 0 {
+            return a;
+        }
+        let b = self.at(frame + 1, entity);
+        let (k, d) = (into.min(dt) as i64, dt.max(1) as i64);
+        std::array::from_fn(|i| (a[i] as i64 + (b[i] as i64 - a[i] as i64) * k / d) as i32)
+    }
 }
 
 /// The ideal world of a run and what it says about the trace.

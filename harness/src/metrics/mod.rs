@@ -29,17 +29,14 @@
 //!   differs from the harness's replay of the agreed inputs.
 //! - **snap events**: a render is over the threshold when an entity on
 //!   one screen has moved (3-D) farther since an earlier render of it than
-//!   [`crate::game::Game::max_travel`] allows in the time between, plus a
-//!   tick of motion at full speed (one frame skipped under jitter is a
-//!   stutter, not a snap) — the
-//!   earlier render being the newest one at least a tick before (so a
-//!   one-tick move shown between two fast renders is legitimate, and a
-//!   slide faster than the game allows is caught at every render rate).
-//!   Over-threshold renders of one entity on one screen whose judged spans
-//!   overlap are one event (at one render per tick: consecutive renders,
-//!   as the runs of [`runs`]). Reported per client-minute, with the
-//!   largest jump (straight-line distance from the position before an
-//!   event to its farthest point).
+//!   [`crate::game::Game::max_travel`] (twice the max speed) allows in the
+//!   time between — the earlier render being the newest one at least two
+//!   ticks before, so a tick-stepped picture, a one-frame catch-up or a
+//!   correction blended over a tick is judged whole, alike at 30, 60 and
+//!   144 Hz (from standing, a pop of more than 40 cm). Over-threshold renders of one entity on one screen whose
+//!   judged spans overlap are one event (the runs of [`runs`]). Reported
+//!   per client-minute, with the largest jump (straight-line distance from
+//!   the position before an event to its farthest point).
 //! - **stalls**: ticks in which a node's game did not advance (the
 //!   algorithm reports them). Consecutive stalled ticks are one stall;
 //!   stalls of 100 ms or more are **freezes** (perceptible); the rest are
@@ -47,7 +44,7 @@
 //! - **input fidelity**: sampled inputs the authority applied more often
 //!   than their duration or never — see [`fidelity`].
 //! - **impossible screens**: entity-renders inside a wall or outside the
-//!   arena, by more than a centimetre — see [`on_map`].
+//!   arena, by more than 10 cm — see [`on_map`].
 //! - **bandwidth**: bytes (with 28 bytes of UDP/IPv4 header per packet) and
 //!   packets per second each node sent (up) and that were sent to it
 //!   (down), before the link's loss; per client, mean over clients.
@@ -257,7 +254,7 @@ pub struct InputFidelity {
 /// Entities shown where the game cannot put them (see [`on_map`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Impossible {
-    /// Entity-renders inside a wall or outside the arena by more than 1 cm.
+    /// Entity-renders inside a wall or outside the arena by more than 10 cm.
     pub renders: u64,
     /// `renders` / all entity-renders.
     pub share: f64,

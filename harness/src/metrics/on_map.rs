@@ -8,17 +8,17 @@
 //! the shortest way out of a wall it overlaps (the larger of the two).
 //! A render counts as impossible when its depth exceeds
 //! [`TOLERANCE_UM`] (interpolating between two legal frames around a
-//! corner cuts it by a few centimetres; that is not what this measures).
+//! corner cuts it by up to about 10 cm; that is not what this measures).
 //!
 //! Walls are filed in a uniform grid so the check is constant time per
 //! entity-render in large fields too.
 
 use crate::game::{Aabb, GameConfig};
 
-/// Depths up to this are not counted (µm): 5 cm. Interpolating between two
-/// legal positions a tick or two apart around a wall's corner cuts the
-/// corner by up to a few centimetres.
-pub const TOLERANCE_UM: i64 = 50_000;
+/// Depths up to this are not counted (µm): 10 cm. Drawing the straight
+/// line between two legal positions a few ticks apart (interpolation, a
+/// catch-up after jitter) cuts a wall's corner by up to about that much.
+pub const TOLERANCE_UM: i64 = 100_000;
 
 /// Side of a grid cell, µm.
 const CELL: i64 = 4_000_000;

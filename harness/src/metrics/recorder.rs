@@ -29,6 +29,9 @@ const MAX_VIOLATIONS: usize = 20;
 struct Pending {
     viewer: usize,
     frame: usize,
+    /// µs past the frame's instant (the authority is scored between it and
+    /// the next frame).
+    into: u64,
     t: Micros,
     view: View,
 }
@@ -49,47 +52,35 @@ struct Traffic {
     down_packets: u64,
 }
 
-/// Renders of an entity remembered for the snap test: speed is judged
-/// over at least one tick, so a tick-stepped screen rendering up to three
-/// times per tick shows no snaps, while a slide faster than the game
-/// allows is one at every render rate.
-const RECENT: usize = 3;
+/// Snaps are judged over at least this many ticks: long enough that a
+/// tick-stepped picture, a one-tick catch-up or a correction blended over a
+/// tick is seen whole in one span at any render rate, so 30, 60 and 144 Hz
+/// screens count the same jumps.
+const SNAP_SPAN_TICKS: u64 = 2;
 
 /// What one screen last showed of one entity.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 struct Seen {
     /// The newest input shown.
     seq: u32,
     /// Index of the entity's next input change not yet shown.
     change: usize,
-    /// When and where it was shown on its last renders, newest first
-    /// (`u64::MAX`: not yet).
-    recent: [(u64, [i32; 3]); RECENT],
     /// The snap event last seen: where it started and its last
     /// over-threshold render's time.
     event: Option<([i32; 3], u64)>,
 }
 
-impl Default for Seen {
-    fn default() -> Seen {
-        Seen { seq: 0, change: 0, recent: [(u64::MAX, [0; 3]); RECENT], event: None }
-    }
-}
-
-impl Seen {
-    /// The newest remembered render at least `dt` before `t`, or failing
-    /// that the oldest remembered one.
-    fn anchor(&self, t: u64, dt: u64) -> Option<(u64, [i32; 3])> {
-        let known = self.recent.iter().filter(|r| r.0 != u64::MAX);
-        let mut oldest = None;
-        for &r in known {
-            if t.saturating_sub(r.0) >= dt {
-                return Some(r);
-            }
-            oldest = Some(r);
+/// The newest of `recent` (newest first; `u64::MAX`: empty) at least `span`
+/// before `t`, or failing that the oldest remembered.
+fn anchor(recent: &[(u64, [i32; 3])], t: u64, span: u64) -> Option<(u64, [i32; 3])> {
+    let mut oldest = None;
+    for &r in recent.iter().filter(|r| r.0 != u64::MAX) {
+        if t.saturating_sub(r.0) >= span {
+            return Some(r);
         }
-        oldest
+        oldest = Some(r);
     }
+    oldest
 }
 
 /// Collects everything a run publishes.
@@ -105,6 +96,8 @@ pub struct Recorder {
     game: Game,
     samples: Vec<Vec<(Micros, Input)>>,
     authority: Frames,
+    /// Client/server: the instant each authority frame was published.
+    authority_at: Vec<u64>,
     authority_state: State,
     ideal: Frames,
     /// Per player, the instants of its effective input changes.
@@ -127,6 +120,10 @@ pub struct Recorder {
     node_tick_us: u64,
     fidelity: Fidelity,
     map: MapCheck,
+    /// Per viewer and entity, its last `ring` renders (time, position),
+    /// newest first: the spans snaps are judged over.
+    recent: Vec<(u64, [i32; 3])>,
+    ring: usize,
     /// Entity-renders inside walls or off the map, all entity-renders, the deepest (µm).
     impossible: (u64, u64, i64),
     desynced_frames: Vec<bool>,
@@ -195,6 +192,7 @@ impl Recorder {
             game,
             samples: vec![Vec::new(); players],
             authority,
+            authority_at: vec![0],
             authority_state: initial.clone(),
             ideal: ideal.frames,
             changes: ideal.changes,
@@ -214,6 +212,8 @@ impl Recorder {
             node_tick_us: dt_us,
             fidelity: Fidelity::new(players, dt_us),
             map,
+            recent: vec![(u64::MAX, [0; 3]); players * entities * 3],
+            ring: 3,
             impossible: (0, 0, 0),
             desynced_frames: Vec::new(),
             first_desync: None,
@@ -233,6 +233,14 @@ impl Recorder {
             interest: None,
             index_work: (0, 0),
         }
+    }
+
+    /// Sizes the render memory of the snap test for screens of up to
+    /// `max_hz` (a span of two ticks must fit).
+    pub fn set_render_hz(&mut self, max_hz: u32) {
+        let per_span = (SNAP_SPAN_TICKS * self.dt_us * max_hz.max(1) as u64).div_ceil(1_000_000) as usize;
+        self.ring = (per_span + 1).max(3);
+        self.recent = vec![(u64::MAX, [0; 3]); self.players * self.entities * self.ring];
     }
 
     /// Turns on the area-of-interest measurements against `aoi`.
@@ -379,8 +387,10 @@ impl Recorder {
         while self.authority.frames() < f {
             let last = self.authority_state.clone();
             self.authority.push(&last);
+            self.authority_at.push(t.0);
         }
         self.authority.push(state);
+        self.authority_at.push(t.0);
         for (p, ps) in state.players.iter().take(self.players).enumerate() {
             self.fidelity.frame(p, ps.last_seq, &self.samples[p]);
         }
@@ -389,6 +399,7 @@ impl Recorder {
         if let Some(i) = self.interest.as_mut() {
             i.authority(t, &state.players);
         }
+        self.drain_pending();
     }
 
     /// Peer publishes a confirmed state and the inputs that produced it.
@@ -537,12 +548,12 @@ impl Recorder {
             // Snap events: consecutive over-threshold renders are one.
             let seen = &mut self.seen[viewer][id];
             let at = [e.x, e.y, e.z];
-            if let Some((pt, prev)) = seen.anchor(t.0, self.dt_us) {
-                // Twice the max speed over the span, plus one tick of motion
-                // (a frame skipped under jitter is a stutter, not a snap).
-                let allowed = self.game.max_travel(t.0.saturating_sub(pt).max(self.dt_us))
-                    + self.game.max_travel(self.dt_us) / 2
-                    + 1_000;
+            let k = (viewer * self.entities + id) * self.ring;
+            let recent = &mut self.recent[k..k + self.ring];
+            let span = SNAP_SPAN_TICKS * self.dt_us;
+            if let Some((pt, prev)) = anchor(recent, t.0, span) {
+                // Twice the max speed over the span (at least two ticks).
+                let allowed = self.game.max_travel(t.0.saturating_sub(pt).max(span)) + 1_000;
                 if dist3(prev, at) as i64 > allowed {
                     // The same event while the judged span reaches back
                     // into it; a new one once it has moved past.
@@ -558,8 +569,8 @@ impl Recorder {
                     self.largest_jump = self.largest_jump.max(dist3(from, at));
                 }
             }
-            seen.recent.rotate_right(1);
-            seen.recent[0] = (t.0, at);
+            recent.rotate_right(1);
+            recent[0] = (t.0, at);
             // Impossible screens.
             let depth = self.map.depth(e.x, e.y);
             self.impossible.1 += 1;
@@ -567,8 +578,8 @@ impl Recorder {
                 self.impossible.0 += 1;
                 self.impossible.2 = self.impossible.2.max(depth);
             }
-            let f = ((t.0 / self.dt_us) as usize + 1).min(self.ideal.frames() - 1);
-            self.ideal_div[own].record(dist(self.ideal.at(f, id), e));
+            let f = ((t.0 / self.dt_us) as usize + 1).min(self.ideal.frames() - 2);
+            self.ideal_div[own].record(dist(self.ideal.between(f, id, t.0 % self.dt_us, self.dt_us), e));
         }
         if !self.topology.confirms() && self.checks.is_some() {
             self.check_paths(viewer, view);
@@ -576,12 +587,18 @@ impl Recorder {
         if let Some(i) = self.interest.as_mut() {
             i.view(viewer, t, &view.entities);
         }
-        let frame =
-            if self.topology.confirms() { (t.0 / self.dt_us) as usize + 1 } else { self.authority.frames() - 1 };
-        if frame < self.authority.frames() {
-            self.score(viewer, frame, t, view);
+        // The authority at t: its frame in force, on the way to the next.
+        let (frame, into) = if self.topology.confirms() {
+            ((t.0 / self.dt_us) as usize + 1, t.0 % self.dt_us)
         } else {
-            self.pending.push_back(Pending { viewer, frame, t, view: view.clone() });
+            let f = self.authority.frames() - 1;
+            (f, t.0.saturating_sub(self.authority_at[f]).min(self.dt_us))
+        };
+        let p = Pending { viewer, frame, into, t, view: view.clone() };
+        if self.pending.is_empty() && self.scorable(&p) {
+            self.score(&p);
+        } else {
+            self.pending.push_back(p);
         }
     }
 
@@ -618,13 +635,19 @@ impl Recorder {
         &mut self.seconds[i]
     }
 
-    fn score(&mut self, viewer: usize, frame: usize, t: Micros, view: &View) {
+    /// Whether the frames a render is scored against exist.
+    fn scorable(&self, p: &Pending) -> bool {
+        p.frame + usize::from(p.into > 0) < self.authority.frames()
+    }
+
+    fn score(&mut self, p: &Pending) {
+        let (viewer, t) = (p.viewer, p.t);
         let mut last = [0u64; 2];
-        for e in &view.entities {
+        for e in &p.view.entities {
             let id = e.id as usize;
             if id < self.entities {
                 let own = (id == viewer) as usize;
-                let d = dist(self.authority.at(frame, id), e);
+                let d = dist(self.authority.between(p.frame, id, p.into, self.dt_us), e);
                 self.div[own].record(d);
                 last[own] = last[own].max(d);
                 let sec = self.second(t);
@@ -637,9 +660,9 @@ impl Recorder {
     }
 
     fn drain_pending(&mut self) {
-        while self.pending.front().is_some_and(|p| p.frame < self.authority.frames()) {
+        while self.pending.front().is_some_and(|p| self.scorable(p)) {
             let p = self.pending.pop_front().expect("checked");
-            self.score(p.viewer, p.frame, p.t, &p.view);
+            self.score(&p);
         }
     }
 

@@ -1,0 +1,191 @@
+//! Render interpolation between ticks (seed 000 §1.2, `RenderLocalPlayer(alpha)`;
+//! "fix your timestep"): a screen faster than the tick rate must not show a
+//! staircase.
+//!
+//! An algorithm whose picture changes only on ticks (or when a state
+//! arrives) hands each new picture to [`TickLerp::set`] with the local time
+//! it became current; [`TickLerp::render`] then draws every entity moving
+//! from where it was drawn at that instant to the new picture over one
+//! tick. The display is continuous and lags the newest picture by at most
+//! one tick, at every render rate alike — which is the price real engines
+//! pay for smooth motion at any frame rate. An entity's input sequence
+//! number is the new picture's once the motion toward it has begun. An
+//! entity farther than [`JUMP_UM`] from the new picture jumps there instead
+//! (a teleport is not interpolated: a straight line across the arena would
+//! run through walls).
+//!
+//! ```
+//! use algorithms::support::render_lerp::TickLerp;
+//! use harness::contract::{EntityView, View};
+//! let at = |x| EntityView { id: 0, x, y: 0, z: 0, seq: 0 };
+//! let mut l = TickLerp::new(1, 16_000);
+//! l.set(0, &[at(0)]);
+//! l.set(16_000, &[at(160_000)]);
+//! let mut v = View::default();
+//! l.render(24_000, &mut v);
+//! assert_eq!(v.entities[0].x, 80_000, "half a tick into the move");
+//! ```
+
+use harness::contract::{Ctx, EntityView, Node, NodeId, RenderCtx, Setup, View};
+
+/// Moves longer than this (µm) are not interpolated: three ticks of motion
+/// at full speed.
+pub const JUMP_UM: i64 = 300_000;
+
+/// The picture being moved to, and where each entity was drawn when it
+/// became current.
+#[derive(Clone, Debug)]
+pub struct TickLerp {
+    dt: i64,
+    since: i64,
+    to: Vec<EntityView>,
+    /// Per entity id: where it was drawn when `to` became current.
+    from: Vec<Option<EntityView>>,
+}
+
+impl TickLerp {
+    /// For `entities` entity ids and a tick of `dt` µs.
+    pub fn new(entities: usize, dt: i64) -> TickLerp {
+        TickLerp { dt: dt.max(1), since: i64::MIN, to: Vec::new(), from: vec![None; entities] }
+    }
+
+    /// `picture` is current from local time `now` on.
+    pub fn set(&mut self, now: i64, picture: &[EntityView]) {
+        let drawn: Vec<EntityView> = self.to.iter().map(|e| self.drawn(now, e)).collect();
+        for d in drawn {
+            if let Some(slot) = self.from.get_mut(d.id as usize) {
+                *slot = Some(d);
+            }
+        }
+        let far = |a: &EntityView, b: &EntityView| {
+            let d = |x: i32, y: i32| (x as i64 - y as i64).pow(2);
+            d(a.x, b.x) + d(a.y, b.y) + d(a.z, b.z) > JUMP_UM * JUMP_UM
+        };
+        for e in picture {
+            let id = e.id as usize;
+            if id >= self.from.len() {
+                self.from.resize(id + 1, None);
+            }
+            // An entity new to the picture appears where it is; one far
+            // from where it was drawn jumps.
+            if !self.to.iter().any(|o| o.id == e.id) || self.from[id].is_some_and(|f| far(&f, e)) {
+                self.from[id] = None;
+            }
+        }
+        self.to.clear();
+        self.to.extend_from_slice(picture);
+        self.since = now;
+    }
+
+    /// Shows `state` from `now` on if it differs from the current picture
+    /// (for algorithms whose state changes on ticks: call it after each).
+    pub fn follow(&mut self, now: i64, state: &harness::game::State) {
+        let same = self.to.len() == state.players.len()
+            && self.to.iter().zip(&state.players).all(|(e, p)| (e.x, e.y, e.z, e.seq) == (p.x, p.y, p.z, p.last_seq));
+        if !same {
+            let mut v = View::default();
+            v.show_state(state);
+            self.set(now, &v.entities);
+        }
+    }
+
+    /// Whether a picture was set.
+    pub fn is_set(&self) -> bool {
+        self.since != i64::MIN
+    }
+
+    fn drawn(&self, now: i64, e: &EntityView) -> EntityView {
+        let Some(from) = self.from.get(e.id as usize).copied().flatten() else { return *e };
+        let k = now.saturating_sub(self.since).clamp(0, self.dt);
+        if k == 0 {
+            return from;
+        }
+        let l = |a: i32, b: i32| (a as i64 + (b as i64 - a as i64) * k / self.dt) as i32;
+        EntityView { id: e.id, x: l(from.x, e.x), y: l(from.y, e.y), z: l(from.z, e.z), seq: e.seq }
+    }
+
+    /// Draws the picture as it is at local time `now`.
+    pub fn render(&self, now: i64, view: &mut View) {
+        view.entities.extend(self.to.iter().map(|e| self.drawn(now, e)));
+    }
+}
+
+/// A node whose picture changes only on its events (ticks, packets) and
+/// whose `render` only reads its state, drawn through a [`TickLerp`]:
+/// after every event the wrapper takes the node's picture and, if it
+/// changed, moves to it over the next tick from that instant.
+pub struct Smooth<N> {
+    inner: N,
+    lerp: TickLerp,
+    scratch: View,
+}
+
+impl<N: Node> Smooth<N> {
+    /// Wraps `inner` for a run set up as `setup`.
+    pub fn new(inner: N, setup: &Setup) -> Smooth<N> {
+        let mut lerp = TickLerp::new(setup.entities(), 1_000_000 / setup.tick_hz.max(1) as i64);
+        let mut first = View::default();
+        first.show_state(&setup.initial);
+        lerp.set(i64::MIN / 2, &first.entities);
+        Smooth { inner, lerp, scratch: View::default() }
+    }
+
+    fn observe(&mut self, ctx: &Ctx<'_>) {
+        self.scratch.entities.clear();
+        self.inner.render(&ctx.render_ctx(), &mut self.scratch);
+        if self.scratch.entities != self.lerp.to {
+            self.lerp.set(ctx.now(), &self.scratch.entities);
+        }
+    }
+}
+
+impl<N: Node> Node for Smooth<N> {
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        self.inner.on_tick(ctx);
+        self.observe(ctx);
+    }
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
+        self.inner.on_packet(ctx, from, bytes);
+        self.observe(ctx);
+    }
+    fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
+        self.lerp.render(ctx.now(), view);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(id: u16, x: i32, seq: u32) -> EntityView {
+        EntityView { id, x, y: 0, z: 0, seq }
+    }
+
+    #[test]
+    fn a_tick_state_is_reached_one_tick_after_it_is_set() {
+        let mut l = TickLerp::new(2, 100);
+        l.set(0, &[at(0, 0, 1), at(1, 50, 0)]);
+        let draw = |l: &TickLerp, t| {
+            let mut v = View::default();
+            l.render(t, &mut v);
+            v.entities
+        };
+        assert_eq!(draw(&l, 0)[0], at(0, 0, 1), "the first picture appears where it is");
+        l.set(100, &[at(0, 1000, 2), at(1, 50, 0)]);
+        assert_eq!(draw(&l, 100)[0], at(0, 0, 1), "at the instant it is set: the old picture, old input");
+        assert_eq!(draw(&l, 125)[0], at(0, 250, 2), "a quarter of the way: the new input shows");
+        assert_eq!(draw(&l, 200)[0], at(0, 1000, 2));
+        assert_eq!(draw(&l, 900)[0], at(0, 1000, 2), "and stays");
+        // A picture arriving mid-move starts from where the entity is drawn.
+        l.set(1000, &[at(0, 2000, 3)]);
+        l.set(1050, &[at(0, 3000, 4)]);
+        assert_eq!(draw(&l, 1050)[0].x, 1500);
+        assert_eq!(draw(&l, 1150)[0].x, 3000);
+        // Entity 1 left the picture and comes back where it is.
+        l.set(1200, &[at(0, 3000, 4), at(1, 9000, 0)]);
+        assert_eq!(draw(&l, 1200)[1].x, 9000);
+        // A teleport is not interpolated.
+        l.set(1300, &[at(0, 3000 + JUMP_UM as i32 + 1, 5), at(1, 9000, 0)]);
+        assert_eq!(draw(&l, 1300)[0].x, 3000 + JUMP_UM as i32 + 1);
+    }
+}
