@@ -45,6 +45,7 @@
 use crate::support::clock_sync::ClockSync;
 use crate::support::input_queue::InputQueue;
 use crate::support::interpolation::{Dry, InterpolationBuffer, Snap};
+use crate::support::own_prediction::{differs, Move, MoveLog};
 use crate::support::render_lerp::TickLerp;
 use crate::support::snapshot::WorldSnapshot;
 use crate::wire::{Reader, Writer};
@@ -164,7 +165,7 @@ impl Algorithm for Prediction {
             predicted: s.initial.clone(),
             newest_frame: 0,
             known_inputs: vec![Input::IDLE; s.players],
-            moves: VecDeque::new(),
+            moves: MoveLog::new(600),
             interp,
             clock: ClockSync::new((o.number(&RESYNC).max(0.0) * 1e6) as i64),
             fallback_offset: None,
@@ -204,6 +205,12 @@ impl Algorithm for Prediction {
     }
 }
 
+/// One tick's inputs: `own` for player `me`, the last reported input for
+/// every other (players only: the game moves the bots itself).
+fn inputs_with(known: &[Input], me: usize, own: SeqInput) -> Vec<SeqInput> {
+    (0..known.len()).map(|q| if q == me { own } else { SeqInput { seq: 0, input: known[q] } }).collect()
+}
+
 /// The server time of frame `f`: the tick that produced it started at
 /// `(f − 1)·dt`.
 fn frame_time(frame: u32, dt: i64) -> i64 {
@@ -220,22 +227,14 @@ fn snap_of(s: &State, dt: i64) -> Snap {
     }
 }
 
-/// A pending move: what was pressed, the view it was pressed on, and the
-/// own state predicted after it.
-struct Move {
-    seq: u32,
-    input: Input,
-    view: (u32, u32, u16),
-    after: PlayerState,
-}
-
 struct Client {
     me: usize,
     dt: i64,
     predicted: State,
     newest_frame: u32,
     known_inputs: Vec<Input>,
-    moves: VecDeque<Move>,
+    /// Pending moves, each with the view it was pressed on (lag compensation).
+    moves: MoveLog<(u32, u32, u16)>,
     interp: InterpolationBuffer,
     clock: ClockSync,
     /// Before clock sync completes: server time ≈ local time + this
@@ -287,23 +286,11 @@ fn eased(easing: &mut Option<([i64; 3], i64)>, now: i64, over_us: i64) -> [i64; 
     }
 }
 
-fn differs(a: &PlayerState, b: &PlayerState, threshold_um: i64) -> bool {
-    if threshold_um == 0 {
-        return a != b;
-    }
-    let d = |x: i32, y: i32| (x as i128 - y as i128).pow(2);
-    let dist2 = d(a.x, b.x) + d(a.y, b.y) + d(a.z, b.z);
-    dist2 > (threshold_um as i128).pow(2)
-}
-
 impl Client {
     /// One tick's inputs: `own` for this player, the last reported input
     /// for every other.
     fn inputs_with(&self, own: SeqInput) -> Vec<SeqInput> {
-        // Players only: the game moves the bots itself.
-        (0..self.known_inputs.len())
-            .map(|q| if q == self.me { own } else { SeqInput { seq: 0, input: self.known_inputs[q] } })
-            .collect()
+        inputs_with(&self.known_inputs, self.me, own)
     }
 
     fn step_predicted(&mut self, ctx: &Ctx<'_>, own: SeqInput) {
@@ -333,11 +320,9 @@ impl Client {
         self.newest_frame = s.frame;
         self.known_inputs = snap.inputs;
         let ack = s.players[self.me].last_seq;
-        let mut acked: Option<Move> = None;
-        while self.moves.front().is_some_and(|m| m.seq <= ack) {
-            acked = self.moves.pop_front();
-        }
         let server_own = s.players[self.me];
+        let mispredicted =
+            self.moves.acknowledge(ack, &server_own, &self.predicted.players[self.me], self.threshold_um);
         let ghosts_before = self.ghost.as_ref().map(|_| self.predicted.players.clone());
         if self.no_replay {
             // The flaw: adopt the server's (old) world and forget the moves
@@ -349,27 +334,15 @@ impl Client {
             self.moves.clear();
             return;
         }
-        let mispredicted = match &acked {
-            Some(m) if m.seq == ack => differs(&m.after, &server_own, self.threshold_um),
-            // The server applied a move we no longer hold, or none of ours:
-            // compare with what we show for lack of anything better.
-            _ => {
-                ack > 0
-                    && self.moves.is_empty()
-                    && differs(&self.predicted.players[self.me], &server_own, self.threshold_um)
-            }
-        };
         if mispredicted {
             let before = self.predicted.players[self.me];
-            let mut world = s.clone();
-            std::mem::swap(&mut self.predicted, &mut world);
-            let pending: Vec<(u32, Input)> = self.moves.iter().map(|m| (m.seq, m.input)).collect();
-            for (k, (seq, input)) in pending.iter().enumerate() {
-                self.step_predicted(ctx, SeqInput { seq: *seq, input: *input });
-                self.moves[k].after = self.predicted.players[self.me];
-            }
+            self.predicted = s.clone();
+            let (known, me) = (&self.known_inputs, self.me);
+            let replayed = self.moves.replay(&mut self.predicted, me, |w, own| {
+                ctx.game().step(w, &inputs_with(known, me, own));
+            });
             ctx.report(Report::Correction);
-            ctx.report(Report::Resimulated(pending.len() as u32));
+            ctx.report(Report::Resimulated(replayed));
             self.show_own(ctx.now());
             let after = self.predicted.players[self.me];
             if self.smoothing_us > 0 {
@@ -380,7 +353,7 @@ impl Client {
             // Own prediction holds; bring the server's world to the present
             // to judge the ghosts against it.
             let mut present = s.clone();
-            for m in &self.moves {
+            for m in self.moves.pending() {
                 ctx.game().step(&mut present, &self.inputs_with(SeqInput { seq: m.seq, input: m.input }));
             }
             for q in 0..present.players.len() {
@@ -418,14 +391,14 @@ impl Client {
     }
 
     fn input_packet(&self) -> Vec<u8> {
-        let n = self.moves.len().min(self.redundancy);
-        let newest = self.moves.back().map_or(0, |m| m.seq);
+        let n = self.moves.pending().len().min(self.redundancy);
+        let newest = self.moves.pending().next_back().map_or(0, |m| m.seq);
         let mut w = Writer::with_capacity(6 + 13 * n);
         w.u8(TAG_INPUT).u32(newest).u8(n as u8);
-        for m in self.moves.iter().rev().take(n) {
+        for m in self.moves.pending().rev().take(n) {
             m.input.encode(&mut w.0);
             if m.input.held(Input::SHOOT) {
-                w.u32(m.view.0).u32(m.view.1).u16(m.view.2);
+                w.u32(m.extra.0).u32(m.extra.1).u16(m.extra.2);
             }
         }
         w.finish()
@@ -441,18 +414,12 @@ impl Node for Client {
         let Some(s) = ctx.sample_input() else { return };
         self.step_predicted(ctx, s);
         self.show_own(ctx.now());
-        self.moves.push_back(Move {
+        self.moves.push(Move {
             seq: s.seq,
             input: s.input,
-            view: self.last_view,
+            extra: self.last_view,
             after: self.predicted.players[self.me],
         });
-        // A client never holds more than a few seconds of unacknowledged
-        // moves: past that the server is gone, and replaying them all
-        // would cost more than it is worth.
-        while self.moves.len() > 600 {
-            self.moves.pop_front();
-        }
         ctx.send(server, self.input_packet());
         if let Some(o) = self.clock.offset() {
             ctx.report(Report::ClockOffset { estimate_us: o });
@@ -632,7 +599,7 @@ mod tests {
             c_moves.push_back(Move {
                 seq,
                 input: Input { buttons: b, aim_x: 1, aim_y: 0 },
-                view: (7, 8, 900),
+                extra: (7, 8, 900),
                 after: PlayerState::default(),
             });
         }
@@ -643,7 +610,7 @@ mod tests {
             for m in c_moves.iter().rev() {
                 m.input.encode(&mut w.0);
                 if m.input.held(Input::SHOOT) {
-                    w.u32(m.view.0).u32(m.view.1).u16(m.view.2);
+                    w.u32(m.extra.0).u32(m.extra.1).u16(m.extra.2);
                 }
             }
             w.finish()

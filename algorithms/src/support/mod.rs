@@ -1,12 +1,14 @@
 //! Components shared by algorithms: the input uplink (redundant client
 //! inputs, server queues), clock synchronization, the full and delta
 //! snapshot codecs (and the area-of-interest codec of enter / leave / move
-//! events), the interpolation buffer, render interpolation between ticks.
+//! events), the interpolation buffer, render interpolation between ticks,
+//! the own player's prediction and reconciliation.
 
 pub mod clock_sync;
 pub mod delta;
 pub mod input_queue;
 pub mod interpolation;
+pub mod own_prediction;
 pub mod render_lerp;
 pub mod snapshot;
 pub mod sparse_delta;

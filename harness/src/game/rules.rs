@@ -361,6 +361,62 @@ impl Game {
         new - pos
     }
 
+    /// Where an entity last known at `pos` moving at `vel` is `us` µs later
+    /// if it keeps going with no input: along its horizontal velocity,
+    /// stopping on an axis at walls and the arena's bounds (that axis's
+    /// speed becomes 0), and — with `gravity` — falling back to the ground.
+    /// Sub-stepped by ticks, so it never passes through a wall: how a
+    /// remote copy is extrapolated without leaving the map. Returns the
+    /// position and velocity then.
+    ///
+    /// ```
+    /// use harness::game::{Game, GameConfig};
+    /// let game = Game::new(GameConfig::default());
+    /// // 2 m from the left bound at 6 m/s to the left, for a second: stops there.
+    /// let (pos, vel) = game.glide([2_400_000, 4_000_000, 0], [-6_000_000, 0, 0], 1_000_000, true);
+    /// assert_eq!((pos, vel), ([400_000, 4_000_000, 0], [0, 0, 0]));
+    /// ```
+    pub fn glide(&self, pos: [i32; 3], vel: [i32; 3], us: i64, gravity: bool) -> ([i32; 3], [i32; 3]) {
+        let mut p =
+            PlayerState { x: pos[0], y: pos[1], z: pos[2], vx: vel[0], vy: vel[1], vz: vel[2], ..Default::default() };
+        let mut left = us.max(0);
+        while left > 0 {
+            let h = left.min(self.dt_us);
+            left -= h;
+            let (dx, dy) = (p.vx as i64 * h / 1_000_000, p.vy as i64 * h / 1_000_000);
+            self.move_axis(&mut p, true, dx);
+            self.move_axis(&mut p, false, dy);
+            let (mut z, mut vz) = (p.z as i64, p.vz as i64);
+            if gravity && (z > 0 || vz != 0) {
+                vz -= self.config.gravity * h / 1_000_000;
+            }
+            z += vz * h / 1_000_000;
+            if z <= 0 {
+                (z, vz) = (0, if gravity { 0 } else { vz.max(0) });
+            }
+            (p.z, p.vz) = (z as i32, vz as i32);
+            if p.vx == 0 && p.vy == 0 && p.vz == 0 {
+                break;
+            }
+        }
+        ([p.x, p.y, p.z], [p.vx, p.vy, p.vz])
+    }
+
+    /// Moves an entity drawn at `from` toward `to` in a straight line as
+    /// far as walls and bounds allow (x, then y, in steps short enough not
+    /// to pass through a wall).
+    pub fn slide(&self, from: [i32; 3], to: [i32; 3]) -> [i32; 3] {
+        let mut p = PlayerState { x: from[0], y: from[1], ..Default::default() };
+        let (dx, dy) = (to[0] as i64 - from[0] as i64, to[1] as i64 - from[1] as i64);
+        let steps = ((dx.abs().max(dy.abs()) + 199_999) / 200_000).max(1);
+        for k in 0..steps {
+            let part = |d: i64| d * (k + 1) / steps - d * k / steps;
+            self.move_axis(&mut p, true, part(dx));
+            self.move_axis(&mut p, false, part(dy));
+        }
+        [p.x, p.y, to[2].max(0)]
+    }
+
     /// Separates overlapping players, pair by pair in id order.
     fn push_apart(&self, players: &mut [PlayerState]) {
         let h2 = 2 * self.config.half_size;

@@ -1,0 +1,311 @@
+//! The own player moved at once: client-side prediction with server
+//! reconciliation (seed 000 §1.3, seed 004: "everything but the local
+//! player is dead-reckoned; the local player is predicted and reconciled").
+//!
+//! [`MoveLog`] is the machinery `prediction` is built on: each sampled input
+//! is applied at once and remembered with the own state it led to; when the
+//! server says it has applied the moves up to `ack` and what the own player
+//! was then, acknowledged moves are dropped and, if the prediction after
+//! `ack` was wrong, the pending ones are replayed from the server's state.
+//!
+//! [`OwnPlayer`] packages it for algorithms whose remote entities are shown
+//! by other means (dead reckoning, periodic updates, latency correction,
+//! shadows): a predicted world in which the client steps its own player on
+//! its own inputs (other players stand where the client shows them, so
+//! collisions with them are predicted), reconciled with the server's own
+//! state messages ([`encode_own`]), drawn through [`TickLerp`].
+
+use crate::support::render_lerp::TickLerp;
+use crate::wire::{Reader, Writer};
+use harness::contract::{Ctx, EntityView, Report, View};
+use harness::game::{Input, PlayerState, SeqInput, State};
+use std::collections::VecDeque;
+
+/// A pending move: the input, what the algorithm keeps with it, and the own
+/// state predicted after it.
+#[derive(Clone, Copy, Debug)]
+pub struct Move<V> {
+    /// Sequence number of the sample.
+    pub seq: u32,
+    /// The input.
+    pub input: Input,
+    /// What the algorithm keeps with the move (e.g. the view it was
+    /// pressed on, for lag compensation).
+    pub extra: V,
+    /// The own player predicted after it.
+    pub after: PlayerState,
+}
+
+/// Whether `a` and `b` differ by more than `threshold_um` in position (any
+/// difference at all when 0).
+pub fn differs(a: &PlayerState, b: &PlayerState, threshold_um: i64) -> bool {
+    if threshold_um == 0 {
+        return a != b;
+    }
+    let d = |x: i32, y: i32| (x as i128 - y as i128).pow(2);
+    let dist2 = d(a.x, b.x) + d(a.y, b.y) + d(a.z, b.z);
+    dist2 > (threshold_um as i128).pow(2)
+}
+
+/// The moves the server has not acknowledged yet, oldest first.
+#[derive(Clone, Debug)]
+pub struct MoveLog<V> {
+    moves: VecDeque<Move<V>>,
+    cap: usize,
+}
+
+impl<V: Copy> MoveLog<V> {
+    /// A log holding at most `cap` moves: past that the server is gone, and
+    /// replaying them all would cost more than it is worth.
+    pub fn new(cap: usize) -> MoveLog<V> {
+        MoveLog { moves: VecDeque::new(), cap: cap.max(1) }
+    }
+
+    /// Remembers a move just applied.
+    pub fn push(&mut self, m: Move<V>) {
+        self.moves.push_back(m);
+        while self.moves.len() > self.cap {
+            self.moves.pop_front();
+        }
+    }
+
+    /// The pending moves, oldest first.
+    pub fn pending(&self) -> impl DoubleEndedIterator<Item = &Move<V>> + ExactSizeIterator {
+        self.moves.iter()
+    }
+
+    /// Forgets every pending move.
+    pub fn clear(&mut self) {
+        self.moves.clear();
+    }
+
+    /// The server has applied the moves up to `ack` and its own player was
+    /// then `server`: drops the acknowledged moves and says whether the
+    /// prediction after `ack` was wrong — compared with the move's predicted
+    /// state, or, when the log no longer holds it and nothing is pending,
+    /// with `shown` (what the client has now).
+    pub fn acknowledge(&mut self, ack: u32, server: &PlayerState, shown: &PlayerState, threshold_um: i64) -> bool {
+        let mut acked = None;
+        while self.moves.front().is_some_and(|m| m.seq <= ack) {
+            acked = self.moves.pop_front();
+        }
+        match acked {
+            Some(m) if m.seq == ack => differs(&m.after, server, threshold_um),
+            _ => ack > 0 && self.moves.is_empty() && differs(shown, server, threshold_um),
+        }
+    }
+
+    /// Re-simulates every pending move in `world` with `step`, refreshing
+    /// each move's predicted state of player `me`; returns how many.
+    pub fn replay(&mut self, world: &mut State, me: usize, mut step: impl FnMut(&mut State, SeqInput)) -> u32 {
+        for m in self.moves.iter_mut() {
+            step(world, SeqInput { seq: m.seq, input: m.input });
+            m.after = world.players[me];
+        }
+        self.moves.len() as u32
+    }
+}
+
+const TAG_OWN: u8 = 80;
+
+/// The server's word to one client about its own player: `80, frame: u32,
+/// ack: u32, x, y, z, vx, vy, vz: i32, prev_buttons: u8, facing: i8 × 2,
+/// cooldown: u16` (38 bytes).
+pub fn encode_own(frame: u32, p: &PlayerState) -> Vec<u8> {
+    let mut w = Writer::with_capacity(38);
+    w.u8(TAG_OWN).u32(frame).u32(p.last_seq);
+    for v in [p.x, p.y, p.z, p.vx, p.vy, p.vz] {
+        w.i32(v);
+    }
+    w.u8(p.prev_buttons).u8(p.facing_x as u8).u8(p.facing_y as u8).u16(p.cooldown);
+    w.finish()
+}
+
+/// Reads [`encode_own`]: `(frame, the own player)` (its `last_seq` is the
+/// acknowledged move); `None` for anything else.
+pub fn decode_own(bytes: &[u8]) -> Option<(u32, PlayerState)> {
+    let mut r = Reader::new(bytes);
+    if r.u8()? != TAG_OWN {
+        return None;
+    }
+    let (frame, last_seq) = (r.u32()?, r.u32()?);
+    let (x, y, z, vx, vy, vz) = (r.i32()?, r.i32()?, r.i32()?, r.i32()?, r.i32()?, r.i32()?);
+    let (prev_buttons, fx, fy, cooldown) = (r.u8()?, r.u8()? as i8, r.u8()? as i8, r.u16()?);
+    if !(-1..=1).contains(&fx) || !(-1..=1).contains(&fy) || prev_buttons & !Input::ALL != 0 {
+        return None;
+    }
+    r.is_done().then_some((
+        frame,
+        PlayerState {
+            x,
+            y,
+            z,
+            vx,
+            vy,
+            vz,
+            prev_buttons,
+            facing_x: fx,
+            facing_y: fy,
+            cooldown,
+            last_seq,
+            ..Default::default()
+        },
+    ))
+}
+
+/// What [`encode_own`] carries of a player (what a replay depends on).
+fn carried(p: &PlayerState) -> PlayerState {
+    PlayerState {
+        x: p.x,
+        y: p.y,
+        z: p.z,
+        vx: p.vx,
+        vy: p.vy,
+        vz: p.vz,
+        prev_buttons: p.prev_buttons,
+        facing_x: p.facing_x,
+        facing_y: p.facing_y,
+        cooldown: p.cooldown,
+        last_seq: p.last_seq,
+        ..Default::default()
+    }
+}
+
+/// A client's own player, predicted and reconciled.
+pub struct OwnPlayer {
+    me: usize,
+    world: State,
+    log: MoveLog<()>,
+    newest_frame: u32,
+    lerp: TickLerp,
+}
+
+impl OwnPlayer {
+    /// Player `me` of a run starting at `initial`, with ticks of `dt` µs.
+    pub fn new(initial: &State, me: usize, dt: i64) -> OwnPlayer {
+        let mut lerp = TickLerp::new(initial.players.len(), dt);
+        let p = &initial.players[me];
+        lerp.set(i64::MIN / 2, &[EntityView { id: me as u16, x: p.x, y: p.y, z: p.z, seq: 0 }]);
+        OwnPlayer { me, world: initial.clone(), log: MoveLog::new(600), newest_frame: 0, lerp }
+    }
+
+    fn show(&mut self, now: i64) {
+        let p = &self.world.players[self.me];
+        self.lerp.set(now, &[EntityView { id: self.me as u16, x: p.x, y: p.y, z: p.z, seq: p.last_seq }]);
+    }
+
+    /// Places the other players where the client shows them, `(id,
+    /// position, velocity)`, so the own player collides with them.
+    pub fn place_others(&mut self, others: impl IntoIterator<Item = (usize, [i32; 3], [i32; 3])>) {
+        for (q, pos, vel) in others {
+            if q != self.me {
+                if let Some(p) = self.world.players.get_mut(q) {
+                    (p.x, p.y, p.z, p.vx, p.vy, p.vz) = (pos[0], pos[1], pos[2], vel[0], vel[1], vel[2]);
+                }
+            }
+        }
+    }
+
+    /// Applies the sampled input at once.
+    pub fn tick(&mut self, ctx: &Ctx<'_>, s: SeqInput) {
+        step_own(ctx, &mut self.world, self.me, s);
+        self.log.push(Move { seq: s.seq, input: s.input, extra: (), after: carried(&self.world.players[self.me]) });
+        self.show(ctx.now());
+    }
+
+    /// The server's own-state message: reconciles (a correction, with the
+    /// moves replayed) when the prediction was wrong.
+    pub fn on_server(&mut self, ctx: &mut Ctx<'_>, frame: u32, server: PlayerState) {
+        if frame <= self.newest_frame {
+            return; // late: already reconciled against something newer
+        }
+        self.newest_frame = frame;
+        let shown = carried(&self.world.players[self.me]);
+        if self.log.acknowledge(server.last_seq, &server, &shown, 0) {
+            let p = &mut self.world.players[self.me];
+            let keep = *p;
+            *p = PlayerState {
+                shots: keep.shots,
+                hits: keep.hits,
+                last_target: keep.last_target,
+                items: keep.items,
+                ..server
+            };
+            let me = self.me;
+            let n = self.log.replay(&mut self.world, me, |w, s| step_own(ctx, w, me, s));
+            for m in self.log.moves.iter_mut() {
+                m.after = carried(&m.after);
+            }
+            ctx.report(Report::Correction);
+            ctx.report(Report::Resimulated(n));
+            self.show(ctx.now());
+        }
+    }
+
+    /// The own player's position and velocity now (for a client that
+    /// places it among the entities it extrapolates).
+    pub fn state(&self) -> &PlayerState {
+        &self.world.players[self.me]
+    }
+
+    /// Draws the own player.
+    pub fn render(&self, now: i64, view: &mut View) {
+        self.lerp.render(now, view);
+    }
+}
+
+/// Steps `world` with `own` for player `me` and nothing for the others
+/// (they are placed where the client shows them before each step).
+fn step_own(ctx: &Ctx<'_>, world: &mut State, me: usize, own: SeqInput) {
+    let humans = ctx.game().humans(world);
+    let inputs: Vec<SeqInput> = (0..humans).map(|q| if q == me { own } else { SeqInput::default() }).collect();
+    ctx.game().step(world, &inputs);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn own_state_messages_round_trip_and_reject_garbage() {
+        let p = PlayerState {
+            x: 1,
+            y: -2,
+            z: 3,
+            vx: 4,
+            vy: 5,
+            vz: -6,
+            prev_buttons: Input::JUMP,
+            facing_x: -1,
+            facing_y: 1,
+            cooldown: 9,
+            last_seq: 77,
+            shots: 5,
+            ..Default::default()
+        };
+        let b = encode_own(12, &p);
+        assert_eq!(b.len(), 38);
+        assert_eq!(decode_own(&b), Some((12, carried(&p))));
+        for cut in 0..b.len() {
+            assert!(decode_own(&b[..cut]).is_none());
+        }
+        let mut bad = b.clone();
+        bad[34] = 7; // facing_x out of range
+        assert!(decode_own(&bad).is_none());
+    }
+
+    #[test]
+    fn acknowledging_drops_moves_and_judges_the_acked_prediction() {
+        let mut log = MoveLog::new(10);
+        for seq in 1..=4 {
+            let after = PlayerState { x: seq as i32 * 100, ..Default::default() };
+            log.push(Move { seq, input: Input::IDLE, extra: (), after });
+        }
+        let right = PlayerState { x: 200, ..Default::default() };
+        assert!(!log.acknowledge(2, &right, &right, 0));
+        assert_eq!(log.pending().len(), 2);
+        let wrong = PlayerState { x: 333, ..Default::default() };
+        assert!(log.acknowledge(3, &wrong, &wrong, 0));
+        assert!(!log.acknowledge(3, &wrong, &wrong, 50), "within the threshold");
+    }
+}
