@@ -129,3 +129,25 @@ proptest! {
         prop_assert!(m.violations.is_empty(), "{:?}", m.violations);
     }
 }
+
+#[test]
+fn a_144_hz_screen_sees_what_a_60_hz_one_does() {
+    // Render interpolation: motion between ticks is drawn, not stepped.
+    for algo in ["rollback", "lockstep", "server-verified"] {
+        let at = |hz: u32| {
+            let mut c = cfg(4, 30, 1);
+            c.render_hz = vec![hz];
+            run_named(algo, "wifi", "random-walk", c)
+        };
+        let (a, b) = (at(60), at(144));
+        let (sa, sb) = (a.snaps.events as f64, b.snaps.events as f64);
+        assert!((sa - sb).abs() <= 2.0 + 3.0 * sa.max(sb).sqrt(), "{algo}: snap events {sa} vs {sb}");
+        for (x, y) in [
+            (a.divergence_m.own.mean, b.divergence_m.own.mean),
+            (a.divergence_m.remote.mean, b.divergence_m.remote.mean),
+            (a.divergence_m.own.p99, b.divergence_m.own.p99),
+        ] {
+            assert!((x - y).abs() <= 0.01 + 0.05 * x.max(y), "{algo}: divergence {x} vs {y}");
+        }
+    }
+}

@@ -12,19 +12,38 @@
 //! update only for those off by more than `threshold` (and for everyone at
 //! least every `heartbeat`, which bounds the damage of a lost update the
 //! server cannot know about). Clients extrapolate each entity from its
-//! newest update along its velocity and, when a new update arrives, blend
-//! from the old extrapolation to the new one over `blend` ms (projective
-//! velocity blending) instead of jumping. The threshold trades bandwidth
-//! for divergence.
+//! newest update and, when a new update arrives, blend from the old
+//! extrapolation to the new one over `blend` ms (projective velocity
+//! blending) instead of jumping — unless the two are more than `teleport`
+//! apart (after a gap in the stream), when the entity jumps. The threshold
+//! trades bandwidth for divergence.
+//!
+//! Extrapolation follows the world ([`Coast`]): an entity coasts along its
+//! velocity, stops at walls and bounds, comes down from jumps, and stops
+//! coasting after `extrapolate-max` (dead reckoning: 1 s, the heartbeat;
+//! periodic: 5 s, seed 001's freeze of a silent player). The server's test
+//! uses the same rule, so a copy stopped by the cap or a wall is refreshed.
+//!
+//! The own player is not dead-reckoned (seed 004: "everything except the
+//! local player, who is predicted and reconciled"; seed 001's WoW lets its
+//! client move first). The client moves it at once on its own inputs and
+//! reconciles with the server's own-state message, sent to each client
+//! `own-rate` times a second ([`OwnPlayer`]). WoW's client is authoritative
+//! over its own movement; the variant built here keeps the server
+//! authoritative, as every other client/server algorithm in the suite does,
+//! so the numbers compare.
 //!
 //! Dead reckoning extrapolates by design, so it waives the `remote-on-path`
 //! contract (its display leaves the authority's path between updates); it
 //! must still converge once inputs stop.
 //!
 //! Wire: input as `server-verified` (`1, newest_seq: u32, n: u8, n ×
-//! input(3)`); updates, server → clients: `50, frame: u32, n: u8, n × (id:
-//! u8, x, y, z, vx, vy, vz: i32, seq: u32)`.
+//! input(3)`); updates, server → clients: `50, frame: u32, n: var, n × (id:
+//! var, x, y, z, vx, vy, vz: i32, seq: u32)`; own state, server → each
+//! client: [`encode_own`].
 
+use crate::support::coast::{distance, Coast};
+use crate::support::own_prediction::{decode_own, encode_own, OwnPlayer};
 use crate::support::uplink::{InputUplink, ServerInputs};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
@@ -39,8 +58,20 @@ const BLEND: OptionSpec =
 const HEARTBEAT: OptionSpec = OptionSpec::number("heartbeat", "1000", "send every entity at least this often, ms");
 const MAX_QUEUE: OptionSpec = OptionSpec::number("max-queue", "2", "server input queue per client");
 
+const EXTRAPOLATE_MAX: OptionSpec =
+    OptionSpec::number("extrapolate-max", "1000", "stop coasting an entity this long after its update, ms");
+const TELEPORT: OptionSpec =
+    OptionSpec::number("teleport", "2", "jump instead of blending when the new update is this far off, m");
+const OWN_RATE: OptionSpec =
+    OptionSpec::number("own-rate", "10", "own-state messages to each client per second (reconciliation)");
+
 const RATE: OptionSpec = OptionSpec::number("rate", "1", "periodic: updates per second");
 const PERIODIC_BLEND: OptionSpec = OptionSpec::number("blend", "300", "correct toward each update over this long, ms");
+const PERIODIC_EXTRAPOLATE_MAX: OptionSpec = OptionSpec::number(
+    "extrapolate-max",
+    "5000",
+    "stop coasting an entity this long after its update, ms (seed 001 freezes a silent player after 5 s)",
+);
 
 /// The algorithm: threshold-driven (`dead-reckoning`) or periodic.
 pub struct DeadReckoning {
@@ -74,16 +105,13 @@ impl Algorithm for DeadReckoning {
     }
     fn options(&self) -> &'static [OptionSpec] {
         if self.periodic {
-            &[RATE, PERIODIC_BLEND, MAX_QUEUE]
+            &[RATE, PERIODIC_BLEND, PERIODIC_EXTRAPOLATE_MAX, TELEPORT, OWN_RATE, MAX_QUEUE]
         } else {
-            &[THRESHOLD, BLEND, HEARTBEAT, MAX_QUEUE]
+            &[THRESHOLD, BLEND, HEARTBEAT, EXTRAPOLATE_MAX, TELEPORT, OWN_RATE, MAX_QUEUE]
         }
     }
     fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
-        &[
-            ("remote-on-path", "extrapolates between updates by design"),
-            ("on-map", "extrapolation ignores walls and bounds (to be made world-aware)"),
-        ]
+        &[("remote-on-path", "extrapolates between updates by design")]
     }
     fn server(&self, s: &Setup) -> Box<dyn Node> {
         let o = &s.options;
@@ -91,7 +119,9 @@ impl Algorithm for DeadReckoning {
         Box::new(Server {
             state: s.initial.clone(),
             inputs: ServerInputs::new(s.players, o.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize),
-            sent: s.initial.players.iter().map(|p| Model::of(p, 0)).collect(),
+            sent: s.initial.players.iter().map(|p| Model::of(p, 0, dt)).collect(),
+            cap_us: self.cap_us(s),
+            own_every: ((s.tick_hz as f64 / o.number(&OWN_RATE).clamp(0.1, 1000.0)).round() as u32).max(1),
             threshold_um: if self.periodic { i64::MAX } else { (o.number(&THRESHOLD).max(0.0) * 1e6) as i64 },
             heartbeat_frames: if self.periodic {
                 (s.tick_hz as f64 / o.number(&RATE).clamp(0.01, 1000.0)).round().max(1.0) as u32
@@ -102,50 +132,55 @@ impl Algorithm for DeadReckoning {
         })
     }
     fn client(&self, s: &Setup, player: usize) -> Box<dyn Node> {
-        let _ = player;
         let dt = 1_000_000 / s.tick_hz.max(1) as i64;
         Box::new(Client {
+            me: player,
             dt,
-            models: s.initial.players.iter().map(|p| (Model::of(p, 0), None)).collect(),
+            models: s.initial.players.iter().map(|p| (Model::of(p, 0, dt), None)).collect(),
             offset: None,
             blend_us: (s.options.number(if self.periodic { &PERIODIC_BLEND } else { &BLEND }).max(0.0) * 1e3) as i64,
+            cap_us: self.cap_us(s),
+            teleport_um: (s.options.number(&TELEPORT).max(0.0) * 1e6) as i64,
+            drawn: vec![None; s.entities()],
+            own: OwnPlayer::new(&s.initial, player, dt),
             uplink: InputUplink::new(3),
         })
     }
 }
 
-/// What receivers extrapolate from: a state at a frame.
+impl DeadReckoning {
+    /// How long an entity coasts after its update, µs.
+    fn cap_us(&self, s: &Setup) -> i64 {
+        let spec = if self.periodic { &PERIODIC_EXTRAPOLATE_MAX } else { &EXTRAPOLATE_MAX };
+        (s.options.number(spec).clamp(0.0, 3.6e6) * 1e3) as i64
+    }
+}
+
+/// What receivers extrapolate from: a state at a frame (whose time is
+/// `(frame − 1)·dt` on the server clock), coasting by the world's rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Model {
     frame: u32,
-    pos: [i32; 3],
-    vel: [i32; 3],
     seq: u32,
+    coast: Coast,
 }
 
 impl Model {
-    fn of(p: &PlayerState, frame: u32) -> Model {
-        Model { frame, pos: [p.x, p.y, p.z], vel: [p.vx, p.vy, p.vz], seq: p.last_seq }
+    fn of(p: &PlayerState, frame: u32, dt: i64) -> Model {
+        Model {
+            frame,
+            seq: p.last_seq,
+            coast: Coast::new((frame as i64 - 1) * dt, [p.x, p.y, p.z], [p.vx, p.vy, p.vz]),
+        }
     }
-
-    /// Position at server time `t_us` (the frame's time is `(frame−1)·dt`).
-    fn at(&self, t_us: i64, dt: i64) -> [i64; 3] {
-        let since = (t_us - (self.frame as i64 - 1) * dt).max(0);
-        let mut p: [i64; 3] = std::array::from_fn(|k| self.pos[k] as i64 + self.vel[k] as i64 * since / 1_000_000);
-        p[2] = p[2].max(0);
-        p
-    }
-}
-
-fn dist(a: [i64; 3], b: [i64; 3]) -> i64 {
-    let d: i64 = (0..3).map(|k| (a[k] - b[k]).pow(2)).sum();
-    (d as f64).sqrt() as i64
 }
 
 struct Server {
     state: State,
     inputs: ServerInputs,
     sent: Vec<Model>,
+    cap_us: i64,
+    own_every: u32,
     threshold_um: i64,
     heartbeat_frames: u32,
     dt: i64,
@@ -160,19 +195,25 @@ impl Node for Server {
         let mut body = Writer::with_capacity(64);
         let mut n = 0u32;
         for (i, p) in self.state.players.iter().enumerate() {
-            let truth = [p.x as i64, p.y as i64, p.z as i64];
-            let off = dist(truth, self.sent[i].at(now, self.dt));
+            let seen = self.sent[i].coast.at(ctx.game(), now, self.cap_us, true);
+            let off = distance([p.x, p.y, p.z], seen);
             let stale = f.saturating_sub(self.sent[i].frame) >= self.heartbeat_frames;
             if off > self.threshold_um || stale {
-                let m = Model::of(p, f);
+                let m = Model::of(p, f, self.dt);
                 let w = &mut body;
                 w.var(i as u32);
-                for v in m.pos.iter().chain(&m.vel) {
+                for v in m.coast.pos.iter().chain(&m.coast.vel) {
                     w.i32(*v);
                 }
                 w.u32(m.seq);
                 self.sent[i] = m;
                 n += 1;
+            }
+        }
+        if f % self.own_every == 0 {
+            for q in 0..ctx.setup().players {
+                let to = ctx.setup().node_of_player(q);
+                ctx.send(to, encode_own(f, &self.state.players[q]));
             }
         }
         if n > 0 {
@@ -190,21 +231,69 @@ impl Node for Server {
 }
 
 struct Client {
+    me: usize,
     dt: i64,
     /// Per entity: the newest model, and the one it replaced with the
     /// local time the blend started.
     models: Vec<(Model, Option<(Model, i64)>)>,
     offset: Option<i64>,
     blend_us: i64,
+    cap_us: i64,
+    teleport_um: i64,
+    /// Per entity, where it was last drawn (a blend moves on from there
+    /// by the world's rules, never through a wall).
+    drawn: Vec<Option<[i32; 3]>>,
+    own: OwnPlayer,
     uplink: InputUplink,
+}
+
+impl Client {
+    /// Where remote entity `i` is shown at server time `t`, local time `now`.
+    fn remote_at(&mut self, game: &harness::game::Game, i: usize, t: i64, now: i64) -> [i32; 3] {
+        let (m, old) = &mut self.models[i];
+        let new = m.coast.at(game, t, self.cap_us, true);
+        match old {
+            Some((o, since)) if now - *since < self.blend_us => {
+                let k = (now - *since).max(0);
+                let was = o.coast.at(game, t, self.cap_us, true);
+                let want = std::array::from_fn(|d| {
+                    (was[d] as i64 + (new[d] as i64 - was[d] as i64) * k / self.blend_us) as i32
+                });
+                match self.drawn[i] {
+                    Some(from) => game.slide(from, want),
+                    None => want,
+                }
+            }
+            _ => {
+                *old = None;
+                new
+            }
+        }
+    }
 }
 
 impl Node for Client {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
-        self.uplink.send_tick(ctx, |_| {});
+        let Some(s) = ctx.sample_input() else { return };
+        // The own player collides with the others where this screen has them.
+        let (t, now) = (ctx.now() + self.offset.unwrap_or(0), ctx.now());
+        let mut others = Vec::with_capacity(ctx.setup().players);
+        let me = self.me;
+        for q in (0..ctx.setup().players).filter(|&q| q != me) {
+            let at = self.remote_at(ctx.game(), q, t, now);
+            others.push((q, at, self.models[q].0.coast.velocity(t, self.cap_us)));
+        }
+        self.own.place_others(others);
+        self.own.tick(ctx, s);
+        let packet = self.uplink.packet(s, |_| {});
+        ctx.send(ctx.setup().server(), packet);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
+        if let Some((frame, own)) = decode_own(bytes) {
+            self.own.on_server(ctx, frame, own);
+            return;
+        }
         let mut r = Reader::new(bytes);
         let (Some(TAG_UPDATE), Some(frame), Some(n)) = (r.u8(), r.u32(), r.count(29)) else { return };
         let mut updates = Vec::with_capacity(n);
@@ -216,44 +305,37 @@ impl Node for Client {
                 *x = y;
             }
             let Some(seq) = r.u32() else { return };
-            updates.push((id as usize, Model { frame, pos: [v[0], v[1], v[2]], vel: [v[3], v[4], v[5]], seq }));
+            let coast = Coast::new((frame as i64 - 1) * self.dt, [v[0], v[1], v[2]], [v[3], v[4], v[5]]);
+            updates.push((id as usize, Model { frame, seq, coast }));
         }
         if !r.is_done() {
             return;
         }
         let arrival = (frame as i64 - 1) * self.dt - ctx.now();
         self.offset = Some(self.offset.map_or(arrival, |o| o.max(arrival)));
-        for (id, m) in updates {
-            let Some(slot) = self.models.get_mut(id) else { continue };
-            if m.frame > slot.0.frame {
-                let old = slot.0;
-                *slot = (m, Some((old, ctx.now())));
+        let (t, now) = (ctx.now() + self.offset.unwrap_or(0), ctx.now());
+        for (id, mut m) in updates {
+            if id >= self.models.len() || m.frame <= self.models[id].0.frame {
+                continue;
             }
+            // Blend from what is shown now, unless it is too far off.
+            let shown = self.remote_at(ctx.game(), id, t, now);
+            let far = distance(shown, m.coast.at(ctx.game(), t, self.cap_us, true)) > self.teleport_um;
+            let old = self.models[id].0;
+            self.models[id] = (m, (!far).then_some((old, now)));
         }
     }
 
     fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
-        let t = ctx.now() + self.offset.unwrap_or(0);
-        for (i, (m, old)) in self.models.iter_mut().enumerate() {
-            let new = m.at(t, self.dt);
-            let pos = match *old {
-                Some((o, since)) if ctx.now() - since < self.blend_us => {
-                    let k = (ctx.now() - since).max(0);
-                    let was = o.at(t, self.dt);
-                    std::array::from_fn(|d| was[d] + (new[d] - was[d]) * k / self.blend_us)
-                }
-                _ => {
-                    *old = None;
-                    new
-                }
-            };
-            view.entities.push(EntityView {
-                id: i as u16,
-                x: pos[0] as i32,
-                y: pos[1] as i32,
-                z: pos[2] as i32,
-                seq: m.seq,
-            });
+        let (t, now) = (ctx.now() + self.offset.unwrap_or(0), ctx.now());
+        self.own.render(now, view);
+        for i in 0..self.models.len() {
+            if i == self.me {
+                continue;
+            }
+            let pos = self.remote_at(ctx.game(), i, t, now);
+            self.drawn[i] = Some(pos);
+            view.entities.push(EntityView { id: i as u16, x: pos[0], y: pos[1], z: pos[2], seq: self.models[i].0.seq });
         }
     }
 }

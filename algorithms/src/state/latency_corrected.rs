@@ -2,10 +2,10 @@
 //!
 //! Clients synchronize their clock with the server (12 round trips, see
 //! [`ClockSync`]). The server sends an entity's state — its send time,
-//! position, direction and speed — whenever its velocity changes (and at
-//! least every `heartbeat`), at most `rate` times a second. A receiver
-//! measures the message's delay on the synchronized clock and advances the
-//! reported position by speed × delay along the direction: where the
+//! position and velocity, vertical included — whenever its velocity
+//! changes, it takes off or lands (and at least every `heartbeat`), at most
+//! `rate` times a second. A receiver measures the message's delay on the
+//! synchronized clock and advances the reported state by it: where the
 //! entity is *now*. Each remote entity then runs the seed's four-state
 //! machine, interrupted by every message:
 //!
@@ -15,11 +15,26 @@
 //! - `to-target-stop`: stopped; walk to the corrected position, then
 //! - `idle-stop`: stand.
 //!
+//! Seed 002's scheme is planar; here the height follows the reported
+//! vertical speed under gravity, so jumps are shown. Remote copies move by
+//! the world's rules ([`Coast`], [`harness::game::Game::slide`]): they stop
+//! at walls and bounds, run for at most `extrapolate-max` after a message,
+//! and jump to the corrected position when it is more than `teleport` away
+//! (after a gap) instead of chasing it for seconds.
+//!
+//! The own player is not corrected but predicted (seed 002: the move
+//! initiator moves and sends its state; the state machine is for
+//! OtherPlayer): moved at once on its own inputs and reconciled with the
+//! server's own-state message ([`OwnPlayer`]); the server stays
+//! authoritative.
+//!
 //! Wire: input as `server-verified`; clock sync as [`ClockSync`]; states,
-//! server → clients: `70, n: u8, n × (id: u8, sent: i64, x, y, z, vx, vy:
-//! i32, seq: u32)`.
+//! server → clients: `70, n: var, n × (id: var, sent: i64, x, y, z, vx, vy,
+//! vz: i32, seq: u32)`; own state, server → each client: [`encode_own`].
 
 use crate::support::clock_sync::ClockSync;
+use crate::support::coast::{distance, Coast};
+use crate::support::own_prediction::{decode_own, encode_own, OwnPlayer};
 use crate::support::uplink::{InputUplink, ServerInputs};
 use crate::wire::{Reader, Writer};
 use harness::contract::{
@@ -35,6 +50,12 @@ const HEARTBEAT: OptionSpec =
     OptionSpec::number("heartbeat", "500", "send an unchanged entity at least this often, ms");
 const CATCH_UP: OptionSpec = OptionSpec::number("catch-up", "1.5", "speed toward the corrected position, × max speed");
 const MAX_QUEUE: OptionSpec = OptionSpec::number("max-queue", "2", "server input queue per client");
+const EXTRAPOLATE_MAX: OptionSpec =
+    OptionSpec::number("extrapolate-max", "1000", "stop running an entity this long after its message, ms");
+const TELEPORT: OptionSpec =
+    OptionSpec::number("teleport", "2", "jump to the corrected position when it is this far off, m");
+const OWN_RATE: OptionSpec =
+    OptionSpec::number("own-rate", "10", "own-state messages to each client per second (reconciliation)");
 
 /// The algorithm.
 pub struct LatencyCorrected;
@@ -53,13 +74,10 @@ impl Algorithm for LatencyCorrected {
         true
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[RATE, HEARTBEAT, CATCH_UP, MAX_QUEUE]
+        &[RATE, HEARTBEAT, CATCH_UP, EXTRAPOLATE_MAX, TELEPORT, OWN_RATE, MAX_QUEUE]
     }
     fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
-        &[
-            ("remote-on-path", "runs entities along their direction between messages by design"),
-            ("on-map", "extrapolation ignores walls and bounds (to be made world-aware)"),
-        ]
+        &[("remote-on-path", "runs entities along their direction between messages by design")]
     }
     fn server(&self, s: &Setup) -> Box<dyn Node> {
         let o = &s.options;
@@ -70,19 +88,26 @@ impl Algorithm for LatencyCorrected {
             last_sent: vec![None; s.entities()],
             min_gap: frames(1000.0 / o.number(&RATE).clamp(0.1, 1000.0)),
             heartbeat: frames(o.number(&HEARTBEAT).max(1.0)),
+            own_every: frames(1000.0 / o.number(&OWN_RATE).clamp(0.1, 1000.0)),
         })
     }
-    fn client(&self, s: &Setup, _player: usize) -> Box<dyn Node> {
+    fn client(&self, s: &Setup, player: usize) -> Box<dyn Node> {
+        let o = &s.options;
+        let dt = 1_000_000 / s.tick_hz.max(1) as i64;
         Box::new(Client {
+            me: player,
             clock: ClockSync::new(10_000_000),
             others: s
                 .initial
                 .players
                 .iter()
-                .map(|p| Other { shown: [p.x as f64, p.y as f64], z: p.z, msg: None, mode: Mode::IdleStop, seq: 0 })
+                .map(|p| Other { shown: [p.x, p.y, p.z], msg: None, mode: Mode::IdleStop, seq: 0 })
                 .collect(),
-            catch_up: s.options.number(&CATCH_UP).clamp(1.0, 10.0) * 6_000_000.0,
+            catch_up: o.number(&CATCH_UP).clamp(1.0, 10.0) * 6_000_000.0,
+            cap_us: (o.number(&EXTRAPOLATE_MAX).clamp(0.0, 3.6e6) * 1e3) as i64,
+            teleport_um: (o.number(&TELEPORT).max(0.0) * 1e6) as i64,
             last_render: None,
+            own: OwnPlayer::new(&s.initial, player, dt),
             uplink: InputUplink::new(3),
         })
     }
@@ -91,10 +116,11 @@ impl Algorithm for LatencyCorrected {
 struct Server {
     state: State,
     inputs: ServerInputs,
-    /// Per entity: (frame, vx, vy) of the last message.
-    last_sent: Vec<Option<(u32, i32, i32)>>,
+    /// Per entity: (frame, vx, vy, airborne) of the last message.
+    last_sent: Vec<Option<(u32, i32, i32, bool)>>,
     min_gap: u32,
     heartbeat: u32,
+    own_every: u32,
 }
 
 impl Node for Server {
@@ -105,23 +131,31 @@ impl Node for Server {
         let mut body = Writer::with_capacity(64);
         let mut n = 0u32;
         for (i, p) in self.state.players.iter().enumerate() {
+            let airborne = !p.grounded();
             let due = match self.last_sent[i] {
                 None => true,
-                Some((sf, vx, vy)) => {
+                Some((sf, vx, vy, was_airborne)) => {
                     let changed = (p.vx - vx).abs() > 300_000
                         || (p.vy - vy).abs() > 300_000
                         || ((p.vx, p.vy) == (0, 0)) != ((vx, vy) == (0, 0));
                     let since = f.saturating_sub(sf);
-                    (changed && since >= self.min_gap) || since >= self.heartbeat
+                    // A take-off or a landing is sent at once.
+                    airborne != was_airborne || (changed && since >= self.min_gap) || since >= self.heartbeat
                 }
             };
             if due {
                 let w = &mut body;
                 w.var(i as u32);
                 w.0.extend_from_slice(&ctx.now().to_le_bytes());
-                w.i32(p.x).i32(p.y).i32(p.z).i32(p.vx).i32(p.vy).u32(p.last_seq);
-                self.last_sent[i] = Some((f, p.vx, p.vy));
+                w.i32(p.x).i32(p.y).i32(p.z).i32(p.vx).i32(p.vy).i32(p.vz).u32(p.last_seq);
+                self.last_sent[i] = Some((f, p.vx, p.vy, airborne));
                 n += 1;
+            }
+        }
+        if f % self.own_every == 0 {
+            for q in 0..ctx.setup().players {
+                let to = ctx.setup().node_of_player(q);
+                ctx.send(to, encode_own(f, &self.state.players[q]));
             }
         }
         if n > 0 {
@@ -151,35 +185,24 @@ enum Mode {
     ByDirectionRun,
 }
 
-/// The newest message about an entity.
-#[derive(Clone, Copy, Debug)]
-struct Msg {
-    sent: i64,
-    pos: [f64; 2],
-    vel: [f64; 2],
-}
-
-impl Msg {
-    /// Where the entity is at server time `t`, by the message.
-    fn at(&self, t: i64) -> [f64; 2] {
-        let s = (t - self.sent).max(0) as f64 / 1e6;
-        [self.pos[0] + self.vel[0] * s, self.pos[1] + self.vel[1] * s]
-    }
-}
-
 struct Other {
-    shown: [f64; 2],
-    z: i32,
-    msg: Option<Msg>,
+    shown: [i32; 3],
+    /// The newest message, as a state coasting from its send time.
+    msg: Option<Coast>,
     mode: Mode,
     seq: u32,
 }
 
 struct Client {
+    me: usize,
     clock: ClockSync,
     others: Vec<Other>,
+    /// Catch-up speed, µm/s.
     catch_up: f64,
+    cap_us: i64,
+    teleport_um: i64,
     last_render: Option<i64>,
+    own: OwnPlayer,
     uplink: InputUplink,
 }
 
@@ -192,76 +215,110 @@ impl Node for Client {
         if let Some(o) = self.clock.offset() {
             ctx.report(Report::ClockOffset { estimate_us: o });
         }
-        self.uplink.send_tick(ctx, |_| {});
+        let Some(s) = ctx.sample_input() else { return };
+        let me = self.me;
+        let others = self
+            .others
+            .iter()
+            .enumerate()
+            .take(ctx.setup().players)
+            .filter(|(q, _)| *q != me)
+            .map(|(q, o)| (q, o.shown, [0; 3]))
+            .collect::<Vec<_>>();
+        self.own.place_others(others);
+        self.own.tick(ctx, s);
+        let packet = self.uplink.packet(s, |_| {});
+        ctx.send(server, packet);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
         if self.clock.on_packet(ctx.now(), bytes) {
             return;
         }
+        if let Some((frame, own)) = decode_own(bytes) {
+            self.own.on_server(ctx, frame, own);
+            return;
+        }
         let mut r = Reader::new(bytes);
-        let (Some(TAG_STATES), Some(n)) = (r.u8(), r.count(33)) else { return };
+        let (Some(TAG_STATES), Some(n)) = (r.u8(), r.count(37)) else { return };
         let mut got = Vec::with_capacity(n);
         for _ in 0..n {
             let Some(id) = r.var() else { return };
             let Some(sent) = r.take(8).and_then(|b| b.try_into().ok()).map(i64::from_le_bytes) else { return };
-            let (Some(x), Some(y), Some(z), Some(vx), Some(vy), Some(seq)) =
-                (r.i32(), r.i32(), r.i32(), r.i32(), r.i32(), r.u32())
+            let (Some(x), Some(y), Some(z), Some(vx), Some(vy), Some(vz), Some(seq)) =
+                (r.i32(), r.i32(), r.i32(), r.i32(), r.i32(), r.i32(), r.u32())
             else {
                 return;
             };
-            got.push((id as usize, Msg { sent, pos: [x as f64, y as f64], vel: [vx as f64, vy as f64] }, z, seq));
+            got.push((id as usize, Coast::new(sent, [x, y, z], [vx, vy, vz]), seq));
         }
         if !r.is_done() {
             return;
         }
-        for (id, m, z, seq) in got {
+        let server_now = self.clock.server_time(ctx.now());
+        for (id, mut m, seq) in got {
             let Some(o) = self.others.get_mut(id) else { continue };
-            if o.msg.is_some_and(|old| old.sent >= m.sent) {
+            if o.msg.is_some_and(|old| old.origin >= m.origin) {
                 continue;
             }
-            // A message interrupts the state machine.
-            o.mode = if m.vel == [0.0, 0.0] { Mode::ToTargetStop } else { Mode::ToTargetBeforeRun };
+            // A message interrupts the state machine; after a gap, a
+            // position too far off is jumped to rather than chased.
+            let moving = m.vel[0] != 0 || m.vel[1] != 0;
+            let target = m.at(ctx.game(), server_now.unwrap_or(m.origin), self.cap_us, true);
+            if distance(o.shown, target) > self.teleport_um {
+                o.shown = target;
+                o.mode = if moving { Mode::ByDirectionRun } else { Mode::IdleStop };
+            } else {
+                o.mode = if moving { Mode::ToTargetBeforeRun } else { Mode::ToTargetStop };
+            }
             o.msg = Some(m);
-            o.z = z;
             o.seq = seq;
         }
     }
 
     fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
         let now = ctx.now();
-        let dt = self.last_render.map_or(0.0, |l| (now - l).max(0) as f64 / 1e6);
+        let dt_us = self.last_render.map_or(0, |l| (now - l).max(0));
         self.last_render = Some(now);
+        self.own.render(now, view);
         // Before the clock is synchronized, take the message's own time:
         // no correction at all.
         let server_now = self.clock.server_time(now);
+        let game = ctx.game();
         for (i, o) in self.others.iter_mut().enumerate() {
-            if let Some(m) = o.msg {
-                let t = server_now.unwrap_or(m.sent);
-                let target = m.at(t);
+            if i == self.me {
+                continue;
+            }
+            if let Some(m) = o.msg.as_mut() {
+                let t = server_now.unwrap_or(m.origin);
+                let target = m.at(game, t, self.cap_us, true);
+                let z = target[2];
                 match o.mode {
                     Mode::ToTargetBeforeRun | Mode::ToTargetStop => {
-                        let d = [target[0] - o.shown[0], target[1] - o.shown[1]];
+                        let d = [(target[0] - o.shown[0]) as f64, (target[1] - o.shown[1]) as f64];
                         let dist = (d[0] * d[0] + d[1] * d[1]).sqrt();
-                        let step = self.catch_up * dt;
+                        let step = self.catch_up * dt_us as f64 / 1e6;
                         if dist <= step.max(1.0) {
                             o.shown = target;
                             o.mode = if o.mode == Mode::ToTargetStop { Mode::IdleStop } else { Mode::ByDirectionRun };
                         } else {
-                            o.shown = [o.shown[0] + d[0] / dist * step, o.shown[1] + d[1] / dist * step];
+                            let to =
+                                [o.shown[0] + (d[0] / dist * step) as i32, o.shown[1] + (d[1] / dist * step) as i32, z];
+                            o.shown = game.slide(o.shown, to);
                         }
                     }
-                    Mode::ByDirectionRun => o.shown = [o.shown[0] + m.vel[0] * dt, o.shown[1] + m.vel[1] * dt],
-                    Mode::IdleStop => {}
+                    Mode::ByDirectionRun => {
+                        // Runs along the reported direction, through nothing,
+                        // and not past the cap.
+                        let ran = (t - m.origin).min(self.cap_us) - (t - dt_us - m.origin).clamp(0, self.cap_us);
+                        let (at, _) = game.glide(o.shown, [m.vel[0], m.vel[1], 0], ran.max(0), false);
+                        o.shown = [at[0], at[1], z];
+                    }
+                    Mode::IdleStop => o.shown[2] = z,
                 }
+                o.shown[2] = z;
             }
-            view.entities.push(EntityView {
-                id: i as u16,
-                x: o.shown[0] as i32,
-                y: o.shown[1] as i32,
-                z: o.z,
-                seq: o.seq,
-            });
+            view.entities.push(EntityView { id: i as u16, x: o.shown[0], y: o.shown[1], z: o.shown[2], seq: o.seq });
         }
     }
 }

@@ -19,10 +19,23 @@
 //!   it, updates that happen to sample the top of each jump keep the remote
 //!   player flying.
 //!
+//! Shadows and chasers move by the world's rules ([`Coast`],
+//! [`harness::game::Game::slide`]): a shadow stops at walls and bounds and
+//! stops coasting `extrapolate-max` after its update; an entity chases it
+//! around nothing, and jumps to it when it is more than `teleport` away
+//! (after a gap) rather than chasing for seconds.
+//!
+//! The own player follows no shadow ("客户端先行", the client goes first):
+//! it moves at once on its own inputs and is reconciled with the server's
+//! own-state message ([`OwnPlayer`]); the server stays authoritative.
+//!
 //! Wire: input as `server-verified`; states, server → clients: `60, n:
-//! u8, n × (id: u8, frame: u32, kind: u8 (0 state, 1 take-off, 2
-//! landing), x, y, z, vx, vy, vz: i32, seq: u32)`.
+//! var, n × (id: var, frame: u32, kind: u8 (0 state, 1 take-off, 2
+//! landing), x, y, z, vx, vy, vz: i32, seq: u32)`; own state, server → each
+//! client: [`encode_own`].
 
+use crate::support::coast::{distance, Coast};
+use crate::support::own_prediction::{decode_own, encode_own, OwnPlayer};
 use crate::support::uplink::{InputUplink, ServerInputs};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
@@ -41,6 +54,11 @@ const ARC: OptionSpec = OptionSpec::number(
     "1: airborne shadows follow the jump arc; 0: straight-line extrapolation, as plain DR",
 );
 const MAX_QUEUE: OptionSpec = OptionSpec::number("max-queue", "2", "server input queue per client");
+const EXTRAPOLATE_MAX: OptionSpec =
+    OptionSpec::number("extrapolate-max", "1000", "stop a shadow coasting this long after its update, ms");
+const TELEPORT: OptionSpec = OptionSpec::number("teleport", "2", "jump to the shadow when it is this far off, m");
+const OWN_RATE: OptionSpec =
+    OptionSpec::number("own-rate", "10", "own-state messages to each client per second (reconciliation)");
 
 /// The algorithm.
 pub struct ShadowFollow;
@@ -59,13 +77,10 @@ impl Algorithm for ShadowFollow {
         true
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[RATE, KEYS, LAG, INERTIA, ARC, MAX_QUEUE]
+        &[RATE, KEYS, LAG, INERTIA, ARC, EXTRAPOLATE_MAX, TELEPORT, OWN_RATE, MAX_QUEUE]
     }
     fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
-        &[
-            ("remote-on-path", "the shadow is extrapolated between updates by design"),
-            ("on-map", "extrapolation ignores walls and bounds (to be made world-aware)"),
-        ]
+        &[("remote-on-path", "the shadow is extrapolated between updates by design")]
     }
     fn server(&self, s: &Setup) -> Box<dyn Node> {
         let o = &s.options;
@@ -74,24 +89,30 @@ impl Algorithm for ShadowFollow {
             inputs: ServerInputs::new(s.players, o.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize),
             period: (s.tick_hz as f64 / o.number(&RATE).clamp(0.01, 1000.0)).round().max(1.0) as u32,
             keys: o.number(&KEYS) != 0.0,
+            own_every: ((s.tick_hz as f64 / o.number(&OWN_RATE).clamp(0.1, 1000.0)).round() as u32).max(1),
         })
     }
-    fn client(&self, s: &Setup, _player: usize) -> Box<dyn Node> {
+    fn client(&self, s: &Setup, player: usize) -> Box<dyn Node> {
         let o = &s.options;
         let dt = 1_000_000 / s.tick_hz.max(1) as i64;
         Box::new(Client {
+            me: player,
             dt,
             entities: s
                 .initial
                 .players
                 .iter()
                 .map(|p| Follower {
-                    shown: [p.x as f64, p.y as f64, p.z as f64],
+                    shown: [p.x, p.y, p.z],
                     speed: 0.0,
                     shadow: Sample::of(p, 0, 0),
+                    coast: Sample::of(p, 0, 0).coast(dt),
                     keys: VecDeque::new(),
                 })
                 .collect(),
+            cap_us: (o.number(&EXTRAPOLATE_MAX).clamp(0.0, 3.6e6) * 1e3) as i64,
+            teleport_um: (o.number(&TELEPORT).max(0.0) * 1e6) as i64,
+            own: OwnPlayer::new(&s.initial, player, dt),
             offset: None,
             last_render: None,
             lag_um: o.number(&LAG).max(0.0) * 1e6,
@@ -118,19 +139,9 @@ impl Sample {
         Sample { frame, kind, pos: [p.x, p.y, p.z], vel: [p.vx, p.vy, p.vz], seq: p.last_seq }
     }
 
-    /// The point a key state pins.
-    fn point(&self) -> [f64; 3] {
-        [self.pos[0] as f64, self.pos[1] as f64, self.pos[2] as f64]
-    }
-
-    /// Advanced to server time `t_us`: along the velocity, and along the
-    /// jump's arc under `gravity` (µm/s²) while airborne.
-    fn at(&self, t_us: i64, dt: i64, gravity: f64) -> [f64; 3] {
-        let s = (t_us - (self.frame as i64 - 1) * dt).max(0) as f64 / 1e6;
-        let airborne = self.pos[2] > 0 || self.vel[2] != 0;
-        let z =
-            if airborne { (self.pos[2] as f64 + self.vel[2] as f64 * s - gravity * s * s / 2.0).max(0.0) } else { 0.0 };
-        [self.pos[0] as f64 + self.vel[0] as f64 * s, self.pos[1] as f64 + self.vel[1] as f64 * s, z]
+    /// The shadow it casts: the state coasting from its frame's time.
+    fn coast(&self, dt: i64) -> Coast {
+        Coast::new((self.frame as i64 - 1) * dt, self.pos, self.vel)
     }
 }
 
@@ -139,6 +150,7 @@ struct Server {
     inputs: ServerInputs,
     period: u32,
     keys: bool,
+    own_every: u32,
 }
 
 impl Node for Server {
@@ -156,6 +168,12 @@ impl Node for Server {
                     let last = out.last_mut().expect("just pushed");
                     last.pos[2] = 0;
                 }
+            }
+        }
+        if f % self.own_every == 0 {
+            for q in 0..ctx.setup().players {
+                let to = ctx.setup().node_of_player(q);
+                ctx.send(to, encode_own(f, &self.state.players[q]));
             }
         }
         if f % self.period == 0 {
@@ -196,16 +214,22 @@ impl Node for Server {
 }
 
 struct Follower {
-    shown: [f64; 3],
+    shown: [i32; 3],
     /// Current chase speed (with inertia), µm/s.
     speed: f64,
     shadow: Sample,
+    /// The shadow, coasting from its update.
+    coast: Coast,
     /// Key states still to pass through, in order.
     keys: VecDeque<Sample>,
 }
 
 struct Client {
+    me: usize,
     dt: i64,
+    cap_us: i64,
+    teleport_um: i64,
+    own: OwnPlayer,
     entities: Vec<Follower>,
     offset: Option<i64>,
     last_render: Option<i64>,
@@ -218,10 +242,27 @@ struct Client {
 
 impl Node for Client {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
-        self.uplink.send_tick(ctx, |_| {});
+        let Some(s) = ctx.sample_input() else { return };
+        let me = self.me;
+        let others: Vec<_> = self
+            .entities
+            .iter()
+            .enumerate()
+            .take(ctx.setup().players)
+            .filter(|(q, _)| *q != me)
+            .map(|(q, e)| (q, e.shown, [0; 3]))
+            .collect();
+        self.own.place_others(others);
+        self.own.tick(ctx, s);
+        let packet = self.uplink.packet(s, |_| {});
+        ctx.send(ctx.setup().server(), packet);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
+        if let Some((frame, own)) = decode_own(bytes) {
+            self.own.on_server(ctx, frame, own);
+            return;
+        }
         let mut r = Reader::new(bytes);
         let (Some(TAG_STATES), Some(n)) = (r.u8(), r.count(34)) else { return };
         let mut got = Vec::with_capacity(n);
@@ -250,6 +291,15 @@ impl Node for Client {
             }
             if s.frame >= e.shadow.frame {
                 e.shadow = s;
+                e.coast = s.coast(self.dt);
+                // After a gap the shadow may be far: jump, don't chase.
+                let t = ctx.now() + self.offset.unwrap_or(0);
+                let at = e.coast.at(ctx.game(), t, self.cap_us, true);
+                if distance(e.shown, at) > self.teleport_um {
+                    e.shown = at;
+                    e.speed = 0.0;
+                    e.keys.clear();
+                }
             }
         }
     }
@@ -258,15 +308,19 @@ impl Node for Client {
         let now = ctx.now();
         let step_s = self.last_render.map_or(0.0, |l| (now - l).max(0) as f64 / 1e6);
         self.last_render = Some(now);
+        self.own.render(now, view);
         let t = now + self.offset.unwrap_or(0);
-        let gravity = if self.arc { ctx.game().config().gravity as f64 } else { 0.0 };
+        let game = ctx.game();
         for (i, e) in self.entities.iter_mut().enumerate() {
+            if i == self.me {
+                continue;
+            }
             // The next key state to pass, or the shadow.
             let (target, is_key) = match e.keys.front() {
-                Some(k) => (k.point(), true),
-                None => (e.shadow.at(t, self.dt, gravity), false),
+                Some(k) => (k.pos, true),
+                None => (e.coast.at(game, t, self.cap_us, self.arc), false),
             };
-            let d: [f64; 3] = std::array::from_fn(|k| target[k] - e.shown[k]);
+            let d: [f64; 3] = std::array::from_fn(|k| (target[k] - e.shown[k]) as f64);
             let dist = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
             let keep = if is_key { 0.0 } else { self.lag_um };
             let want = (dist - keep).max(0.0);
@@ -284,21 +338,15 @@ impl Node for Client {
             };
             let moved = (speed * step_s).min(want);
             if dist > 0.0 {
-                for (k, dk) in d.iter().enumerate() {
-                    e.shown[k] += dk / dist * moved;
-                }
+                let to: [i32; 3] = std::array::from_fn(|k| e.shown[k] + (d[k] / dist * moved).round() as i32);
+                // Around nothing: the chase stops at walls like the entity.
+                e.shown = game.slide(e.shown, to);
             }
             if is_key && dist - moved < 1_000.0 {
                 e.keys.pop_front();
             }
             let seq = e.keys.front().map_or(e.shadow.seq, |k| k.seq);
-            view.entities.push(EntityView {
-                id: i as u16,
-                x: e.shown[0] as i32,
-                y: e.shown[1] as i32,
-                z: e.shown[2].max(0.0) as i32,
-                seq,
-            });
+            view.entities.push(EntityView { id: i as u16, x: e.shown[0], y: e.shown[1], z: e.shown[2].max(0), seq });
         }
     }
 }

@@ -2,9 +2,11 @@
 //! inputs, server queues), clock synchronization, the full and delta
 //! snapshot codecs (and the area-of-interest codec of enter / leave / move
 //! events), the interpolation buffer, render interpolation between ticks,
-//! the own player's prediction and reconciliation.
+//! the own player's prediction and reconciliation, world-aware coasting of
+//! remote entities.
 
 pub mod clock_sync;
+pub mod coast;
 pub mod delta;
 pub mod input_queue;
 pub mod interpolation;
