@@ -113,8 +113,8 @@ fn one_slow_client_only_slows_its_own_view_in_client_server() {
     let trace = TraceSpec::resolve("random-walk", &[]).unwrap().instantiate(4, c.duration_us, 1).unwrap();
     let alg = algorithms::registry::find("server-verified").unwrap();
     let m = run_plan(alg, &plan, &trace, &c).unwrap().metrics;
-    // Own latency: three clients at ~2 ticks, one at ≥ 300 ms: the median
+    // Own latency: three clients at ~4 ticks, one at ≥ 300 ms: the median
     // stays low, the tail is the slow client.
-    assert!(m.input_latency_ms.own.p50 < 50.0, "{:?}", m.input_latency_ms.own);
+    assert!(m.input_latency_ms.own.p50 < 70.0, "{:?}", m.input_latency_ms.own);
     assert!(m.input_latency_ms.own.p99 >= 300.0, "{:?}", m.input_latency_ms.own);
 }

@@ -16,9 +16,11 @@ fn own_latency_is_the_round_trip_plus_a_few_ticks() {
 
 #[test]
 fn lan_latency_is_a_few_ticks() {
+    // The wait for the sample, the wait for the server's tick, the tick
+    // that shows it, render interpolation: about four ticks.
     let m = run_named("server-verified", "lan", "random-walk", cfg(4, 20, 2));
-    assert!(m.input_latency_ms.own.p50 <= 3.0 * TICK_MS, "{:?}", m.input_latency_ms.own);
-    assert!(m.input_latency_ms.remote.p50 <= 3.0 * TICK_MS, "{:?}", m.input_latency_ms.remote);
+    assert!(m.input_latency_ms.own.p50 <= 4.0 * TICK_MS, "{:?}", m.input_latency_ms.own);
+    assert!(m.input_latency_ms.remote.p50 <= 4.0 * TICK_MS, "{:?}", m.input_latency_ms.remote);
 }
 
 #[test]
@@ -32,9 +34,10 @@ fn loss_raises_the_latency_tail_but_nothing_breaks() {
 
 #[test]
 fn bandwidth_counts_headers() {
-    // 4 players: snapshots are 7 + 16·4 = 71 bytes + 28 header, 60 per second.
+    // 4 players: snapshots are 7 + 16·4 = 71 bytes + 28 header, 60 per
+    // second; the input buffer's pace, 2 + 28 bytes, 10 per second.
     let m = run_named("server-verified", "lan", "idle", cfg(4, 10, 1));
     let down = m.bandwidth.down_bytes_per_s;
-    assert!((down - 99.0 * 60.0).abs() < 99.0, "{down}");
-    assert!((m.bandwidth.down_packets_per_s - 60.0).abs() < 1.0);
+    assert!((down - 99.0 * 60.0 - 30.0 * 10.0).abs() < 99.0, "{down}");
+    assert!((m.bandwidth.down_packets_per_s - 70.0).abs() < 1.0);
 }

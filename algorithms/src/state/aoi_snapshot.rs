@@ -41,11 +41,11 @@ pub(crate) struct AoiServer {
 }
 
 impl AoiServer {
-    pub(crate) fn new(s: &Setup, aoi: &Aoi, max_queue: usize, delta: bool, never_leave: bool) -> AoiServer {
+    pub(crate) fn new(s: &Setup, aoi: &Aoi, delta: bool, never_leave: bool) -> AoiServer {
         let watchers = (0..s.players as u32).map(|p| (p, aoi.radius_um)).collect();
         AoiServer {
             state: s.initial.clone(),
-            inputs: ServerInputs::new(s.players, max_queue),
+            inputs: ServerInputs::from_setup(s),
             delta,
             never_leave,
             acked: vec![0; s.players],
@@ -60,6 +60,7 @@ impl AoiServer {
 impl Node for AoiServer {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
         ctx.game().step(&mut self.state, self.inputs.for_tick());
+        self.inputs.send_paces(ctx);
         ctx.publish_authority(&self.state);
         self.positions.clear();
         self.positions.extend(self.state.players.iter().map(|p| [p.x, p.y]));
@@ -109,7 +110,7 @@ impl Node for AoiServer {
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
         let Some(p) = ctx.setup().player_of_node(from) else { return };
-        let Some(ack) = self.inputs.receive(p, bytes, |r| r.u32()) else { return };
+        let Some(ack) = self.inputs.receive(p, ctx.now(), bytes, |r| r.u32()) else { return };
         if ack <= self.state.frame {
             self.acked[p] = self.acked[p].max(ack);
         }
@@ -160,6 +161,9 @@ impl Node for AoiClient {
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
+        if self.uplink.pacer.on_packet(bytes) {
+            return;
+        }
         let Some((frame, base)) = sparse_delta::header(bytes) else { return };
         if frame == 0 || self.kept.contains_key(&frame) {
             return;

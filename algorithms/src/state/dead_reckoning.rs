@@ -44,7 +44,7 @@
 
 use crate::support::coast::{distance, Coast};
 use crate::support::own_prediction::{decode_own, encode_own, OwnPlayer};
-use crate::support::uplink::{InputUplink, ServerInputs};
+use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
 use harness::game::{PlayerState, State};
@@ -56,7 +56,6 @@ const THRESHOLD: OptionSpec =
 const BLEND: OptionSpec =
     OptionSpec::number("blend", "100", "blend from the old extrapolation to the new one over this long, ms");
 const HEARTBEAT: OptionSpec = OptionSpec::number("heartbeat", "1000", "send every entity at least this often, ms");
-const MAX_QUEUE: OptionSpec = OptionSpec::number("max-queue", "2", "server input queue per client");
 
 const EXTRAPOLATE_MAX: OptionSpec =
     OptionSpec::number("extrapolate-max", "1000", "stop coasting an entity this long after its update, ms");
@@ -105,9 +104,9 @@ impl Algorithm for DeadReckoning {
     }
     fn options(&self) -> &'static [OptionSpec] {
         if self.periodic {
-            &[RATE, PERIODIC_BLEND, PERIODIC_EXTRAPOLATE_MAX, TELEPORT, OWN_RATE, MAX_QUEUE]
+            &[RATE, PERIODIC_BLEND, PERIODIC_EXTRAPOLATE_MAX, TELEPORT, OWN_RATE, INPUT_BUFFER, MAX_QUEUE]
         } else {
-            &[THRESHOLD, BLEND, HEARTBEAT, EXTRAPOLATE_MAX, TELEPORT, OWN_RATE, MAX_QUEUE]
+            &[THRESHOLD, BLEND, HEARTBEAT, EXTRAPOLATE_MAX, TELEPORT, OWN_RATE, INPUT_BUFFER, MAX_QUEUE]
         }
     }
     fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
@@ -118,7 +117,7 @@ impl Algorithm for DeadReckoning {
         let dt = 1_000_000 / s.tick_hz.max(1) as i64;
         Box::new(Server {
             state: s.initial.clone(),
-            inputs: ServerInputs::new(s.players, o.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize),
+            inputs: ServerInputs::from_setup(s),
             sent: s.initial.players.iter().map(|p| Model::of(p, 0, dt)).collect(),
             cap_us: self.cap_us(s),
             own_every: ((s.tick_hz as f64 / o.number(&OWN_RATE).clamp(0.1, 1000.0)).round() as u32).max(1),
@@ -189,6 +188,7 @@ struct Server {
 impl Node for Server {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
         ctx.game().step(&mut self.state, self.inputs.for_tick());
+        self.inputs.send_paces(ctx);
         ctx.publish_authority(&self.state);
         let f = self.state.frame;
         let now = (f as i64 - 1) * self.dt;
@@ -226,7 +226,7 @@ impl Node for Server {
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
         let Some(p) = ctx.setup().player_of_node(from) else { return };
-        self.inputs.receive(p, bytes, |_| Some(()));
+        self.inputs.receive(p, ctx.now(), bytes, |_| Some(()));
     }
 }
 
@@ -274,7 +274,10 @@ impl Client {
 
 impl Node for Client {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
-        let Some(s) = ctx.sample_input() else { return };
+        if ctx.player().is_none() {
+            return;
+        }
+        let samples = self.uplink.sample(ctx);
         // The own player collides with the others where this screen has them.
         let (t, now) = (ctx.now() + self.offset.unwrap_or(0), ctx.now());
         let mut others = Vec::with_capacity(ctx.setup().players);
@@ -284,12 +287,18 @@ impl Node for Client {
             others.push((q, at, self.models[q].0.coast.velocity(t, self.cap_us)));
         }
         self.own.place_others(others);
-        self.own.tick(ctx, s);
-        let packet = self.uplink.packet(s, |_| {});
+        for s in samples {
+            self.own.tick(ctx, s);
+            self.uplink.remember(s);
+        }
+        let packet = self.uplink.packet(ctx.tick() as u32, |_| {});
         ctx.send(ctx.setup().server(), packet);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
+        if self.uplink.pacer.on_packet(bytes) {
+            return;
+        }
         if let Some((frame, own)) = decode_own(bytes) {
             self.own.on_server(ctx, frame, own);
             return;

@@ -35,7 +35,7 @@
 use crate::support::clock_sync::ClockSync;
 use crate::support::coast::{distance, Coast};
 use crate::support::own_prediction::{decode_own, encode_own, OwnPlayer};
-use crate::support::uplink::{InputUplink, ServerInputs};
+use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
 use crate::wire::{Reader, Writer};
 use harness::contract::{
     Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View,
@@ -49,7 +49,6 @@ const RATE: OptionSpec =
 const HEARTBEAT: OptionSpec =
     OptionSpec::number("heartbeat", "500", "send an unchanged entity at least this often, ms");
 const CATCH_UP: OptionSpec = OptionSpec::number("catch-up", "1.5", "speed toward the corrected position, × max speed");
-const MAX_QUEUE: OptionSpec = OptionSpec::number("max-queue", "2", "server input queue per client");
 const EXTRAPOLATE_MAX: OptionSpec =
     OptionSpec::number("extrapolate-max", "1000", "stop running an entity this long after its message, ms");
 const TELEPORT: OptionSpec =
@@ -74,7 +73,7 @@ impl Algorithm for LatencyCorrected {
         true
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[RATE, HEARTBEAT, CATCH_UP, EXTRAPOLATE_MAX, TELEPORT, OWN_RATE, MAX_QUEUE]
+        &[RATE, HEARTBEAT, CATCH_UP, EXTRAPOLATE_MAX, TELEPORT, OWN_RATE, INPUT_BUFFER, MAX_QUEUE]
     }
     fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
         &[("remote-on-path", "runs entities along their direction between messages by design")]
@@ -84,7 +83,7 @@ impl Algorithm for LatencyCorrected {
         let frames = |ms: f64| ((ms * s.tick_hz as f64 / 1000.0).round() as u32).max(1);
         Box::new(Server {
             state: s.initial.clone(),
-            inputs: ServerInputs::new(s.players, o.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize),
+            inputs: ServerInputs::from_setup(s),
             last_sent: vec![None; s.entities()],
             min_gap: frames(1000.0 / o.number(&RATE).clamp(0.1, 1000.0)),
             heartbeat: frames(o.number(&HEARTBEAT).max(1.0)),
@@ -126,6 +125,7 @@ struct Server {
 impl Node for Server {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
         ctx.game().step(&mut self.state, self.inputs.for_tick());
+        self.inputs.send_paces(ctx);
         ctx.publish_authority(&self.state);
         let f = self.state.frame;
         let mut body = Writer::with_capacity(64);
@@ -172,7 +172,7 @@ impl Node for Server {
             return;
         }
         let Some(p) = ctx.setup().player_of_node(from) else { return };
-        self.inputs.receive(p, bytes, |_| Some(()));
+        self.inputs.receive(p, ctx.now(), bytes, |_| Some(()));
     }
 }
 
@@ -215,7 +215,10 @@ impl Node for Client {
         if let Some(o) = self.clock.offset() {
             ctx.report(Report::ClockOffset { estimate_us: o });
         }
-        let Some(s) = ctx.sample_input() else { return };
+        if ctx.player().is_none() {
+            return;
+        }
+        let samples = self.uplink.sample(ctx);
         let me = self.me;
         let others = self
             .others
@@ -226,12 +229,18 @@ impl Node for Client {
             .map(|(q, o)| (q, o.shown, [0; 3]))
             .collect::<Vec<_>>();
         self.own.place_others(others);
-        self.own.tick(ctx, s);
-        let packet = self.uplink.packet(s, |_| {});
+        for s in samples {
+            self.own.tick(ctx, s);
+            self.uplink.remember(s);
+        }
+        let packet = self.uplink.packet(ctx.tick() as u32, |_| {});
         ctx.send(server, packet);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
+        if self.uplink.pacer.on_packet(bytes) {
+            return;
+        }
         if self.clock.on_packet(ctx.now(), bytes) {
             return;
         }

@@ -48,6 +48,7 @@ use crate::support::interpolation::{Dry, InterpolationBuffer, Snap};
 use crate::support::own_prediction::{differs, Move, MoveLog};
 use crate::support::render_lerp::TickLerp;
 use crate::support::snapshot::WorldSnapshot;
+use crate::support::uplink::{buffer_mode, send_paces, Pacer, INPUT_BUFFER, MAX_QUEUE};
 use crate::wire::{Reader, Writer};
 use harness::contract::{
     Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View,
@@ -79,8 +80,8 @@ const SMOOTHING: OptionSpec =
     OptionSpec::number("smoothing", "0", "ease corrections over this long on screen, ms (0: snap)");
 const LAG_COMP: OptionSpec =
     OptionSpec::number("lag-comp", "1", "1: the server rewinds to the shooter's view for hit tests");
-const REDUNDANCY: OptionSpec = OptionSpec::number("redundancy", "3", "moves carried per input packet");
-const MAX_QUEUE: OptionSpec = OptionSpec::number("max-queue", "2", "server input queue per client");
+const REDUNDANCY: OptionSpec =
+    OptionSpec::number("redundancy", "8", "unacknowledged moves carried per input packet, at most");
 const RESYNC: OptionSpec = OptionSpec::number("resync", "10", "re-run clock sync every this many seconds (0: once)");
 
 /// A deliberate flaw, for the negative controls the conformance suite
@@ -140,15 +141,16 @@ impl Algorithm for Prediction {
             GHOST_SMOOTHING,
             LAG_COMP,
             REDUNDANCY,
+            INPUT_BUFFER,
             MAX_QUEUE,
             RESYNC,
         ]
     }
     fn server(&self, s: &Setup) -> Box<dyn Node> {
-        let max = s.options.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize;
+        let (mode, dt) = (buffer_mode(&s.options), 1_000_000 / s.tick_hz.max(1) as i64);
         Box::new(Server {
             state: s.initial.clone(),
-            queues: (0..s.players).map(|_| InputQueue::new(max)).collect(),
+            queues: (0..s.players).map(|_| InputQueue::new(mode, dt)).collect(),
             applied: vec![Input::IDLE; s.players],
             history: VecDeque::new(),
             lag_comp: s.options.number(&LAG_COMP) != 0.0,
@@ -201,6 +203,7 @@ impl Algorithm for Prediction {
             shown_own: None,
             last_view: (0, 0, 0),
             redundancy: o.number(&REDUNDANCY).clamp(1.0, 64.0) as usize,
+            pacer: Pacer::default(),
         })
     }
 }
@@ -255,6 +258,7 @@ struct Client {
     last_view: (u32, u32, u16),
     redundancy: usize,
     no_replay: bool,
+    pacer: Pacer,
 }
 
 /// `remote=ghost` bookkeeping.
@@ -390,11 +394,11 @@ impl Client {
         }
     }
 
-    fn input_packet(&self) -> Vec<u8> {
+    fn input_packet(&self, tick: u32) -> Vec<u8> {
         let n = self.moves.pending().len().min(self.redundancy);
         let newest = self.moves.pending().next_back().map_or(0, |m| m.seq);
-        let mut w = Writer::with_capacity(6 + 13 * n);
-        w.u8(TAG_INPUT).u32(newest).u8(n as u8);
+        let mut w = Writer::with_capacity(9 + 13 * n);
+        w.u8(TAG_INPUT).u32(newest).var(tick).u8(n as u8);
         for m in self.moves.pending().rev().take(n) {
             m.input.encode(&mut w.0);
             if m.input.held(Input::SHOOT) {
@@ -411,23 +415,27 @@ impl Node for Client {
         if let Some(msg) = self.clock.poll(ctx.now()) {
             ctx.send(server, msg);
         }
-        let Some(s) = ctx.sample_input() else { return };
-        self.step_predicted(ctx, s);
-        self.show_own(ctx.now());
-        self.moves.push(Move {
-            seq: s.seq,
-            input: s.input,
-            extra: self.last_view,
-            after: self.predicted.players[self.me],
-        });
-        ctx.send(server, self.input_packet());
+        // Usually one sample; none or two when the server's buffer asks.
+        let mut sampled = false;
+        for _ in 0..self.pacer.samples() {
+            let Some(s) = ctx.sample_input() else { return };
+            self.step_predicted(ctx, s);
+            let after = self.predicted.players[self.me];
+            self.moves.push(Move { seq: s.seq, input: s.input, extra: self.last_view, after });
+            sampled = true;
+        }
+        if sampled {
+            self.show_own(ctx.now());
+        }
+        let packet = self.input_packet(ctx.tick() as u32);
+        ctx.send(server, packet);
         if let Some(o) = self.clock.offset() {
             ctx.report(Report::ClockOffset { estimate_us: o });
         }
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
-        if self.clock.on_packet(ctx.now(), bytes) {
+        if self.clock.on_packet(ctx.now(), bytes) || self.pacer.on_packet(bytes) {
             return;
         }
         if let Some(snap) = WorldSnapshot::decode(bytes, ctx.setup().players) {
@@ -496,12 +504,13 @@ struct Server {
     lag_comp: bool,
 }
 
-fn decode_inputs(bytes: &[u8]) -> Option<(u32, Vec<Queued>)> {
+fn decode_inputs(bytes: &[u8]) -> Option<(u32, u32, Vec<Queued>)> {
     let mut r = Reader::new(bytes);
     if r.u8()? != TAG_INPUT {
         return None;
     }
     let newest = r.u32()?;
+    let tick = r.var()?;
     let n = r.u8()? as usize;
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
@@ -509,7 +518,7 @@ fn decode_inputs(bytes: &[u8]) -> Option<(u32, Vec<Queued>)> {
         let view = if input.held(Input::SHOOT) { Some((r.u32()?, r.u32()?, r.u16()?)) } else { None };
         out.push(Queued { input, view });
     }
-    (r.is_done() && newest as usize >= n).then_some((newest, out))
+    (r.is_done() && newest as usize >= n).then_some((newest, tick, out))
 }
 
 impl Server {
@@ -547,6 +556,7 @@ impl Node for Server {
         // predicted step a tick later).
         let stood: Vec<[i32; 3]> = self.state.players.iter().map(|p| [p.x, p.y, p.z]).collect();
         ctx.game().step(&mut self.state, &inputs);
+        send_paces(ctx, &mut self.queues);
         if self.lag_comp {
             for p in 0..n {
                 let fired = self.state.players[p].shots > shots_before[p];
@@ -581,7 +591,8 @@ impl Node for Server {
             return;
         }
         let Some(p) = ctx.setup().player_of_node(from) else { return };
-        let Some((newest, items)) = decode_inputs(bytes) else { return };
+        let Some((newest, tick, items)) = decode_inputs(bytes) else { return };
+        self.queues[p].arrived(tick, ctx.now());
         for (k, item) in items.into_iter().enumerate().rev() {
             self.queues[p].offer(newest - k as u32, item);
         }
@@ -606,7 +617,7 @@ mod tests {
         let w = {
             let n = 3;
             let mut w = Writer::default();
-            w.u8(TAG_INPUT).u32(3).u8(n);
+            w.u8(TAG_INPUT).u32(3).var(9).u8(n);
             for m in c_moves.iter().rev() {
                 m.input.encode(&mut w.0);
                 if m.input.held(Input::SHOOT) {
@@ -615,8 +626,8 @@ mod tests {
             }
             w.finish()
         };
-        let (newest, items) = decode_inputs(&w).unwrap();
-        assert_eq!(newest, 3);
+        let (newest, tick, items) = decode_inputs(&w).unwrap();
+        assert_eq!((newest, tick), (3, 9));
         assert_eq!(items.len(), 3);
         assert_eq!(items[1].view, Some((7, 8, 900)));
         assert!(items[0].view.is_none());

@@ -25,7 +25,7 @@
 //!   (x: i32, y: i32, z: i32, last_seq: u32)`.
 
 use crate::support::render_lerp::Smooth;
-use crate::support::uplink::{InputUplink, ServerInputs};
+use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
 use harness::game::State;
@@ -34,8 +34,6 @@ const TAG_SNAPSHOT: u8 = 2;
 
 const REDUNDANCY: OptionSpec =
     OptionSpec::number("redundancy", "3", "inputs carried per packet (the newest and the ones before it)");
-const MAX_QUEUE: OptionSpec =
-    OptionSpec::number("max-queue", "2", "server input queue per client; older inputs beyond it are dropped");
 
 /// The algorithm.
 pub struct ServerVerified;
@@ -54,13 +52,10 @@ impl Algorithm for ServerVerified {
         true
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[REDUNDANCY, MAX_QUEUE]
+        &[REDUNDANCY, INPUT_BUFFER, MAX_QUEUE]
     }
     fn server(&self, setup: &Setup) -> Box<dyn Node> {
-        Box::new(Server {
-            state: setup.initial.clone(),
-            inputs: ServerInputs::new(setup.players, setup.options.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize),
-        })
+        Box::new(Server { state: setup.initial.clone(), inputs: ServerInputs::from_setup(setup) })
     }
     fn client(&self, setup: &Setup, _player: usize) -> Box<dyn Node> {
         Box::new(Smooth::new(
@@ -126,6 +121,9 @@ impl Node for Client {
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
+        if self.uplink.pacer.on_packet(bytes) {
+            return;
+        }
         if let Some(s) = Snapshot::decode(bytes) {
             if s.frame > self.shown.frame && s.players.len() == ctx.setup().entities() {
                 self.shown = s;
@@ -148,6 +146,7 @@ struct Server {
 impl Node for Server {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
         ctx.game().step(&mut self.state, self.inputs.for_tick());
+        self.inputs.send_paces(ctx);
         ctx.publish_authority(&self.state);
         let msg = Snapshot::of(&self.state).encode();
         ctx.send_to_players(msg);
@@ -157,7 +156,7 @@ impl Node for Server {
         let Some(p) = ctx.setup().player_of_node(from) else {
             return;
         };
-        self.inputs.receive(p, bytes, |_| Some(()));
+        self.inputs.receive(p, ctx.now(), bytes, |_| Some(()));
     }
 }
 

@@ -36,7 +36,7 @@
 
 use crate::support::coast::{distance, Coast};
 use crate::support::own_prediction::{decode_own, encode_own, OwnPlayer};
-use crate::support::uplink::{InputUplink, ServerInputs};
+use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
 use harness::game::{PlayerState, State};
@@ -53,7 +53,6 @@ const ARC: OptionSpec = OptionSpec::number(
     "1",
     "1: airborne shadows follow the jump arc; 0: straight-line extrapolation, as plain DR",
 );
-const MAX_QUEUE: OptionSpec = OptionSpec::number("max-queue", "2", "server input queue per client");
 const EXTRAPOLATE_MAX: OptionSpec =
     OptionSpec::number("extrapolate-max", "1000", "stop a shadow coasting this long after its update, ms");
 const TELEPORT: OptionSpec = OptionSpec::number("teleport", "2", "jump to the shadow when it is this far off, m");
@@ -77,7 +76,7 @@ impl Algorithm for ShadowFollow {
         true
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[RATE, KEYS, LAG, INERTIA, ARC, EXTRAPOLATE_MAX, TELEPORT, OWN_RATE, MAX_QUEUE]
+        &[RATE, KEYS, LAG, INERTIA, ARC, EXTRAPOLATE_MAX, TELEPORT, OWN_RATE, INPUT_BUFFER, MAX_QUEUE]
     }
     fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
         &[("remote-on-path", "the shadow is extrapolated between updates by design")]
@@ -86,7 +85,7 @@ impl Algorithm for ShadowFollow {
         let o = &s.options;
         Box::new(Server {
             state: s.initial.clone(),
-            inputs: ServerInputs::new(s.players, o.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize),
+            inputs: ServerInputs::from_setup(s),
             period: (s.tick_hz as f64 / o.number(&RATE).clamp(0.01, 1000.0)).round().max(1.0) as u32,
             keys: o.number(&KEYS) != 0.0,
             own_every: ((s.tick_hz as f64 / o.number(&OWN_RATE).clamp(0.1, 1000.0)).round() as u32).max(1),
@@ -157,6 +156,7 @@ impl Node for Server {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
         let before: Vec<bool> = self.state.players.iter().map(|p| p.grounded()).collect();
         ctx.game().step(&mut self.state, self.inputs.for_tick());
+        self.inputs.send_paces(ctx);
         ctx.publish_authority(&self.state);
         let f = self.state.frame;
         let mut out: Vec<Sample> = Vec::new();
@@ -209,7 +209,7 @@ impl Node for Server {
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
         let Some(p) = ctx.setup().player_of_node(from) else { return };
-        self.inputs.receive(p, bytes, |_| Some(()));
+        self.inputs.receive(p, ctx.now(), bytes, |_| Some(()));
     }
 }
 
@@ -242,7 +242,10 @@ struct Client {
 
 impl Node for Client {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
-        let Some(s) = ctx.sample_input() else { return };
+        if ctx.player().is_none() {
+            return;
+        }
+        let samples = self.uplink.sample(ctx);
         let me = self.me;
         let others: Vec<_> = self
             .entities
@@ -253,12 +256,18 @@ impl Node for Client {
             .map(|(q, e)| (q, e.shown, [0; 3]))
             .collect();
         self.own.place_others(others);
-        self.own.tick(ctx, s);
-        let packet = self.uplink.packet(s, |_| {});
+        for s in samples {
+            self.own.tick(ctx, s);
+            self.uplink.remember(s);
+        }
+        let packet = self.uplink.packet(ctx.tick() as u32, |_| {});
         ctx.send(ctx.setup().server(), packet);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
+        if self.uplink.pacer.on_packet(bytes) {
+            return;
+        }
         if let Some((frame, own)) = decode_own(bytes) {
             self.own.on_server(ctx, frame, own);
             return;

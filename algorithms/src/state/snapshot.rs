@@ -24,7 +24,7 @@ use super::aoi_snapshot::{AoiClient, AoiServer};
 use crate::support::delta::{self, Quantized};
 use crate::support::interpolation::{Dry, InterpolationBuffer, Snap};
 use crate::support::render_lerp::TickLerp;
-use crate::support::uplink::{InputUplink, ServerInputs};
+use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
 use harness::game::State;
 use std::collections::{BTreeMap, VecDeque};
@@ -32,7 +32,6 @@ use std::collections::{BTreeMap, VecDeque};
 const HISTORY: usize = 64;
 
 const INTERP: OptionSpec = OptionSpec::number("interp", "100", "interpolation delay for remote players, ms");
-const MAX_QUEUE: OptionSpec = OptionSpec::number("max-queue", "2", "server input queue per client");
 
 /// The algorithm: full snapshots, or deltas against the acknowledged one.
 pub struct Snapshots {
@@ -67,7 +66,7 @@ impl Algorithm for Snapshots {
         Topology::ClientServer
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[INTERP, MAX_QUEUE]
+        &[INTERP, INPUT_BUFFER, MAX_QUEUE]
     }
     fn handles_bots(&self) -> bool {
         true
@@ -76,13 +75,12 @@ impl Algorithm for Snapshots {
         true
     }
     fn server(&self, s: &Setup) -> Box<dyn Node> {
-        let max = s.options.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize;
         if let Some(aoi) = s.aoi.filter(|a| a.filters()) {
-            return Box::new(AoiServer::new(s, &aoi, max, self.delta, self.never_leave));
+            return Box::new(AoiServer::new(s, &aoi, self.delta, self.never_leave));
         }
         Box::new(Server {
             state: s.initial.clone(),
-            inputs: ServerInputs::new(s.players, max),
+            inputs: ServerInputs::from_setup(s),
             history: VecDeque::new(),
             acked: vec![0; s.players],
             delta: self.delta,
@@ -144,6 +142,7 @@ struct Server {
 impl Node for Server {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
         ctx.game().step(&mut self.state, self.inputs.for_tick());
+        self.inputs.send_paces(ctx);
         ctx.publish_authority(&self.state);
         let world = quantize(&self.state);
         let frame = self.state.frame;
@@ -164,7 +163,7 @@ impl Node for Server {
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
         let Some(p) = ctx.setup().player_of_node(from) else { return };
-        let Some(ack) = self.inputs.receive(p, bytes, |r| r.u32()) else { return };
+        let Some(ack) = self.inputs.receive(p, ctx.now(), bytes, |r| r.u32()) else { return };
         if ack <= self.state.frame {
             self.acked[p] = self.acked[p].max(ack);
         }
@@ -195,6 +194,9 @@ impl Node for Client {
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
+        if self.uplink.pacer.on_packet(bytes) {
+            return;
+        }
         let Some((frame, base)) = delta::header(bytes) else { return };
         if self.kept.contains_key(&frame) {
             return;

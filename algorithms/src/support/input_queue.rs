@@ -1,36 +1,101 @@
-//! A server's per-client input queue: a jitter buffer of sequenced inputs.
+//! A server's per-client input buffer: sequenced inputs arrive (repeated by
+//! redundancy, out of order across packets) and leave one per server tick.
 //!
-//! Inputs arrive (possibly repeated by redundancy, possibly out of order
-//! across packets) and leave one per server tick. Only inputs newer than
-//! the newest seen are queued; when the queue grows past its limit the
-//! oldest are dropped, bounding the latency it adds. When it is empty the
-//! server repeats the last input (see [`InputQueue::for_tick`]).
+//! Two ways to run it (`--opt input-buffer=adaptive|queue`):
+//!
+//! - **adaptive** (default; Overwatch's design, Tim Ford's GDC 2017 talk):
+//!   nothing is dropped — each input is run once, in order. The buffer
+//!   measures the jitter of its client's packets (the spread of their
+//!   arrival times against the client's steady tick schedule `tick × dt`
+//!   — the packet says which tick sent it — over the last two seconds, up
+//!   to its 98th percentile) and keeps a target depth that covers it. Ten times a second
+//!   it tells the client how far its depth is from that target
+//!   ([`InputQueue::pace`]); the client shifts its input clock — one sample
+//!   fewer to drain a deep buffer, one more to fill a shallow one
+//!   ([`super::uplink::InputUplink`]) — so the buffer holds just enough
+//!   inputs to ride out the jitter. Only when it runs dry is the last input
+//!   run again (the client's next one is late).
+//! - **queue** (the earlier design, kept for comparison): at most
+//!   `max-queue` inputs; when full the oldest is dropped, when empty the
+//!   last is repeated, and the client is never told.
 
 use std::collections::VecDeque;
+
+/// Inputs whose arrival spread the adaptive buffer covers: two seconds'
+/// worth at 60 Hz.
+const WINDOW: usize = 120;
+
+/// Percent of recent arrivals the target depth covers: the rest — a long
+/// tail's last 2% — would cost a tick of latency each for a repeat a
+/// minute.
+const COVERED: usize = 98;
+
+/// A hostile or runaway client cannot queue more than this.
+const HARD_CAP: usize = 256;
+
+/// How the buffer is run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Run every input once; a target depth that follows the jitter.
+    Adaptive,
+    /// At most `max` inputs; drop the oldest, repeat the last.
+    Queue {
+        /// Depth limit.
+        max: usize,
+    },
+}
 
 /// Queued inputs of one client, each with its sequence number.
 #[derive(Clone, Debug)]
 pub struct InputQueue<T: Clone> {
     queue: VecDeque<(u32, T)>,
     newest: u32,
-    max: usize,
+    mode: Mode,
     current: Option<(u32, T)>,
+    /// Tick length, µs.
+    dt: i64,
+    /// Arrival time − `seq × dt` of the newest inputs (adaptive).
+    offsets: VecDeque<i64>,
+    /// Depth after each tick since the last pace report: (sum, ticks).
+    depth: (u64, u64),
 }
 
 impl<T: Clone> InputQueue<T> {
-    /// A queue holding at most `max` inputs.
-    pub fn new(max: usize) -> InputQueue<T> {
-        InputQueue { queue: VecDeque::new(), newest: 0, max: max.max(1), current: None }
+    /// A buffer run in `mode`, for ticks of `dt` µs.
+    pub fn new(mode: Mode, dt: i64) -> InputQueue<T> {
+        InputQueue {
+            queue: VecDeque::new(),
+            newest: 0,
+            mode,
+            current: None,
+            dt: dt.max(1),
+            offsets: VecDeque::new(),
+            depth: (0, 0),
+        }
+    }
+
+    /// A packet the client sent on its tick `tick` arrived at server time
+    /// `now` (the jitter measurement).
+    pub fn arrived(&mut self, tick: u32, now: i64) {
+        self.offsets.push_back(now - tick as i64 * self.dt);
+        while self.offsets.len() > WINDOW {
+            self.offsets.pop_front();
+        }
     }
 
     /// Offers input `seq`; ignored unless newer than every input seen.
     pub fn offer(&mut self, seq: u32, item: T) {
-        if seq > self.newest {
-            self.newest = seq;
-            self.queue.push_back((seq, item));
-            while self.queue.len() > self.max {
-                self.queue.pop_front();
-            }
+        if seq <= self.newest {
+            return;
+        }
+        self.newest = seq;
+        self.queue.push_back((seq, item));
+        let max = match self.mode {
+            Mode::Queue { max } => max.max(1),
+            Mode::Adaptive => HARD_CAP,
+        };
+        while self.queue.len() > max {
+            self.queue.pop_front();
         }
     }
 
@@ -39,7 +104,34 @@ impl<T: Clone> InputQueue<T> {
         if let Some(n) = self.queue.pop_front() {
             self.current = Some(n);
         }
+        self.depth.0 += self.queue.len() as u64;
+        self.depth.1 += 1;
         self.current.as_ref()
+    }
+
+    /// The depth that covers the measured jitter: the spread of recent
+    /// arrivals (from the earliest to the 98th percentile), in ticks (0
+    /// when inputs arrive like clockwork).
+    pub fn target(&self) -> usize {
+        if self.offsets.is_empty() {
+            return 0;
+        }
+        let mut v: Vec<i64> = self.offsets.iter().copied().collect();
+        v.sort_unstable();
+        let hi = v[((v.len() - 1) * COVERED) / 100];
+        ((hi - v[0]) + self.dt - 1) as usize / self.dt as usize
+    }
+
+    /// Adaptive: how many ticks the buffer's mean depth since the last call
+    /// is beyond its target (negative: short of it), for the client to
+    /// correct; `None` in queue mode.
+    pub fn pace(&mut self) -> Option<i8> {
+        let (sum, ticks) = std::mem::take(&mut self.depth);
+        if self.mode != Mode::Adaptive || ticks == 0 {
+            return None;
+        }
+        let mean = sum as f64 / ticks as f64;
+        Some((mean - self.target() as f64).round().clamp(-100.0, 100.0) as i8)
     }
 
     /// Inputs waiting.
@@ -58,8 +150,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn dedups_orders_bounds_and_repeats() {
-        let mut q = InputQueue::new(2);
+    fn a_queue_dedups_orders_bounds_and_repeats() {
+        let mut q = InputQueue::new(Mode::Queue { max: 2 }, 10);
         assert!(q.for_tick().is_none());
         q.offer(1, 'a');
         q.offer(1, 'a');
@@ -71,5 +163,32 @@ mod tests {
         assert_eq!(q.for_tick().map(|x| x.0), Some(3), "repeats the last input");
         q.offer(2, 'z');
         assert!(q.is_empty(), "older than the newest seen");
+        assert_eq!(q.pace(), None, "a queue tells the client nothing");
+    }
+
+    #[test]
+    fn an_adaptive_buffer_keeps_everything_and_sizes_its_target_by_the_jitter() {
+        let mut q = InputQueue::new(Mode::Adaptive, 100);
+        // Steady arrivals: no buffer needed.
+        for s in 1..=20u32 {
+            q.offer(s, s);
+            q.arrived(s, s as i64 * 100 + 7);
+        }
+        assert_eq!(q.target(), 0);
+        assert_eq!(q.len(), 20, "nothing dropped");
+        // One input in 21 late by 350 µs: the last 2% of a spread is not
+        // covered; two in 22 are.
+        q.offer(21, 21);
+        q.arrived(21, 21 * 100 + 357);
+        assert_eq!(q.target(), 0);
+        q.offer(22, 22);
+        q.arrived(22, 22 * 100 + 357);
+        assert_eq!(q.target(), 4);
+        // 22 queued, 1 taken per tick: mean depth far beyond the target.
+        for _ in 0..5 {
+            q.for_tick();
+        }
+        assert_eq!(q.pace(), Some(15), "mean depth 19, target 4");
+        assert_eq!(q.pace(), None, "nothing measured since");
     }
 }

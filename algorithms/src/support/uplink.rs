@@ -1,46 +1,151 @@
-//! The input uplink most client/server algorithms share: each tick a client
+//! The input uplink client/server algorithms share: each tick a client
 //! sends its newest input with the previous ones again (so a lost packet
-//! loses nothing); the server queues them per client and takes one per
-//! tick ([`InputQueue`]).
+//! loses nothing); the server buffers them per client and takes one per
+//! tick ([`InputQueue`]). With the adaptive buffer the server tells each
+//! client ten times a second how far its buffer is from the depth the
+//! jitter calls for ([`PACE_TAG`]), and the client's [`Pacer`] shifts its
+//! input clock by a sample to correct it.
 //!
-//! Wire: `1, newest_seq: u32, n: u8, n × input(3)` (newest first), then
-//! whatever the algorithm appends (an acknowledgement, say).
+//! Wire: input, client → server: `1, newest_seq: u32, tick: var, n: u8, n ×
+//! input(3)` (newest first; `tick`: the client tick that sent it, for the
+//! server's jitter measurement), then whatever the algorithm appends (an
+//! acknowledgement, say); pace, server → client: `90, ticks: i8`.
 
-use super::input_queue::InputQueue;
+use super::input_queue::{InputQueue, Mode};
 use crate::wire::{Reader, Writer};
-use harness::contract::Ctx;
+use harness::contract::{Ctx, OptionSpec, Options};
 use harness::game::{Input, SeqInput};
 use std::collections::VecDeque;
 
 const TAG: u8 = 1;
 
-/// Client side: the newest inputs, repeated in every packet.
+/// The pace message's tag.
+pub const PACE_TAG: u8 = 90;
+
+/// `--opt input-buffer=adaptive|queue`.
+pub const INPUT_BUFFER: OptionSpec = OptionSpec::choice(
+    "input-buffer",
+    "adaptive",
+    &["adaptive", "queue"],
+    "server input buffer: adaptive (every input once, depth follows the jitter, the client paces itself) or queue (max-queue deep, drops the oldest, repeats the last)",
+);
+/// `--opt max-queue=N` (queue mode).
+pub const MAX_QUEUE: OptionSpec =
+    OptionSpec::number("max-queue", "2", "input-buffer=queue: inputs kept per client; older ones are dropped");
+
+/// The buffer mode the options ask for.
+pub fn buffer_mode(o: &Options) -> Mode {
+    if o.word(&INPUT_BUFFER) == "queue" {
+        Mode::Queue { max: o.number(&MAX_QUEUE).clamp(1.0, 1000.0) as usize }
+    } else {
+        Mode::Adaptive
+    }
+}
+
+/// Sends each player the pace of its buffer, ten times a second (adaptive
+/// buffers only).
+pub fn send_paces<T: Clone>(ctx: &mut Ctx<'_>, queues: &mut [InputQueue<T>]) {
+    let every = (ctx.setup().tick_hz / 10).max(1) as u64;
+    if ctx.tick() % every != every - 1 {
+        return;
+    }
+    for (p, q) in queues.iter_mut().enumerate() {
+        if let Some(pace) = q.pace() {
+            let to = ctx.setup().node_of_player(p);
+            ctx.send(to, vec![PACE_TAG, pace as u8]);
+        }
+    }
+}
+
+/// Ticks between two adjustments of a client's input clock (half a second
+/// at 60 Hz).
+const ADJUST_EVERY: u32 = 30;
+
+/// Client side of pacing: how many samples to take this tick.
+#[derive(Clone, Debug, Default)]
+pub struct Pacer {
+    /// Ticks the server's buffer is beyond its target (negative: short).
+    owed: i32,
+    /// Ticks since the last adjustment.
+    since: u32,
+}
+
+impl Pacer {
+    /// Reads a pace message; `false` if `bytes` is something else.
+    pub fn on_packet(&mut self, bytes: &[u8]) -> bool {
+        match bytes {
+            [PACE_TAG, pace] => {
+                self.owed = *pace as i8 as i32;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Samples to take this tick: usually one; none to drain a deep
+    /// buffer, two to fill a shallow one — one change per pace message at
+    /// most, and none within half a second of the last (the server's word
+    /// is a round trip old: a faster loop overshoots, and a drained buffer
+    /// makes the server run an input twice).
+    pub fn samples(&mut self) -> usize {
+        self.since = self.since.saturating_add(1);
+        if self.owed == 0 || self.since < ADJUST_EVERY {
+            return 1;
+        }
+        self.since = 0;
+        let n = if self.owed > 0 { 0 } else { 2 };
+        self.owed = 0;
+        n
+    }
+}
+
+/// Client side: the newest inputs, repeated in every packet, paced by
+/// the server.
 #[derive(Clone, Debug)]
 pub struct InputUplink {
     recent: VecDeque<SeqInput>,
     n: usize,
+    /// Follows the server's pace messages.
+    pub pacer: Pacer,
 }
 
 impl InputUplink {
     /// Carrying the newest `n` inputs per packet.
     pub fn new(n: usize) -> InputUplink {
-        InputUplink { recent: VecDeque::new(), n: n.clamp(1, 255) }
+        InputUplink { recent: VecDeque::new(), n: n.clamp(1, 255), pacer: Pacer::default() }
+    }
+
+    /// Takes this tick's samples (usually one; see [`Pacer::samples`]).
+    pub fn sample(&mut self, ctx: &mut Ctx<'_>) -> Vec<SeqInput> {
+        (0..self.pacer.samples()).filter_map(|_| ctx.sample_input()).collect()
     }
 
     /// Samples this tick's input (if the node has a player) and sends the
-    /// server its packet; `trailer` may append to it.
+    /// server its packet — every tick, also when pacing took no sample;
+    /// `trailer` may append to it.
     pub fn send_tick(&mut self, ctx: &mut Ctx<'_>, trailer: impl FnOnce(&mut Writer)) {
-        let Some(s) = ctx.sample_input() else { return };
-        let packet = self.packet(s, trailer);
+        if ctx.player().is_none() {
+            return;
+        }
+        for s in self.sample(ctx) {
+            self.remember(s);
+        }
+        let packet = self.packet(ctx.tick() as u32, trailer);
         ctx.send(ctx.setup().server(), packet);
     }
 
-    /// The packet for a new sample; `trailer` may append to it.
-    pub fn packet(&mut self, s: SeqInput, trailer: impl FnOnce(&mut Writer)) -> Vec<u8> {
+    /// Adds a new sample to the ones every packet carries.
+    pub fn remember(&mut self, s: SeqInput) {
         self.recent.push_front(s);
         self.recent.truncate(self.n);
-        let mut w = Writer::with_capacity(6 + 3 * self.recent.len() + 8);
-        w.u8(TAG).u32(s.seq).u8(self.recent.len() as u8);
+    }
+
+    /// The packet client tick `tick` sends: the newest samples
+    /// [remembered](InputUplink::remember); `trailer` may append to it.
+    pub fn packet(&self, tick: u32, trailer: impl FnOnce(&mut Writer)) -> Vec<u8> {
+        let newest = self.recent.front().map_or(0, |s| s.seq);
+        let mut w = Writer::with_capacity(9 + 3 * self.recent.len() + 8);
+        w.u8(TAG).u32(newest).var(tick).u8(self.recent.len() as u8);
         for r in &self.recent {
             r.input.encode(&mut w.0);
         }
@@ -57,12 +162,17 @@ pub struct ServerInputs {
 }
 
 impl ServerInputs {
-    /// For `players` clients, each queue holding at most `max_queue`.
-    pub fn new(players: usize, max_queue: usize) -> ServerInputs {
+    /// For `players` clients, buffers run in `mode`, ticks of `dt` µs.
+    pub fn new(players: usize, mode: Mode, dt: i64) -> ServerInputs {
         ServerInputs {
-            queues: (0..players).map(|_| InputQueue::new(max_queue)).collect(),
+            queues: (0..players).map(|_| InputQueue::new(mode, dt)).collect(),
             current: vec![SeqInput::default(); players],
         }
+    }
+
+    /// As the run's options say (`input-buffer`, `max-queue`).
+    pub fn from_setup(s: &harness::contract::Setup) -> ServerInputs {
+        ServerInputs::new(s.players, buffer_mode(&s.options), 1_000_000 / s.tick_hz.max(1) as i64)
     }
 
     /// Takes an input packet from player `p`. `trailer` reads what the
@@ -72,6 +182,7 @@ impl ServerInputs {
     pub fn receive<T>(
         &mut self,
         p: usize,
+        now: i64,
         bytes: &[u8],
         trailer: impl FnOnce(&mut Reader<'_>) -> Option<T>,
     ) -> Option<T> {
@@ -80,6 +191,7 @@ impl ServerInputs {
             return None;
         }
         let newest = r.u32()?;
+        let tick = r.var()?;
         let n = r.u8()? as usize;
         let inputs = (0..n).map(|_| r.take(3).and_then(Input::decode)).collect::<Option<Vec<_>>>()?;
         if (newest as usize) < inputs.len() {
@@ -90,6 +202,7 @@ impl ServerInputs {
             return None;
         }
         let q = self.queues.get_mut(p)?;
+        q.arrived(tick, now);
         // inputs[k] has sequence newest − k: offer them oldest first.
         for (k, input) in inputs.iter().enumerate().rev() {
             q.offer(newest - k as u32, *input);
@@ -97,7 +210,8 @@ impl ServerInputs {
         Some(extra)
     }
 
-    /// The inputs for this tick: each client's next queued one, or its last.
+    /// The inputs for this tick: each client's next queued one, or its
+    /// last.
     pub fn for_tick(&mut self) -> &[SeqInput] {
         for (p, q) in self.queues.iter_mut().enumerate() {
             if let Some(&(seq, input)) = q.for_tick() {
@@ -105,6 +219,12 @@ impl ServerInputs {
             }
         }
         &self.current
+    }
+
+    /// Ten times a second, tells each client its buffer's pace (call after
+    /// [`ServerInputs::for_tick`]).
+    pub fn send_paces(&mut self, ctx: &mut Ctx<'_>) {
+        send_paces(ctx, &mut self.queues);
     }
 
     /// Number of clients.
@@ -120,28 +240,32 @@ mod tests {
     #[test]
     fn packets_carry_the_newest_inputs_and_a_trailer() {
         let mut up = InputUplink::new(3);
-        let mut down = ServerInputs::new(1, 4);
+        let mut down = ServerInputs::new(1, Mode::Queue { max: 4 }, 16_666);
         let mut last = Vec::new();
         for seq in 1..=4u32 {
-            last = up.packet(SeqInput { seq, input: Input::buttons(Input::UP) }, |w| {
+            up.remember(SeqInput { seq, input: Input::buttons(Input::UP) });
+            last = up.packet(seq - 1, |w| {
                 w.u32(99);
             });
         }
         // A packet that does not parse whole queues nothing: a missing
         // trailer, a byte too many, a count lowered by a bit flip.
-        assert_eq!(down.receive(0, &last, |_| Some(())), None, "trailer left unread");
-        assert_eq!(down.receive(0, &last[..last.len() - 1], |r| r.u32()), None, "trailer cut short");
+        assert_eq!(down.receive(0, 0, &last, |_| Some(())), None, "trailer left unread");
+        assert_eq!(down.receive(0, 0, &last[..last.len() - 1], |r| r.u32()), None, "trailer cut short");
         let mut longer = last.clone();
         longer.push(0);
-        assert_eq!(down.receive(0, &longer, |r| r.u32()), None, "a byte too many");
+        assert_eq!(down.receive(0, 0, &longer, |r| r.u32()), None, "a byte too many");
         let mut fewer = last.clone();
-        fewer[5] = 2;
-        assert_eq!(down.receive(0, &fewer, |r| r.u32()), None, "input count lowered");
-        assert!(down.receive(0, &[TAG, 1, 0, 0, 0, 5], |_| Some(())).is_none(), "more inputs than sequence numbers");
-        assert!(down.receive(0, &[], |_| Some(())).is_none());
+        fewer[6] = 2;
+        assert_eq!(down.receive(0, 0, &fewer, |r| r.u32()), None, "input count lowered");
+        assert!(
+            down.receive(0, 0, &[TAG, 1, 0, 0, 0, 0, 5], |_| Some(())).is_none(),
+            "more inputs than sequence numbers"
+        );
+        assert!(down.receive(0, 0, &[], |_| Some(())).is_none());
         assert_eq!(down.for_tick()[0].seq, 0, "nothing was queued");
         // Only the last packet arrives: it still carries inputs 2..=4.
-        assert_eq!(down.receive(0, &last, |r| r.u32()), Some(99));
+        assert_eq!(down.receive(0, 0, &last, |r| r.u32()), Some(99));
         let got: Vec<u32> = (0..3).map(|_| down.for_tick()[0].seq).collect();
         assert_eq!(got, vec![2, 3, 4]);
     }
