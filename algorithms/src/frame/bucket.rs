@@ -9,6 +9,14 @@
 //! behind they fast-forward, up to `catchup` frames per tick. A slow
 //! player therefore delays only their own inputs, never the others.
 //!
+//! With `playout=D` (MiMaze's bucket synchronization: a playout delay) the
+//! server does not stamp the latest input but each player's input `F − D`
+//! on frame `F`: every input runs once, on its own frame, if it arrives
+//! within `D` ticks — a late one is replaced by the previous input and
+//! never runs. `playout=0` (the default) is the seed's latest-input bucket,
+//! which repeats an input when the next is late and overwrites one when two
+//! arrive in a tick. `D` buys input fidelity with `D` ticks of latency.
+//!
 //! Over the unreliable link a client sends, every tick, its newest input
 //! and how many frames it holds contiguously; the server sends each client
 //! every frame it has not acknowledged (up to 32 per datagram). (The seed's
@@ -34,6 +42,11 @@ const ACCEPT_WINDOW: u32 = 4096;
 const CATCHUP: OptionSpec = OptionSpec::number("catchup", "4", "frames a late client may play in one tick to catch up");
 const BUFFER: OptionSpec =
     OptionSpec::number("buffer", "1", "frames a client keeps in hand before it fast-forwards (a jitter buffer)");
+const PLAYOUT: OptionSpec = OptionSpec::number(
+    "playout",
+    "0",
+    "server playout delay, frames: frame F runs each player's input F − playout (0: the latest input, as the seed)",
+);
 
 /// The algorithm.
 pub struct Bucket;
@@ -52,7 +65,7 @@ impl Algorithm for Bucket {
         true
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[CATCHUP, BUFFER]
+        &[CATCHUP, BUFFER, PLAYOUT]
     }
     fn server(&self, s: &Setup) -> Box<dyn Node> {
         Box::new(Server {
@@ -60,6 +73,8 @@ impl Algorithm for Bucket {
             frames: VecDeque::new(),
             first: 0,
             acked: vec![0; s.players],
+            playout: s.options.number(&PLAYOUT).clamp(0.0, 600.0) as u32,
+            pending: vec![BTreeMap::new(); s.players],
         })
     }
     fn client(&self, s: &Setup, _player: usize) -> Box<dyn Node> {
@@ -84,10 +99,26 @@ struct Server {
     first: u32,
     /// Per client, how many frames it holds contiguously.
     acked: Vec<u32>,
+    /// Playout delay, frames (0: stamp the latest input).
+    playout: u32,
+    /// Per player, inputs waiting for their frame (playout > 0).
+    pending: Vec<BTreeMap<u32, Input>>,
 }
 
 impl Node for Server {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        if self.playout > 0 {
+            // Frame F runs input F − playout of each player, if it is here.
+            let due = (self.first + self.frames.len() as u32 + 1).saturating_sub(self.playout);
+            for (latest, pending) in self.latest.iter_mut().zip(&mut self.pending) {
+                if let Some(input) = pending.remove(&due) {
+                    *latest = SeqInput { seq: due, input };
+                }
+                while pending.first_key_value().is_some_and(|(&s, _)| s <= due) {
+                    pending.pop_first();
+                }
+            }
+        }
         self.frames.push_back(self.latest.clone());
         let newest = self.first + self.frames.len() as u32;
         let n = self.latest.len();
@@ -127,7 +158,14 @@ impl Node for Server {
         if ack <= newest {
             self.acked[p] = self.acked[p].max(ack);
         }
-        if seq > self.latest[p].seq {
+        if self.playout > 0 {
+            // Kept for its frame; a late one (its frame stamped) never runs.
+            let stamped = self.first + self.frames.len() as u32;
+            let pending = &mut self.pending[p];
+            if seq + self.playout > stamped && pending.len() < 4 * self.playout as usize + 64 {
+                pending.insert(seq, input);
+            }
+        } else if seq > self.latest[p].seq {
             self.latest[p] = SeqInput { seq, input };
         }
     }
