@@ -155,12 +155,11 @@ fn codec(c: &mut Criterion) {
         });
         // The delta format (`snapshot`/`delta-snapshot`): a world in which
         // a quarter of the entities moved since the baseline.
-        let base: Vec<Quantized> =
-            (0..players as i32).map(|i| Quantized::from_um(i * 1000, 0, i * 500, i as u32)).collect();
+        let base: Vec<Quantized> = (0..players as i32).map(|i| Quantized::from_um(i * 1000, 0, i * 500)).collect();
         let now: Vec<Quantized> = base
             .iter()
             .enumerate()
-            .map(|(i, q)| if i % 4 == 0 { Quantized::from_um(q.um()[0] + 20_000, 0, q.um()[2], q.seq + 1) } else { *q })
+            .map(|(i, q)| if i % 4 == 0 { Quantized::from_um(q.um()[0] + 20_000, 0, q.um()[2]) } else { *q })
             .collect();
         for (label, baseline) in [("full", None), ("delta", Some((1u32, base.as_slice())))] {
             let bytes = delta::encode(2, &now, baseline);

@@ -14,8 +14,10 @@
 //!   it ([`Ctx::publish_confirmed`]): the harness replays those inputs itself
 //!   and compares, so desyncs are found, not self-reported;
 //! - a client (or peer) fills a [`View`] at each render: what its player
-//!   sees, per entity a position and the sequence number of the last input
-//!   applied to it.
+//!   sees, per entity a position and either the sequence number of the
+//!   last input applied to it (what a client knows of its own player) or
+//!   the authoritative frame the state comes from (the harness knows which
+//!   inputs that frame had applied).
 //!
 //! From these the harness derives divergence, snaps, latency and desyncs.
 //! Algorithms only [`report`](Ctx::report) what only they can know
@@ -492,8 +494,15 @@ pub struct EntityView {
     /// Displayed height, µm.
     pub z: i32,
     /// Sequence number of the last input of this entity's player that the
-    /// displayed state includes.
+    /// displayed state includes, when the client knows it itself (its own
+    /// predicted player); 0 otherwise.
     pub seq: u32,
+    /// The authoritative frame the displayed state of this entity comes
+    /// from (client/server: a frame the server published), 0 if none: the
+    /// harness looks up which input of the entity's player that frame had
+    /// applied, so algorithms need not send input sequence numbers of
+    /// every entity, which no real game does.
+    pub frame: u32,
 }
 
 /// What a client's screen shows at a render instant.
@@ -513,6 +522,7 @@ impl View {
             y: p.y,
             z: p.z,
             seq: p.last_seq,
+            frame: 0,
         }));
     }
 }

@@ -40,8 +40,10 @@ fn own_latency_collapses_from_a_round_trip_to_two_ticks() {
     let pr = run_named("prediction", "wifi", "random-walk", cfg(4, 20, 1));
     assert!(sv.input_latency_ms.own.p50 >= 2.0 * TICK_MS, "{:?}", sv.input_latency_ms.own);
     // At once: the wait for the next tick's sample, then a tick of render
-    // interpolation.
-    assert!(pr.input_latency_ms.own.p99 < 2.0 * TICK_MS, "{:?}", pr.input_latency_ms.own);
+    // interpolation (a tick more when the input clock skipped a sample to
+    // drain the server's buffer).
+    assert!(pr.input_latency_ms.own.p50 < 2.0 * TICK_MS, "{:?}", pr.input_latency_ms.own);
+    assert!(pr.input_latency_ms.own.p99 < 3.0 * TICK_MS, "{:?}", pr.input_latency_ms.own);
     // Remote players are shown in the past: interpolation costs latency.
     assert!(pr.input_latency_ms.remote.p50 >= 100.0);
     assert!(pr.divergence_m.remote.n > 0);

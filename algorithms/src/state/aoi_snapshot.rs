@@ -181,7 +181,7 @@ impl Node for AoiClient {
         if frame > self.newest {
             if let Some(q) = lookup(&view, self.me) {
                 let at = q.um();
-                self.own.set(ctx.now(), &[EntityView { id: self.me, x: at[0], y: at[1], z: at[2], seq: q.seq }]);
+                self.own.set(ctx.now(), &[EntityView { id: self.me, x: at[0], y: at[1], z: at[2], seq: 0, frame }]);
             }
         }
         self.kept.insert(frame, view);
@@ -193,15 +193,16 @@ impl Node for AoiClient {
 
     fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
         let Some(newest) = self.kept.get(&self.newest) else { return };
-        let show = |id: u16, pos: [i32; 3], seq: u32| EntityView { id, x: pos[0], y: pos[1], z: pos[2], seq };
+        let show =
+            |id: u16, pos: [i32; 3], frame: u32| EntityView { id, x: pos[0], y: pos[1], z: pos[2], seq: 0, frame };
         if self.own.is_set() {
             self.own.render(ctx.now(), view);
         } else if let Some(q) = lookup(newest, self.me) {
-            view.entities.push(show(self.me, q.um(), q.seq));
+            view.entities.push(show(self.me, q.um(), self.newest));
         }
         // The view in force at the display time, and the next one.
-        let (a, b, k, span) = match self.offset {
-            None => (newest, None, 0, 1),
+        let (fa, a, b, k, span) = match self.offset {
+            None => (self.newest, newest, None, 0, 1),
             Some(o) => {
                 let t = ctx.now() + o - self.interp_us;
                 let due = (t.div_euclid(self.dt) + 1).max(0) as u32;
@@ -212,9 +213,9 @@ impl Node for AoiClient {
                 match b {
                     Some((&fb, b)) => {
                         let span = ((fb - fa) as i64 * self.dt).max(1);
-                        (a, Some(b), (t - ta).clamp(0, span), span)
+                        (fa, a, Some(b), (t - ta).clamp(0, span), span)
                     }
-                    None => (a, None, 0, 1),
+                    None => (fa, a, None, 0, 1),
                 }
             }
         };
@@ -228,7 +229,7 @@ impl Node for AoiClient {
                 }
                 None => pa,
             };
-            view.entities.push(show(*id, pos, qa.seq));
+            view.entities.push(show(*id, pos, fa));
         }
     }
 }

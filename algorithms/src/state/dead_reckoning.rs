@@ -39,8 +39,9 @@
 //!
 //! Wire: input as `server-verified` (`1, newest_seq: u32, n: u8, n ×
 //! input(3)`); updates, server → clients: `50, frame: u32, n: var, n × (id:
-//! var, x, y, z, vx, vy, vz: i32, seq: u32)`; own state, server → each
-//! client: [`encode_own`].
+//! var, x, y, z, vx, vy, vz: i32)`; own state, server → each client:
+//! [`encode_own`]. (Views name the update's frame; no input sequence
+//! numbers travel.)
 
 use crate::support::coast::{distance, Coast};
 use crate::support::own_prediction::{decode_own, encode_own, OwnPlayer};
@@ -91,9 +92,9 @@ impl Algorithm for DeadReckoning {
     }
     fn description(&self) -> &'static str {
         if self.periodic {
-            "position, heading and speed of everyone about once a second; clients move along and correct (WoW, seed 001)"
+            "position, heading and speed of everyone about once a second; clients move remote copies along (stopping at walls) and correct; own player predicted (WoW, seed 001)"
         } else {
-            "updates only when the shared extrapolation drifts past a threshold; clients blend old and new (seeds 001, 004)"
+            "updates only when the shared, world-aware extrapolation drifts past a threshold; clients blend old and new; own player predicted (seeds 001, 004)"
         }
     }
     fn topology(&self) -> Topology {
@@ -160,17 +161,12 @@ impl DeadReckoning {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Model {
     frame: u32,
-    seq: u32,
     coast: Coast,
 }
 
 impl Model {
     fn of(p: &PlayerState, frame: u32, dt: i64) -> Model {
-        Model {
-            frame,
-            seq: p.last_seq,
-            coast: Coast::new((frame as i64 - 1) * dt, [p.x, p.y, p.z], [p.vx, p.vy, p.vz]),
-        }
+        Model { frame, coast: Coast::new((frame as i64 - 1) * dt, [p.x, p.y, p.z], [p.vx, p.vy, p.vz]) }
     }
 }
 
@@ -205,7 +201,6 @@ impl Node for Server {
                 for v in m.coast.pos.iter().chain(&m.coast.vel) {
                     w.i32(*v);
                 }
-                w.u32(m.seq);
                 self.sent[i] = m;
                 n += 1;
             }
@@ -304,7 +299,7 @@ impl Node for Client {
             return;
         }
         let mut r = Reader::new(bytes);
-        let (Some(TAG_UPDATE), Some(frame), Some(n)) = (r.u8(), r.u32(), r.count(29)) else { return };
+        let (Some(TAG_UPDATE), Some(frame), Some(n)) = (r.u8(), r.u32(), r.count(25)) else { return };
         let mut updates = Vec::with_capacity(n);
         for _ in 0..n {
             let Some(id) = r.var() else { return };
@@ -313,9 +308,8 @@ impl Node for Client {
                 let Some(y) = r.i32() else { return };
                 *x = y;
             }
-            let Some(seq) = r.u32() else { return };
             let coast = Coast::new((frame as i64 - 1) * self.dt, [v[0], v[1], v[2]], [v[3], v[4], v[5]]);
-            updates.push((id as usize, Model { frame, seq, coast }));
+            updates.push((id as usize, Model { frame, coast }));
         }
         if !r.is_done() {
             return;
@@ -344,7 +338,14 @@ impl Node for Client {
             }
             let pos = self.remote_at(ctx.game(), i, t, now);
             self.drawn[i] = Some(pos);
-            view.entities.push(EntityView { id: i as u16, x: pos[0], y: pos[1], z: pos[2], seq: self.models[i].0.seq });
+            view.entities.push(EntityView {
+                id: i as u16,
+                x: pos[0],
+                y: pos[1],
+                z: pos[2],
+                seq: 0,
+                frame: self.models[i].0.frame,
+            });
         }
     }
 }

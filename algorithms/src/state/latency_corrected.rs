@@ -30,7 +30,9 @@
 //!
 //! Wire: input as `server-verified`; clock sync as [`ClockSync`]; states,
 //! server → clients: `70, n: var, n × (id: var, sent: i64, x, y, z, vx, vy,
-//! vz: i32, seq: u32)`; own state, server → each client: [`encode_own`].
+//! vz: i32)`; own state, server → each client: [`encode_own`]. (Views
+//! name the frame a message was sent on; no input sequence numbers
+//! travel.)
 
 use crate::support::clock_sync::ClockSync;
 use crate::support::coast::{distance, Coast};
@@ -64,7 +66,7 @@ impl Algorithm for LatencyCorrected {
         "latency-corrected"
     }
     fn description(&self) -> &'static str {
-        "timestamped state advanced by the measured one-way delay; the four-state OtherPlayer machine (seed 002)"
+        "timestamped 3-D state advanced by the measured one-way delay; the four-state OtherPlayer machine for others, own player predicted (seed 002)"
     }
     fn topology(&self) -> Topology {
         Topology::ClientServer
@@ -95,12 +97,13 @@ impl Algorithm for LatencyCorrected {
         let dt = 1_000_000 / s.tick_hz.max(1) as i64;
         Box::new(Client {
             me: player,
+            dt,
             clock: ClockSync::new(10_000_000),
             others: s
                 .initial
                 .players
                 .iter()
-                .map(|p| Other { shown: [p.x, p.y, p.z], msg: None, mode: Mode::IdleStop, seq: 0 })
+                .map(|p| Other { shown: [p.x, p.y, p.z], msg: None, mode: Mode::IdleStop, frame: 0 })
                 .collect(),
             catch_up: o.number(&CATCH_UP).clamp(1.0, 10.0) * 6_000_000.0,
             cap_us: (o.number(&EXTRAPOLATE_MAX).clamp(0.0, 3.6e6) * 1e3) as i64,
@@ -147,7 +150,7 @@ impl Node for Server {
                 let w = &mut body;
                 w.var(i as u32);
                 w.0.extend_from_slice(&ctx.now().to_le_bytes());
-                w.i32(p.x).i32(p.y).i32(p.z).i32(p.vx).i32(p.vy).i32(p.vz).u32(p.last_seq);
+                w.i32(p.x).i32(p.y).i32(p.z).i32(p.vx).i32(p.vy).i32(p.vz);
                 self.last_sent[i] = Some((f, p.vx, p.vy, airborne));
                 n += 1;
             }
@@ -190,11 +193,13 @@ struct Other {
     /// The newest message, as a state coasting from its send time.
     msg: Option<Coast>,
     mode: Mode,
-    seq: u32,
+    /// The frame the newest message was sent on.
+    frame: u32,
 }
 
 struct Client {
     me: usize,
+    dt: i64,
     clock: ClockSync,
     others: Vec<Other>,
     /// Catch-up speed, µm/s.
@@ -249,23 +254,25 @@ impl Node for Client {
             return;
         }
         let mut r = Reader::new(bytes);
-        let (Some(TAG_STATES), Some(n)) = (r.u8(), r.count(37)) else { return };
+        let (Some(TAG_STATES), Some(n)) = (r.u8(), r.count(33)) else { return };
         let mut got = Vec::with_capacity(n);
         for _ in 0..n {
             let Some(id) = r.var() else { return };
             let Some(sent) = r.take(8).and_then(|b| b.try_into().ok()).map(i64::from_le_bytes) else { return };
-            let (Some(x), Some(y), Some(z), Some(vx), Some(vy), Some(vz), Some(seq)) =
-                (r.i32(), r.i32(), r.i32(), r.i32(), r.i32(), r.i32(), r.u32())
+            let (Some(x), Some(y), Some(z), Some(vx), Some(vy), Some(vz)) =
+                (r.i32(), r.i32(), r.i32(), r.i32(), r.i32(), r.i32())
             else {
                 return;
             };
-            got.push((id as usize, Coast::new(sent, [x, y, z], [vx, vy, vz]), seq));
+            // Sent on the server's tick that made frame `sent / dt + 1`.
+            let frame = u32::try_from(sent.max(0) / self.dt + 1).unwrap_or(0);
+            got.push((id as usize, Coast::new(sent, [x, y, z], [vx, vy, vz]), frame));
         }
         if !r.is_done() {
             return;
         }
         let server_now = self.clock.server_time(ctx.now());
-        for (id, mut m, seq) in got {
+        for (id, mut m, frame) in got {
             let Some(o) = self.others.get_mut(id) else { continue };
             if o.msg.is_some_and(|old| old.origin >= m.origin) {
                 continue;
@@ -281,7 +288,7 @@ impl Node for Client {
                 o.mode = if moving { Mode::ToTargetBeforeRun } else { Mode::ToTargetStop };
             }
             o.msg = Some(m);
-            o.seq = seq;
+            o.frame = frame;
         }
     }
 
@@ -327,7 +334,14 @@ impl Node for Client {
                 }
                 o.shown[2] = z;
             }
-            view.entities.push(EntityView { id: i as u16, x: o.shown[0], y: o.shown[1], z: o.shown[2], seq: o.seq });
+            view.entities.push(EntityView {
+                id: i as u16,
+                x: o.shown[0],
+                y: o.shown[1],
+                z: o.shown[2],
+                seq: 0,
+                frame: o.frame,
+            });
         }
     }
 }

@@ -197,7 +197,7 @@ impl Algorithm for Prediction {
             own: {
                 let mut l = TickLerp::new(s.entities(), dt);
                 let p = &s.initial.players[player];
-                l.set(i64::MIN / 2, &[EntityView { id: player as u16, x: p.x, y: p.y, z: p.z, seq: 0 }]);
+                l.set(i64::MIN / 2, &[EntityView { id: player as u16, x: p.x, y: p.y, z: p.z, ..Default::default() }]);
                 l
             },
             shown_own: None,
@@ -226,7 +226,6 @@ fn snap_of(s: &State, dt: i64) -> Snap {
         frame: s.frame,
         pos: s.players.iter().map(|p| [p.x, p.y, p.z]).collect(),
         vel: s.players.iter().map(|p| [p.vx, p.vy, p.vz]).collect(),
-        seq: s.players.iter().map(|p| p.last_seq).collect(),
     }
 }
 
@@ -305,7 +304,7 @@ impl Client {
     /// The predicted own player is current from `now` on.
     fn show_own(&mut self, now: i64) {
         let p = &self.predicted.players[self.me];
-        self.own.set(now, &[EntityView { id: self.me as u16, x: p.x, y: p.y, z: p.z, seq: p.last_seq }]);
+        self.own.set(now, &[EntityView { id: self.me as u16, x: p.x, y: p.y, z: p.z, seq: p.last_seq, frame: 0 }]);
     }
 
     fn server_offset(&self) -> Option<i64> {
@@ -455,7 +454,7 @@ impl Node for Client {
             *o = (*o as i64 + d) as i32;
         }
         self.shown_own = Some(own);
-        view.entities.push(EntityView { id: self.me as u16, x: own[0], y: own[1], z: own[2], seq: me.seq });
+        view.entities.push(EntityView { id: self.me as u16, x: own[0], y: own[1], z: own[2], seq: me.seq, frame: 0 });
         if let Some(g) = self.ghost.as_mut() {
             for (q, p) in self.predicted.players.iter().enumerate() {
                 if q == self.me {
@@ -464,7 +463,14 @@ impl Node for Client {
                 let off = eased(&mut g.easing[q], ctx.now(), g.smoothing_us);
                 let at = [p.x as i64 + off[0], p.y as i64 + off[1], p.z as i64 + off[2]].map(|v| v as i32);
                 g.shown[q] = Some(at);
-                view.entities.push(EntityView { id: q as u16, x: at[0], y: at[1], z: at[2], seq: p.last_seq });
+                view.entities.push(EntityView {
+                    id: q as u16,
+                    x: at[0],
+                    y: at[1],
+                    z: at[2],
+                    seq: p.last_seq,
+                    frame: 0,
+                });
             }
             return;
         }
@@ -482,7 +488,14 @@ impl Node for Client {
             };
             if let Some(s) = sample {
                 self.last_view = s.view;
-                view.entities.push(EntityView { id: q as u16, x: s.pos[0], y: s.pos[1], z: s.pos[2], seq: s.seq });
+                view.entities.push(EntityView {
+                    id: q as u16,
+                    x: s.pos[0],
+                    y: s.pos[1],
+                    z: s.pos[2],
+                    seq: 0,
+                    frame: s.frame,
+                });
             }
         }
     }

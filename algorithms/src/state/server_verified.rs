@@ -22,7 +22,9 @@
 //! - input, client → server: `1, newest_seq: u32, n: u8, n × input(3)`
 //!   (newest first);
 //! - snapshot, server → client: `2, frame: u32, players: u16, players ×
-//!   (x: i32, y: i32, z: i32, last_seq: u32)`.
+//!   (x: i32, y: i32, z: i32)`. (The client's view names the frame; the
+//!   harness knows which inputs it had applied, so no input sequence
+//!   numbers travel.)
 
 use crate::support::render_lerp::Smooth;
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
@@ -68,28 +70,23 @@ impl Algorithm for ServerVerified {
     }
 }
 
-/// What a client shows: positions and last-input sequences per player.
+/// What a client shows: positions per player, of a frame.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Snapshot {
     frame: u32,
     players: Vec<[i32; 3]>,
-    seqs: Vec<u32>,
 }
 
 impl Snapshot {
     fn of(s: &State) -> Snapshot {
-        Snapshot {
-            frame: s.frame,
-            players: s.players.iter().map(|p| [p.x, p.y, p.z]).collect(),
-            seqs: s.players.iter().map(|p| p.last_seq).collect(),
-        }
+        Snapshot { frame: s.frame, players: s.players.iter().map(|p| [p.x, p.y, p.z]).collect() }
     }
 
     fn encode(&self) -> Vec<u8> {
-        let mut w = Writer::with_capacity(7 + 16 * self.players.len());
+        let mut w = Writer::with_capacity(7 + 12 * self.players.len());
         w.u8(TAG_SNAPSHOT).u32(self.frame).u16(self.players.len() as u16);
-        for (p, seq) in self.players.iter().zip(&self.seqs) {
-            w.i32(p[0]).i32(p[1]).i32(p[2]).u32(*seq);
+        for p in &self.players {
+            w.i32(p[0]).i32(p[1]).i32(p[2]);
         }
         w.finish()
     }
@@ -101,10 +98,9 @@ impl Snapshot {
         }
         let frame = r.u32()?;
         let n = r.u16()? as usize;
-        let mut s = Snapshot { frame, players: Vec::with_capacity(n), seqs: Vec::with_capacity(n) };
+        let mut s = Snapshot { frame, players: Vec::with_capacity(n) };
         for _ in 0..n {
             s.players.push([r.i32()?, r.i32()?, r.i32()?]);
-            s.seqs.push(r.u32()?);
         }
         r.is_done().then_some(s)
     }
@@ -132,8 +128,16 @@ impl Node for Client {
     }
 
     fn render(&mut self, _ctx: &RenderCtx<'_>, view: &mut View) {
-        for (i, (p, seq)) in self.shown.players.iter().zip(&self.shown.seqs).enumerate() {
-            view.entities.push(harness::contract::EntityView { id: i as u16, x: p[0], y: p[1], z: p[2], seq: *seq });
+        let frame = self.shown.frame;
+        for (i, p) in self.shown.players.iter().enumerate() {
+            view.entities.push(harness::contract::EntityView {
+                id: i as u16,
+                x: p[0],
+                y: p[1],
+                z: p[2],
+                seq: 0,
+                frame,
+            });
         }
     }
 }
@@ -166,7 +170,7 @@ mod tests {
 
     #[test]
     fn snapshot_round_trip_and_garbage() {
-        let s = Snapshot { frame: 9, players: vec![[1, -2, 3], [4, 5, 6]], seqs: vec![7, 8] };
+        let s = Snapshot { frame: 9, players: vec![[1, -2, 3], [4, 5, 6]] };
         let b = s.encode();
         assert_eq!(Snapshot::decode(&b), Some(s));
         assert_eq!(Snapshot::decode(&b[..b.len() - 1]), None);

@@ -31,7 +31,7 @@
 //!
 //! Wire: input as `server-verified`; states, server → clients: `60, n:
 //! var, n × (id: var, frame: u32, kind: u8 (0 state, 1 take-off, 2
-//! landing), x, y, z, vx, vy, vz: i32, seq: u32)`; own state, server → each
+//! landing), x, y, z, vx, vy, vz: i32)` (views name the frame); own state, server → each
 //! client: [`encode_own`].
 
 use crate::support::coast::{distance, Coast};
@@ -67,7 +67,7 @@ impl Algorithm for ShadowFollow {
         "shadow-follow"
     }
     fn description(&self) -> &'static str {
-        "entities chase a shadow that jumps to each update; phase lag, inertia, key-state buffer for jumps (seed 001)"
+        "entities chase a shadow that jumps to each update; phase lag, inertia, key-state buffer for jumps; own player predicted (seed 001)"
     }
     fn topology(&self) -> Topology {
         Topology::ClientServer
@@ -130,12 +130,11 @@ struct Sample {
     kind: u8,
     pos: [i32; 3],
     vel: [i32; 3],
-    seq: u32,
 }
 
 impl Sample {
     fn of(p: &PlayerState, frame: u32, kind: u8) -> Sample {
-        Sample { frame, kind, pos: [p.x, p.y, p.z], vel: [p.vx, p.vy, p.vz], seq: p.last_seq }
+        Sample { frame, kind, pos: [p.x, p.y, p.z], vel: [p.vx, p.vy, p.vz] }
     }
 
     /// The shadow it casts: the state coasting from its frame's time.
@@ -201,7 +200,6 @@ impl Node for Server {
             for v in s.pos.iter().chain(&s.vel) {
                 w.i32(*v);
             }
-            w.u32(s.seq);
         }
         let msg = w.finish();
         ctx.send_to_players(msg);
@@ -273,7 +271,7 @@ impl Node for Client {
             return;
         }
         let mut r = Reader::new(bytes);
-        let (Some(TAG_STATES), Some(n)) = (r.u8(), r.count(34)) else { return };
+        let (Some(TAG_STATES), Some(n)) = (r.u8(), r.count(30)) else { return };
         let mut got = Vec::with_capacity(n);
         for _ in 0..n {
             let (Some(id), Some(frame), Some(kind)) = (r.var(), r.u32(), r.u8()) else { return };
@@ -282,11 +280,10 @@ impl Node for Client {
                 let Some(y) = r.i32() else { return };
                 *x = y;
             }
-            let Some(seq) = r.u32() else { return };
             if kind > 2 {
                 return;
             }
-            got.push((id as usize, Sample { frame, kind, pos: [v[0], v[1], v[2]], vel: [v[3], v[4], v[5]], seq }));
+            got.push((id as usize, Sample { frame, kind, pos: [v[0], v[1], v[2]], vel: [v[3], v[4], v[5]] }));
         }
         if !r.is_done() {
             return;
@@ -354,8 +351,9 @@ impl Node for Client {
             if is_key && dist - moved < 1_000.0 {
                 e.keys.pop_front();
             }
-            let seq = e.keys.front().map_or(e.shadow.seq, |k| k.seq);
-            view.entities.push(EntityView { id: i as u16, x: e.shown[0], y: e.shown[1], z: e.shown[2].max(0), seq });
+            let frame = e.keys.front().map_or(e.shadow.frame, |k| k.frame);
+            let (x, y, z) = (e.shown[0], e.shown[1], e.shown[2].max(0));
+            view.entities.push(EntityView { id: i as u16, x, y, z, seq: 0, frame });
         }
     }
 }

@@ -3,8 +3,9 @@
 //! snapshot against the last one the client acknowledged (Quake 3), so an
 //! entity that did not move costs one byte.
 //!
-//! Both quantize positions to millimetres and pack fields as varints (see
-//! [`crate::support::delta`]); `snapshot` always encodes against nothing,
+//! Both quantize positions to millimetres and write each changed field as
+//! a byte-aligned zigzag varint after a one-byte change mask (see
+//! [`crate::support::delta`]; no bit packing); `snapshot` always encodes against nothing,
 //! `delta-snapshot` against the newest snapshot the client acknowledged —
 //! or against nothing when it has acknowledged none the server still
 //! holds. A client that missed snapshots still decodes: the baseline is
@@ -15,8 +16,8 @@
 //! Both handle server-driven bots, and with `--aoi grid|crosslist` send
 //! each client only its area of interest (see `aoi_snapshot.rs`).
 //!
-//! Wire: input, client → server: `1, newest_seq: u32, n: u8, n ×
-//! input(3), ack: u32` (ack: newest snapshot frame decoded); snapshot:
+//! Wire: input, client → server: as [`crate::support::uplink`], then `ack:
+//! u32` (newest snapshot frame decoded); snapshot:
 //! [`crate::support::delta`] ([`crate::support::sparse_delta`] under an
 //! area of interest).
 
@@ -57,9 +58,9 @@ impl Algorithm for Snapshots {
         if self.never_leave {
             "NEGATIVE CONTROL: delta-snapshot whose area of interest never sends a leave"
         } else if self.delta {
-            "delta snapshots against the last one the client acknowledged, quantized and bit-packed (Quake 3, seed 003)"
+            "delta snapshots against the last one the client acknowledged: millimetres, a change mask and byte-aligned varints per entity (Quake 3, seed 003)"
         } else {
-            "the whole world to every client every tick (Quake, seed 003)"
+            "the whole world to every client every tick, millimetres as byte-aligned varints (Quake, seed 003)"
         }
     }
     fn topology(&self) -> Topology {
@@ -103,7 +104,7 @@ impl Algorithm for Snapshots {
                 let mut l = TickLerp::new(s.entities(), dt);
                 let q = &world[player];
                 let at = q.um();
-                l.set(0, &[EntityView { id: player as u16, x: at[0], y: at[1], z: at[2], seq: q.seq }]);
+                l.set(0, &[EntityView { id: player as u16, x: at[0], y: at[1], z: at[2], ..Default::default() }]);
                 l
             },
             kept: BTreeMap::from([(0, world)]),
@@ -118,7 +119,7 @@ impl Algorithm for Snapshots {
 
 /// Every entity of `s`, quantized as both snapshot codecs carry it.
 pub(crate) fn quantize(s: &State) -> Vec<Quantized> {
-    s.players.iter().map(|p| Quantized::from_um(p.x, p.y, p.z, p.last_seq)).collect()
+    s.players.iter().map(|p| Quantized::from_um(p.x, p.y, p.z)).collect()
 }
 
 fn snap(frame: u32, world: &[Quantized], dt: i64) -> Snap {
@@ -127,7 +128,6 @@ fn snap(frame: u32, world: &[Quantized], dt: i64) -> Snap {
         frame,
         pos: world.iter().map(Quantized::um).collect(),
         vel: vec![[0; 3]; world.len()],
-        seq: world.iter().map(|q| q.seq).collect(),
     }
 }
 
@@ -215,7 +215,7 @@ impl Node for Client {
         if frame > self.newest {
             let q = &world[self.me];
             let at = q.um();
-            self.own.set(ctx.now(), &[EntityView { id: self.me as u16, x: at[0], y: at[1], z: at[2], seq: q.seq }]);
+            self.own.set(ctx.now(), &[EntityView { id: self.me as u16, x: at[0], y: at[1], z: at[2], seq: 0, frame }]);
         }
         self.kept.insert(frame, world);
         self.newest = self.newest.max(frame);
@@ -228,16 +228,16 @@ impl Node for Client {
         let Some(newest) = self.kept.get(&self.newest) else { return };
         let t = self.offset.map(|o| ctx.now() + o - self.interp_us);
         for (i, q) in newest.iter().enumerate() {
-            let (pos, seq) = if i == self.me {
+            let (pos, frame) = if i == self.me {
                 self.own.render(ctx.now(), view);
                 continue;
             } else {
                 match t.and_then(|t| self.interp.sample(t, i, Dry::Hold)) {
-                    Some(s) => (s.pos, s.seq),
-                    None => (q.um(), q.seq),
+                    Some(s) => (s.pos, s.frame),
+                    None => (q.um(), self.newest),
                 }
             };
-            view.entities.push(EntityView { id: i as u16, x: pos[0], y: pos[1], z: pos[2], seq });
+            view.entities.push(EntityView { id: i as u16, x: pos[0], y: pos[1], z: pos[2], seq: 0, frame });
         }
     }
 }

@@ -1,16 +1,16 @@
 //! The delta-snapshot codec (Quake 3 style): a world quantized to
 //! millimetres, encoded against a baseline the client acknowledged.
 //!
-//! Per entity: a change mask (x, y, z, seq) and, for each changed field,
-//! the zigzag-varint difference from the baseline. An entity that did not
+//! Per entity: a change mask (x, y, z) and, for each changed field, the
+//! zigzag-varint difference from the baseline (whole bytes: a mask byte,
+//! then 7-bit varint groups; no bit packing). An entity that did not
 //! change costs one byte; a snapshot with no baseline is encoded against
 //! an all-zero world, so the same decoder serves both.
 //!
 //! Wire: `31, frame: u32, baseline: u32 (0 = none), n: u16, n × (mask: u8,
 //! varints…)`.
 
-/// One entity as the codec carries it: position in millimetres and the
-/// last-input sequence.
+/// One entity as the codec carries it: position in millimetres.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Quantized {
     /// x, mm.
@@ -19,15 +19,13 @@ pub struct Quantized {
     pub y: i32,
     /// z, mm.
     pub z: i32,
-    /// Last input sequence applied.
-    pub seq: u32,
 }
 
 impl Quantized {
     /// From micrometres, rounded to the nearest millimetre.
-    pub fn from_um(x: i32, y: i32, z: i32, seq: u32) -> Quantized {
+    pub fn from_um(x: i32, y: i32, z: i32) -> Quantized {
         let q = |v: i32| ((v as i64 + if v >= 0 { 500 } else { -500 }) / 1000) as i32;
-        Quantized { x: q(x), y: q(y), z: q(z), seq }
+        Quantized { x: q(x), y: q(y), z: q(z) }
     }
 
     /// Back to micrometres.
@@ -77,12 +75,7 @@ pub fn encode(frame: u32, world: &[Quantized], baseline: Option<(u32, &[Quantize
     let zero = Quantized::default();
     for (i, e) in world.iter().enumerate() {
         let base = baseline.and_then(|b| b.1.get(i)).unwrap_or(&zero);
-        let diffs = [
-            e.x as i64 - base.x as i64,
-            e.y as i64 - base.y as i64,
-            e.z as i64 - base.z as i64,
-            e.seq as i64 - base.seq as i64,
-        ];
+        let diffs = [e.x as i64 - base.x as i64, e.y as i64 - base.y as i64, e.z as i64 - base.z as i64];
         let mask = diffs.iter().enumerate().fold(0u8, |m, (k, d)| if *d != 0 { m | 1 << k } else { m });
         out.push(mask);
         for d in diffs.iter().filter(|d| **d != 0) {
@@ -114,7 +107,7 @@ pub fn decode(bytes: &[u8], baseline: Option<&[Quantized]>) -> Option<(u32, Vec<
     for i in 0..n {
         let mask = *bytes.get(pos)?;
         pos += 1;
-        if mask & !0x0f != 0 {
+        if mask & !0x07 != 0 {
             return None;
         }
         let base = baseline.and_then(|b| b.get(i)).unwrap_or(&zero);
@@ -127,9 +120,8 @@ pub fn decode(bytes: &[u8], baseline: Option<&[Quantized]>) -> Option<(u32, Vec<
         let x = field(0, base.x as i64)?;
         let y = field(1, base.y as i64)?;
         let z = field(2, base.z as i64)?;
-        let seq = field(3, base.seq as i64)?;
         let fit = |v: i64| i32::try_from(v).ok();
-        world.push(Quantized { x: fit(x)?, y: fit(y)?, z: fit(z)?, seq: u32::try_from(seq).ok()? });
+        world.push(Quantized { x: fit(x)?, y: fit(y)?, z: fit(z)? });
     }
     (pos == bytes.len()).then_some((frame, world))
 }
@@ -141,7 +133,7 @@ mod tests {
 
     #[test]
     fn unchanged_entities_cost_one_byte() {
-        let w = vec![Quantized { x: 4000, y: -7, z: 0, seq: 12 }; 10];
+        let w = vec![Quantized { x: 4000, y: -7, z: 0 }; 10];
         let full = encode(5, &w, None);
         let delta = encode(6, &w, Some((5, &w)));
         assert_eq!(delta.len(), 11 + 10);
@@ -172,7 +164,6 @@ mod tests {
                     e.x += dx;
                     e.y += dy;
                     e.z = *z;
-                    e.seq += 1;
                 }
                 // The server encodes against what the client last acked.
                 let base = client_acked.as_ref().map(|(bf, bw)| (*bf, bw.as_slice()));

@@ -21,8 +21,6 @@ pub struct Snap {
     pub pos: Vec<[i32; 3]>,
     /// Per entity: velocity (x, y, z), µm/s.
     pub vel: Vec<[i32; 3]>,
-    /// Per entity: last input sequence included.
-    pub seq: Vec<u32>,
 }
 
 /// What to do past the newest snapshot.
@@ -40,8 +38,9 @@ pub enum Dry {
 pub struct Sample {
     /// Displayed position.
     pub pos: [i32; 3],
-    /// Last input sequence the display includes.
-    pub seq: u32,
+    /// The frame whose state the display includes whole (the older of
+    /// the two interpolated).
+    pub frame: u32,
     /// The snapshots interpolated between and the blend (0..=65535) —
     /// what a shot carries for lag compensation.
     pub view: (u32, u32, u16),
@@ -85,7 +84,7 @@ impl InterpolationBuffer {
         }
         let i = self.snaps.partition_point(|s| s.time_us <= t_us);
         if i == 0 {
-            return Some(Sample { pos: first.pos[e], seq: first.seq[e], view: (first.frame, first.frame, 0) });
+            return Some(Sample { pos: first.pos[e], frame: first.frame, view: (first.frame, first.frame, 0) });
         }
         let a = &self.snaps[i - 1];
         match self.snaps.get(i) {
@@ -96,7 +95,7 @@ impl InterpolationBuffer {
                 let pos =
                     [lerp(a.pos[e][0], b.pos[e][0]), lerp(a.pos[e][1], b.pos[e][1]), lerp(a.pos[e][2], b.pos[e][2])];
                 let blend = (k * 65535 / span) as u16;
-                Some(Sample { pos, seq: a.seq[e], view: (a.frame, b.frame, blend) })
+                Some(Sample { pos, frame: a.frame, view: (a.frame, b.frame, blend) })
             }
             _ => {
                 let pos = match dry {
@@ -108,7 +107,7 @@ impl InterpolationBuffer {
                         [ex(a.pos[e][0], a.vel[e][0]), ex(a.pos[e][1], a.vel[e][1]), z]
                     }
                 };
-                Some(Sample { pos, seq: a.seq[e], view: (a.frame, a.frame, 0) })
+                Some(Sample { pos, frame: a.frame, view: (a.frame, a.frame, 0) })
             }
         }
     }
@@ -120,13 +119,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn snap(frame: u32, x: i32) -> Snap {
-        Snap {
-            time_us: frame as i64 * 16_666,
-            frame,
-            pos: vec![[x, 0, 0]],
-            vel: vec![[6_000_000, 0, 0]],
-            seq: vec![frame],
-        }
+        Snap { time_us: frame as i64 * 16_666, frame, pos: vec![[x, 0, 0]], vel: vec![[6_000_000, 0, 0]] }
     }
 
     #[test]

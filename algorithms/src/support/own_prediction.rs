@@ -185,13 +185,13 @@ impl OwnPlayer {
     pub fn new(initial: &State, me: usize, dt: i64) -> OwnPlayer {
         let mut lerp = TickLerp::new(initial.players.len(), dt);
         let p = &initial.players[me];
-        lerp.set(i64::MIN / 2, &[EntityView { id: me as u16, x: p.x, y: p.y, z: p.z, seq: 0 }]);
+        lerp.set(i64::MIN / 2, &[EntityView { id: me as u16, x: p.x, y: p.y, z: p.z, ..Default::default() }]);
         OwnPlayer { me, world: initial.clone(), log: MoveLog::new(600), newest_frame: 0, lerp }
     }
 
     fn show(&mut self, now: i64) {
         let p = &self.world.players[self.me];
-        self.lerp.set(now, &[EntityView { id: self.me as u16, x: p.x, y: p.y, z: p.z, seq: p.last_seq }]);
+        self.lerp.set(now, &[EntityView { id: self.me as u16, x: p.x, y: p.y, z: p.z, seq: p.last_seq, frame: 0 }]);
     }
 
     /// Places the other players where the client shows them, `(id,

@@ -17,7 +17,7 @@
 //! ```
 //! use algorithms::support::render_lerp::TickLerp;
 //! use harness::contract::{EntityView, View};
-//! let at = |x| EntityView { id: 0, x, y: 0, z: 0, seq: 0 };
+//! let at = |x| EntityView { id: 0, x, ..Default::default() };
 //! let mut l = TickLerp::new(1, 16_000);
 //! l.set(0, &[at(0)]);
 //! l.set(16_000, &[at(160_000)]);
@@ -81,7 +81,11 @@ impl TickLerp {
     /// (for algorithms whose state changes on ticks: call it after each).
     pub fn follow(&mut self, now: i64, state: &harness::game::State) {
         let same = self.to.len() == state.players.len()
-            && self.to.iter().zip(&state.players).all(|(e, p)| (e.x, e.y, e.z, e.seq) == (p.x, p.y, p.z, p.last_seq));
+            && self
+                .to
+                .iter()
+                .zip(&state.players)
+                .all(|(e, p)| (e.x, e.y, e.z, e.seq, e.frame) == (p.x, p.y, p.z, p.last_seq, 0));
         if !same {
             let mut v = View::default();
             v.show_state(state);
@@ -101,7 +105,7 @@ impl TickLerp {
             return from;
         }
         let l = |a: i32, b: i32| (a as i64 + (b as i64 - a as i64) * k / self.dt) as i32;
-        EntityView { id: e.id, x: l(from.x, e.x), y: l(from.y, e.y), z: l(from.z, e.z), seq: e.seq }
+        EntityView { x: l(from.x, e.x), y: l(from.y, e.y), z: l(from.z, e.z), ..*e }
     }
 
     /// Draws the picture as it is at local time `now`.
@@ -158,7 +162,7 @@ mod tests {
     use super::*;
 
     fn at(id: u16, x: i32, seq: u32) -> EntityView {
-        EntityView { id, x, y: 0, z: 0, seq }
+        EntityView { id, x, seq, ..Default::default() }
     }
 
     #[test]

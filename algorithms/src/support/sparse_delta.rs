@@ -26,11 +26,11 @@ pub type SparseWorld = Vec<(u16, Quantized)>;
 const TAG: u8 = 32;
 const HEADER: usize = 9;
 
-fn fields(e: &Quantized, base: &Quantized) -> [i64; 4] {
-    [e.x as i64 - base.x as i64, e.y as i64 - base.y as i64, e.z as i64 - base.z as i64, e.seq as i64 - base.seq as i64]
+fn fields(e: &Quantized, base: &Quantized) -> [i64; 3] {
+    [e.x as i64 - base.x as i64, e.y as i64 - base.y as i64, e.z as i64 - base.z as i64]
 }
 
-fn put_entity(out: &mut Vec<u8>, diffs: [i64; 4]) {
+fn put_entity(out: &mut Vec<u8>, diffs: [i64; 3]) {
     let mask = diffs.iter().enumerate().fold(0u8, |m, (k, d)| if *d != 0 { m | 1 << k } else { m });
     out.push(mask);
     for d in diffs.iter().filter(|d| **d != 0) {
@@ -117,17 +117,17 @@ pub fn header(bytes: &[u8]) -> Option<(u32, u32)> {
 fn get_entity(b: &[u8], pos: &mut usize, base: &Quantized) -> Option<Quantized> {
     let mask = *b.get(*pos)?;
     *pos += 1;
-    if mask & !0x0f != 0 {
+    if mask & !0x07 != 0 {
         return None;
     }
-    let mut v = [base.x as i64, base.y as i64, base.z as i64, base.seq as i64];
+    let mut v = [base.x as i64, base.y as i64, base.z as i64];
     for (k, f) in v.iter_mut().enumerate() {
         if mask & (1 << k) != 0 {
             *f += unzigzag(get_varint(b, pos)?);
         }
     }
     let fit = |v: i64| i32::try_from(v).ok();
-    Some(Quantized { x: fit(v[0])?, y: fit(v[1])?, z: fit(v[2])?, seq: u32::try_from(v[3]).ok()? })
+    Some(Quantized { x: fit(v[0])?, y: fit(v[1])?, z: fit(v[2])? })
 }
 
 /// Decodes against `baseline` (the view of the frame the datagram names,
@@ -191,7 +191,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn q(x: i32) -> Quantized {
-        Quantized { x, y: -x, z: 0, seq: 0 }
+        Quantized { x, y: -x, z: 0 }
     }
 
     #[test]
@@ -230,7 +230,7 @@ mod tests {
             for (f, m) in frames.iter().enumerate() {
                 let frame = f as u32 + 1;
                 let view: SparseWorld =
-                    m.iter().map(|(id, (x, z, s))| (*id, Quantized { x: *x, y: *x / 2, z: *z, seq: *s })).collect();
+                    m.iter().map(|(id, (x, z, _))| (*id, Quantized { x: *x, y: *x / 2, z: *z })).collect();
                 let base = acked.as_ref().map(|(bf, bw)| (*bf, bw.as_slice()));
                 let bytes = encode(frame, &view, base);
                 if lost[f] {

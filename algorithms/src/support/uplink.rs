@@ -3,7 +3,7 @@
 //! loses nothing); the server buffers them per client and takes one per
 //! tick ([`InputQueue`]). With the adaptive buffer the server tells each
 //! client ten times a second how far its buffer is from the depth the
-//! jitter calls for ([`PACE_TAG`]), and the client's [`Pacer`] shifts its
+//! jitter calls for when it is off ([`PACE_TAG`]), and the client's [`Pacer`] shifts its
 //! input clock by a sample to correct it.
 //!
 //! Wire: input, client → server: `1, newest_seq: u32, tick: var, n: u8, n ×
@@ -42,15 +42,15 @@ pub fn buffer_mode(o: &Options) -> Mode {
     }
 }
 
-/// Sends each player the pace of its buffer, ten times a second (adaptive
-/// buffers only).
+/// Sends each player the pace of its buffer, ten times a second, when it
+/// is off its target (adaptive buffers only).
 pub fn send_paces<T: Clone>(ctx: &mut Ctx<'_>, queues: &mut [InputQueue<T>]) {
     let every = (ctx.setup().tick_hz / 10).max(1) as u64;
     if ctx.tick() % every != every - 1 {
         return;
     }
     for (p, q) in queues.iter_mut().enumerate() {
-        if let Some(pace) = q.pace() {
+        if let Some(pace) = q.pace().filter(|&p| p != 0) {
             let to = ctx.setup().node_of_player(p);
             ctx.send(to, vec![PACE_TAG, pace as u8]);
         }

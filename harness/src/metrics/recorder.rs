@@ -98,6 +98,9 @@ pub struct Recorder {
     authority: Frames,
     /// Client/server: the instant each authority frame was published.
     authority_at: Vec<u64>,
+    /// Client/server: per frame and player, the input sequence the frame
+    /// had applied (views that name a frame get their inputs from here).
+    authority_seqs: Vec<u32>,
     authority_state: State,
     ideal: Frames,
     /// Per player, the instants of its effective input changes.
@@ -193,6 +196,7 @@ impl Recorder {
             samples: vec![Vec::new(); players],
             authority,
             authority_at: vec![0],
+            authority_seqs: vec![0; players],
             authority_state: initial.clone(),
             ideal: ideal.frames,
             changes: ideal.changes,
@@ -388,9 +392,11 @@ impl Recorder {
             let last = self.authority_state.clone();
             self.authority.push(&last);
             self.authority_at.push(t.0);
+            self.authority_seqs.extend(last.players.iter().take(self.players).map(|p| p.last_seq));
         }
         self.authority.push(state);
         self.authority_at.push(t.0);
+        self.authority_seqs.extend(state.players.iter().take(self.players).map(|p| p.last_seq));
         for (p, ps) in state.players.iter().take(self.players).enumerate() {
             self.fidelity.frame(p, ps.last_seq, &self.samples[p]);
         }
@@ -519,6 +525,17 @@ impl Recorder {
                 self.violation(format!("player {viewer}'s view shows unknown entity {id}"));
                 continue;
             }
+            // A view that names the authoritative frame gets that frame's input.
+            let mut e = *e;
+            if e.frame > 0 && id < self.players {
+                let f = e.frame as usize;
+                if self.topology.confirms() || f >= self.authority.frames() {
+                    self.violation(format!("player {viewer}'s view names frame {f}, which the server never published"));
+                } else {
+                    e.seq = e.seq.max(self.authority_seqs[f * self.players + id]);
+                }
+            }
+            let e = &e;
             let own = (id == viewer) as usize;
             let seen = &mut self.seen[viewer][id];
             // Latency: every input change of this entity's player that the
