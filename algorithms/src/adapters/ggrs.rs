@@ -109,18 +109,22 @@ impl Algorithm for Ggrs {
             }
             b.start_p2p_session(SimSocket { outbox: outbox.clone(), inbox: inbox.clone() })
         };
-        Box::new(Peer {
-            me: player,
-            session: build().ok(),
-            outbox,
-            inbox,
-            state: s.initial.clone(),
-            delay: delay as u32,
-            pending: None,
-            history: BTreeMap::new(),
-            published: 0,
-            skip: 0,
-        })
+        // Drawn with render interpolation, as every tick-state algorithm.
+        Box::new(crate::support::render_lerp::Smooth::new(
+            Peer {
+                me: player,
+                session: build().ok(),
+                outbox,
+                inbox,
+                state: s.initial.clone(),
+                delay: delay as u32,
+                pending: None,
+                history: BTreeMap::new(),
+                published: 0,
+                skip: 0,
+            },
+            s,
+        ))
     }
 }
 

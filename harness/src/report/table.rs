@@ -191,9 +191,15 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
                     row.push(match spread(&vals) {
                         None => "–".to_string(),
                         Some((mean, None)) => fmt(mean, *dec),
-                        // Every seed gave the same value: no interval to show.
-                        Some((mean, Some(0.0))) => fmt(mean, *dec),
-                        Some((mean, Some(ci))) => format!("{}±{}", fmt(mean, *dec), fmt(ci, *dec)),
+                        Some((mean, Some(ci))) => {
+                            // An interval that rounds to nothing is not shown.
+                            let half = fmt(ci, *dec);
+                            if half.trim_start_matches(['0', '.']).is_empty() {
+                                fmt(mean, *dec)
+                            } else {
+                                format!("{}±{half}", fmt(mean, *dec))
+                            }
+                        }
                     });
                 }
                 row
