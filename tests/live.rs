@@ -59,9 +59,10 @@ fn live_and_simulated_medians_agree_on_a_simple_profile() {
     close("up bandwidth", s.bandwidth.up_bytes_per_s, l.bandwidth.up_bytes_per_s, 0.0, 0.02);
     // The server saw as many frames per second as in simulation.
     close("game steps per s", s.sim_steps_per_s, l.sim_steps_per_s, 1.0, 0.0);
-    // And a predicting client still shows its own input within the tick.
+    // And a predicting client still shows its own input at once: the wait
+    // for the sample and a tick of render interpolation.
     let p = live("prediction", profile, 2, 3, 0).metrics;
-    assert!(p.input_latency_ms.own.p50 < TICK_MS, "{:?}", p.input_latency_ms.own);
+    assert!(p.input_latency_ms.own.p50 < 2.0 * TICK_MS, "{:?}", p.input_latency_ms.own);
 }
 
 #[test]

@@ -27,7 +27,9 @@ fn lan_latency_is_a_few_ticks() {
 fn loss_raises_the_latency_tail_but_nothing_breaks() {
     let clean = run_named("server-verified", "delay 40ms 10ms", "random-walk", cfg(4, 20, 3));
     let lossy = run_named("server-verified", "delay 40ms 10ms loss 10%", "random-walk", cfg(4, 20, 3));
-    assert!(lossy.input_latency_ms.own.p99 >= clean.input_latency_ms.own.p99);
+    // (About 80 timed changes each: the mean and p90, not the max-like p99.)
+    let (c, l) = (&clean.input_latency_ms.own, &lossy.input_latency_ms.own);
+    assert!(l.mean > c.mean && l.p90 >= c.p90, "{c:?} vs {l:?}");
     assert!(lossy.violations.is_empty(), "{:?}", lossy.violations);
     assert!(lossy.network.lost > 0);
 }

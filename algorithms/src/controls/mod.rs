@@ -7,6 +7,7 @@ pub mod frame_based;
 
 use crate::frame::lockstep::Lockstep;
 use crate::frame::rollback::Rollback;
+use crate::state::dead_reckoning::DeadReckoning;
 use crate::state::prediction::{Flaw, Prediction};
 use crate::state::snapshot::Snapshots;
 use harness::contract::Algorithm;
@@ -37,15 +38,20 @@ pub const ROLLBACK_NO_RESIM: Rollback = Rollback { name: "rollback-no-resim", sk
 /// keeps being told about everything it ever saw (a map hack's dream).
 pub const AOI_NEVER_LEAVES: Snapshots = Snapshots { name: "aoi-never-leaves", delta: true, never_leave: true };
 
+/// `dead-reckoning` whose remote copies coast `pos + vel × t`: through
+/// walls, off the map, without end.
+pub const COAST_BLIND: DeadReckoning = DeadReckoning { name: "coast-blind", periodic: false, blind: true };
+
 /// Every control with the contract that must catch it.
 pub fn all() -> &'static [(&'static dyn Algorithm, &'static str)] {
-    static ALL: [(&dyn Algorithm, &str); 6] = [
+    static ALL: [(&dyn Algorithm, &str); 7] = [
         (&ROLLBACK_NO_RESIM, "no-desync"),
         (&frame_based::FrameBased, "frame-rate-independent"),
         (&LOCKSTEP_OWN_SEED, "no-desync"),
         (&PREDICTION_NO_REPLAY, "predicted-own-bound"),
         (&EXTRAPOLATE_UNBOUNDED, "remote-on-path"),
         (&AOI_NEVER_LEAVES, "no-leak"),
+        (&COAST_BLIND, "on-map"),
     ];
     &ALL
 }

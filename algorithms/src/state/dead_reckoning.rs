@@ -79,19 +79,24 @@ pub struct DeadReckoning {
     pub name: &'static str,
     /// Send everyone at a fixed rate instead of on drift.
     pub periodic: bool,
+    /// The flaw of the negative control `coast-blind`: extrapolate
+    /// `pos + vel × t`, through walls and off the map.
+    pub blind: bool,
 }
 
 /// `dead-reckoning`.
-pub const DEAD_RECKONING: DeadReckoning = DeadReckoning { name: "dead-reckoning", periodic: false };
+pub const DEAD_RECKONING: DeadReckoning = DeadReckoning { name: "dead-reckoning", periodic: false, blind: false };
 /// `periodic`.
-pub const PERIODIC: DeadReckoning = DeadReckoning { name: "periodic", periodic: true };
+pub const PERIODIC: DeadReckoning = DeadReckoning { name: "periodic", periodic: true, blind: false };
 
 impl Algorithm for DeadReckoning {
     fn name(&self) -> &'static str {
         self.name
     }
     fn description(&self) -> &'static str {
-        if self.periodic {
+        if self.blind {
+            "NEGATIVE CONTROL: dead reckoning that extrapolates pos + vel × t through walls and off the map"
+        } else if self.periodic {
             "position, heading and speed of everyone about once a second; clients move remote copies along (stopping at walls) and correct; own player predicted (WoW, seed 001)"
         } else {
             "updates only when the shared, world-aware extrapolation drifts past a threshold; clients blend old and new; own player predicted (seeds 001, 004)"
@@ -119,7 +124,8 @@ impl Algorithm for DeadReckoning {
         Box::new(Server {
             state: s.initial.clone(),
             inputs: ServerInputs::from_setup(s),
-            sent: s.initial.players.iter().map(|p| Model::of(p, 0, dt)).collect(),
+            sent: s.initial.players.iter().map(|p| Model::of(p, 0, dt, self.blind)).collect(),
+            blind: self.blind,
             cap_us: self.cap_us(s),
             own_every: ((s.tick_hz as f64 / o.number(&OWN_RATE).clamp(0.1, 1000.0)).round() as u32).max(1),
             threshold_um: if self.periodic { i64::MAX } else { (o.number(&THRESHOLD).max(0.0) * 1e6) as i64 },
@@ -136,7 +142,8 @@ impl Algorithm for DeadReckoning {
         Box::new(Client {
             me: player,
             dt,
-            models: s.initial.players.iter().map(|p| (Model::of(p, 0, dt), None)).collect(),
+            models: s.initial.players.iter().map(|p| (Model::of(p, 0, dt, self.blind), None)).collect(),
+            blind: self.blind,
             offset: None,
             blend_us: (s.options.number(if self.periodic { &PERIODIC_BLEND } else { &BLEND }).max(0.0) * 1e3) as i64,
             cap_us: self.cap_us(s),
@@ -165,8 +172,9 @@ struct Model {
 }
 
 impl Model {
-    fn of(p: &PlayerState, frame: u32, dt: i64) -> Model {
-        Model { frame, coast: Coast::new((frame as i64 - 1) * dt, [p.x, p.y, p.z], [p.vx, p.vy, p.vz]) }
+    fn of(p: &PlayerState, frame: u32, dt: i64, blind: bool) -> Model {
+        let coast = Coast::new((frame as i64 - 1) * dt, [p.x, p.y, p.z], [p.vx, p.vy, p.vz]).blind(blind);
+        Model { frame, coast }
     }
 }
 
@@ -174,6 +182,7 @@ struct Server {
     state: State,
     inputs: ServerInputs,
     sent: Vec<Model>,
+    blind: bool,
     cap_us: i64,
     own_every: u32,
     threshold_um: i64,
@@ -195,7 +204,7 @@ impl Node for Server {
             let off = distance([p.x, p.y, p.z], seen);
             let stale = f.saturating_sub(self.sent[i].frame) >= self.heartbeat_frames;
             if off > self.threshold_um || stale {
-                let m = Model::of(p, f, self.dt);
+                let m = Model::of(p, f, self.dt, self.blind);
                 let w = &mut body;
                 w.var(i as u32);
                 for v in m.coast.pos.iter().chain(&m.coast.vel) {
@@ -238,6 +247,7 @@ struct Client {
     /// Per entity, where it was last drawn (a blend moves on from there
     /// by the world's rules, never through a wall).
     drawn: Vec<Option<[i32; 3]>>,
+    blind: bool,
     own: OwnPlayer,
     uplink: InputUplink,
 }
@@ -255,8 +265,8 @@ impl Client {
                     (was[d] as i64 + (new[d] as i64 - was[d] as i64) * k / self.blend_us) as i32
                 });
                 match self.drawn[i] {
-                    Some(from) => game.slide(from, want),
-                    None => want,
+                    Some(from) if !self.blind => game.slide(from, want),
+                    _ => want,
                 }
             }
             _ => {
@@ -308,7 +318,8 @@ impl Node for Client {
                 let Some(y) = r.i32() else { return };
                 *x = y;
             }
-            let coast = Coast::new((frame as i64 - 1) * self.dt, [v[0], v[1], v[2]], [v[3], v[4], v[5]]);
+            let coast =
+                Coast::new((frame as i64 - 1) * self.dt, [v[0], v[1], v[2]], [v[3], v[4], v[5]]).blind(self.blind);
             updates.push((id as usize, Model { frame, coast }));
         }
         if !r.is_done() {

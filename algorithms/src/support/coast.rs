@@ -24,17 +24,31 @@ pub struct Coast {
     since: i64,
     cpos: [i32; 3],
     cvel: [i32; 3],
+    /// `pos + vel × t`, through walls and without end (a negative control).
+    blind: bool,
 }
 
 impl Coast {
     /// An entity known to be at `pos` moving at `vel` at time `origin`.
     pub fn new(origin: i64, pos: [i32; 3], vel: [i32; 3]) -> Coast {
-        Coast { origin, pos, vel, since: 0, cpos: pos, cvel: vel }
+        Coast { origin, pos, vel, since: 0, cpos: pos, cvel: vel, blind: false }
+    }
+
+    /// The same state coasting blind: `pos + vel × t`, through walls, off
+    /// the map and without a cap — what this module exists to prevent (the
+    /// negative control `coast-blind`).
+    pub fn blind(self, yes: bool) -> Coast {
+        Coast { blind: yes, ..self }
     }
 
     /// Where it is at time `t`, having coasted at most `cap` µs (with
     /// gravity when `gravity`).
     pub fn at(&mut self, game: &Game, t: i64, cap: i64, gravity: bool) -> [i32; 3] {
+        if self.blind {
+            let s = (t - self.origin).max(0);
+            let at = |k: usize| (self.pos[k] as i64 + self.vel[k] as i64 * s / 1_000_000) as i32;
+            return [at(0), at(1), at(2).max(0)];
+        }
         let since = (t - self.origin).clamp(0, cap.max(0));
         if since < self.since {
             (self.since, self.cpos, self.cvel) = (0, self.pos, self.vel);

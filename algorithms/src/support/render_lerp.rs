@@ -9,7 +9,8 @@
 //! tick. The display is continuous and lags the newest picture by at most
 //! one tick, at every render rate alike — which is the price real engines
 //! pay for smooth motion at any frame rate. An entity's input sequence
-//! number is the new picture's once the motion toward it has begun. An
+//! number (or frame) is the new picture's once the motion toward it is a
+//! tenth of the way. An
 //! entity farther than [`JUMP_UM`] from the new picture jumps there instead
 //! (a teleport is not interpolated: a straight line across the arena would
 //! run through walls).
@@ -101,11 +102,12 @@ impl TickLerp {
     fn drawn(&self, now: i64, e: &EntityView) -> EntityView {
         let Some(from) = self.from.get(e.id as usize).copied().flatten() else { return *e };
         let k = now.saturating_sub(self.since).clamp(0, self.dt);
-        if k == 0 {
-            return from;
-        }
         let l = |a: i32, b: i32| (a as i64 + (b as i64 - a as i64) * k / self.dt) as i32;
-        EntityView { x: l(from.x, e.x), y: l(from.y, e.y), z: l(from.z, e.z), ..*e }
+        // The new picture's input counts as shown once the motion toward
+        // it is a tenth of the way (a render microseconds after the tick,
+        // as real timers fire, shows nothing new yet).
+        let (seq, frame) = if k * 10 >= self.dt { (e.seq, e.frame) } else { (from.seq, from.frame) };
+        EntityView { id: e.id, x: l(from.x, e.x), y: l(from.y, e.y), z: l(from.z, e.z), seq, frame }
     }
 
     /// Draws the picture as it is at local time `now`.
@@ -177,6 +179,7 @@ mod tests {
         assert_eq!(draw(&l, 0)[0], at(0, 0, 1), "the first picture appears where it is");
         l.set(100, &[at(0, 1000, 2), at(1, 50, 0)]);
         assert_eq!(draw(&l, 100)[0], at(0, 0, 1), "at the instant it is set: the old picture, old input");
+        assert_eq!(draw(&l, 105)[0], at(0, 50, 1), "5% of the way: not yet the new input");
         assert_eq!(draw(&l, 125)[0], at(0, 250, 2), "a quarter of the way: the new input shows");
         assert_eq!(draw(&l, 200)[0], at(0, 1000, 2));
         assert_eq!(draw(&l, 900)[0], at(0, 1000, 2), "and stays");
