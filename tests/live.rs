@@ -5,10 +5,12 @@
 //! with the simulation tests that `suite` runs in parallel.
 //!
 //! Tolerances, from measurement (`syncbench live --against-sim`, 5 runs
-//! each, see README): input-latency medians are quantized to ticks and a
-//! real timer lands up to a millisecond late (tokio's timer resolution),
-//! so live and simulated medians agree within one tick plus 2 ms;
-//! divergence means within 10% (+1 cm); bandwidth within 2%.
+//! each, see README): input-latency medians are quantized to ticks, a real
+//! timer lands up to a millisecond late (tokio's timer resolution), and the
+//! server's adaptive input buffer, measuring that jitter, may hold one
+//! more tick of inputs live than simulated — so live and simulated medians
+//! agree within two ticks plus 2 ms; divergence means within 10% (+1 cm);
+//! bandwidth within 2%.
 
 use harness::live::{run_live, LiveOptions, LiveResult};
 use harness::metrics::Metrics;
@@ -51,8 +53,8 @@ fn live_and_simulated_medians_agree_on_a_simple_profile() {
     let s = sim("server-verified", profile, 2, 3);
     let l = live("server-verified", profile, 2, 3, 0).metrics;
     assert!(l.violations.is_empty(), "{:?}", l.violations);
-    close("own latency p50", s.input_latency_ms.own.p50, l.input_latency_ms.own.p50, TICK_MS + 2.0, 0.0);
-    close("remote latency p50", s.input_latency_ms.remote.p50, l.input_latency_ms.remote.p50, TICK_MS + 2.0, 0.0);
+    close("own latency p50", s.input_latency_ms.own.p50, l.input_latency_ms.own.p50, 2.0 * TICK_MS + 2.0, 0.0);
+    close("remote latency p50", s.input_latency_ms.remote.p50, l.input_latency_ms.remote.p50, 2.0 * TICK_MS + 2.0, 0.0);
     close("own divergence mean", s.divergence_m.own.mean, l.divergence_m.own.mean, 0.01, 0.10);
     close("remote divergence mean", s.divergence_m.remote.mean, l.divergence_m.remote.mean, 0.01, 0.10);
     close("down bandwidth", s.bandwidth.down_bytes_per_s, l.bandwidth.down_bytes_per_s, 0.0, 0.02);
