@@ -7,6 +7,7 @@ use harness::game::Input;
 use harness::metrics::Metrics;
 use harness::runner::{run, RunConfig};
 use harness::trace::{Trace, Track};
+use proptest::prelude::*;
 
 const TICK_MS: f64 = 1000.0 / 60.0;
 const DT: u64 = 16_666;
@@ -263,4 +264,26 @@ fn each_client_renders_at_its_own_rate() {
     // Own-entity samples: 144 + 30 renders per second for 10 s (±1 each).
     let n = m.ideal_divergence_m.own.n as i64;
     assert!((n - 1740).abs() <= 2, "{n}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+
+    /// However many one-render teleports a screen shows, and at whatever
+    /// render rate, each is one snap event of five metres.
+    #[test]
+    fn every_teleport_is_one_snap_event_at_any_render_rate(
+        gaps in prop::collection::vec(12u64..200, 1..12),
+        hz in prop::sample::select(vec![30u32, 60, 144]),
+    ) {
+        let mut at = 20;
+        let renders: Vec<u64> = gaps.iter().map(|g| { at += g; at }).collect();
+        let duration_s = renders.last().unwrap() / hz as u64 + 2;
+        let teleports: &'static [u64] = Box::leak(renders.clone().into_boxed_slice());
+        let mut c = cfg(2, duration_s, 1);
+        c.render_hz = vec![hz];
+        let m = run_algo(&Oracle::new(Faults { teleports, ..Faults::default() }), "lan", "idle", c);
+        prop_assert_eq!(m.snaps.events, renders.len() as u64, "{:?} at {} Hz", m.snaps, hz);
+        prop_assert!((m.snaps.largest_jump_m - 5.0).abs() < 1e-3);
+    }
 }

@@ -25,6 +25,9 @@ pub struct Faults {
     /// From render `.0` on, for `.1` renders, peer 0 shows entity 1 sliding
     /// `.2` µm along x, and keeps it there.
     pub slide: Option<(u64, u64, i32)>,
+    /// Renders on which peer 0 shows entity 1 five metres off (for one
+    /// render each).
+    pub teleports: &'static [u64],
     /// Every this many renders, peer 0 shows entity 1 three metres left of
     /// the arena.
     pub off_map_every: Option<u64>,
@@ -123,6 +126,9 @@ impl Node for OraclePeer {
             if self.renders % every == 0 {
                 view.entities[1].x += 5_000_000;
             }
+        }
+        if self.faults.teleports.contains(&self.renders) {
+            view.entities[1].x += 5_000_000;
         }
         if let Some((start, renders, total)) = self.faults.slide {
             let done = self.renders.saturating_sub(start).min(renders) as i64;
