@@ -40,11 +40,11 @@
 //! Wire: input as `server-verified` (`1, newest_seq: u32, n: u8, n ×
 //! input(3)`); updates, server → clients: `50, frame: u32, n: var, n × (id:
 //! var, x, y, z, vx, vy, vz: i32)`; own state, server → each client:
-//! [`encode_own`]. (Views name the update's frame; no input sequence
+//! [`encode_own`](crate::support::own_prediction::encode_own). (Views name the update's frame; no input sequence
 //! numbers travel.)
 
 use crate::support::coast::{distance, Coast};
-use crate::support::own_prediction::{decode_own, encode_own, OwnPlayer};
+use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE};
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
@@ -62,8 +62,6 @@ const EXTRAPOLATE_MAX: OptionSpec =
     OptionSpec::number("extrapolate-max", "1000", "stop coasting an entity this long after its update, ms");
 const TELEPORT: OptionSpec =
     OptionSpec::number("teleport", "2", "jump instead of blending when the new update is this far off, m");
-const OWN_RATE: OptionSpec =
-    OptionSpec::number("own-rate", "10", "own-state messages to each client per second (reconciliation)");
 
 const RATE: OptionSpec = OptionSpec::number("rate", "1", "periodic: updates per second");
 const PERIODIC_BLEND: OptionSpec = OptionSpec::number("blend", "300", "correct toward each update over this long, ms");
@@ -127,7 +125,7 @@ impl Algorithm for DeadReckoning {
             sent: s.initial.players.iter().map(|p| Model::of(p, 0, dt, self.blind)).collect(),
             blind: self.blind,
             cap_us: self.cap_us(s),
-            own_every: ((s.tick_hz as f64 / o.number(&OWN_RATE).clamp(0.1, 1000.0)).round() as u32).max(1),
+            own_states: OwnStates::from_setup(s),
             threshold_um: if self.periodic { i64::MAX } else { (o.number(&THRESHOLD).max(0.0) * 1e6) as i64 },
             heartbeat_frames: if self.periodic {
                 (s.tick_hz as f64 / o.number(&RATE).clamp(0.01, 1000.0)).round().max(1.0) as u32
@@ -184,7 +182,7 @@ struct Server {
     sent: Vec<Model>,
     blind: bool,
     cap_us: i64,
-    own_every: u32,
+    own_states: OwnStates,
     threshold_um: i64,
     heartbeat_frames: u32,
     dt: i64,
@@ -214,12 +212,7 @@ impl Node for Server {
                 n += 1;
             }
         }
-        if f % self.own_every == 0 {
-            for q in 0..ctx.setup().players {
-                let to = ctx.setup().node_of_player(q);
-                ctx.send(to, encode_own(f, &self.state.players[q]));
-            }
-        }
+        self.own_states.send(ctx, &self.state);
         if n > 0 {
             let mut w = Writer::with_capacity(10 + body.0.len());
             w.u8(TAG_UPDATE).u32(f).var(n);
@@ -292,12 +285,7 @@ impl Node for Client {
             others.push((q, at, self.models[q].0.coast.velocity(t, self.cap_us)));
         }
         self.own.place_others(others);
-        for s in samples {
-            self.own.tick(ctx, s);
-            self.uplink.remember(s);
-        }
-        let packet = self.uplink.packet(ctx.tick() as u32, |_| {});
-        ctx.send(ctx.setup().server(), packet);
+        self.own.play(ctx, &mut self.uplink, samples);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {

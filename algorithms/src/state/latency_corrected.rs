@@ -30,13 +30,13 @@
 //!
 //! Wire: input as `server-verified`; clock sync as [`ClockSync`]; states,
 //! server → clients: `70, n: var, n × (id: var, sent: i64, x, y, z, vx, vy,
-//! vz: i32)`; own state, server → each client: [`encode_own`]. (Views
+//! vz: i32)`; own state, server → each client: [`encode_own`](crate::support::own_prediction::encode_own). (Views
 //! name the frame a message was sent on; no input sequence numbers
 //! travel.)
 
 use crate::support::clock_sync::ClockSync;
 use crate::support::coast::{distance, Coast};
-use crate::support::own_prediction::{decode_own, encode_own, OwnPlayer};
+use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE};
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
 use crate::wire::{Reader, Writer};
 use harness::contract::{
@@ -55,8 +55,6 @@ const EXTRAPOLATE_MAX: OptionSpec =
     OptionSpec::number("extrapolate-max", "1000", "stop running an entity this long after its message, ms");
 const TELEPORT: OptionSpec =
     OptionSpec::number("teleport", "2", "jump to the corrected position when it is this far off, m");
-const OWN_RATE: OptionSpec =
-    OptionSpec::number("own-rate", "10", "own-state messages to each client per second (reconciliation)");
 
 /// The algorithm.
 pub struct LatencyCorrected;
@@ -89,7 +87,7 @@ impl Algorithm for LatencyCorrected {
             last_sent: vec![None; s.entities()],
             min_gap: frames(1000.0 / o.number(&RATE).clamp(0.1, 1000.0)),
             heartbeat: frames(o.number(&HEARTBEAT).max(1.0)),
-            own_every: frames(1000.0 / o.number(&OWN_RATE).clamp(0.1, 1000.0)),
+            own_states: OwnStates::from_setup(s),
         })
     }
     fn client(&self, s: &Setup, player: usize) -> Box<dyn Node> {
@@ -122,7 +120,7 @@ struct Server {
     last_sent: Vec<Option<(u32, i32, i32, bool)>>,
     min_gap: u32,
     heartbeat: u32,
-    own_every: u32,
+    own_states: OwnStates,
 }
 
 impl Node for Server {
@@ -155,12 +153,7 @@ impl Node for Server {
                 n += 1;
             }
         }
-        if f % self.own_every == 0 {
-            for q in 0..ctx.setup().players {
-                let to = ctx.setup().node_of_player(q);
-                ctx.send(to, encode_own(f, &self.state.players[q]));
-            }
-        }
+        self.own_states.send(ctx, &self.state);
         if n > 0 {
             let mut w = Writer::with_capacity(6 + body.0.len());
             w.u8(TAG_STATES).var(n);
@@ -234,12 +227,7 @@ impl Node for Client {
             .map(|(q, o)| (q, o.shown, [0; 3]))
             .collect::<Vec<_>>();
         self.own.place_others(others);
-        for s in samples {
-            self.own.tick(ctx, s);
-            self.uplink.remember(s);
-        }
-        let packet = self.uplink.packet(ctx.tick() as u32, |_| {});
-        ctx.send(server, packet);
+        self.own.play(ctx, &mut self.uplink, samples);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {

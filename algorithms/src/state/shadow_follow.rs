@@ -32,10 +32,10 @@
 //! Wire: input as `server-verified`; states, server → clients: `60, n:
 //! var, n × (id: var, frame: u32, kind: u8 (0 state, 1 take-off, 2
 //! landing), x, y, z, vx, vy, vz: i32)` (views name the frame); own state, server → each
-//! client: [`encode_own`].
+//! client: [`encode_own`](crate::support::own_prediction::encode_own).
 
 use crate::support::coast::{distance, Coast};
-use crate::support::own_prediction::{decode_own, encode_own, OwnPlayer};
+use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE};
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
@@ -56,8 +56,6 @@ const ARC: OptionSpec = OptionSpec::number(
 const EXTRAPOLATE_MAX: OptionSpec =
     OptionSpec::number("extrapolate-max", "1000", "stop a shadow coasting this long after its update, ms");
 const TELEPORT: OptionSpec = OptionSpec::number("teleport", "2", "jump to the shadow when it is this far off, m");
-const OWN_RATE: OptionSpec =
-    OptionSpec::number("own-rate", "10", "own-state messages to each client per second (reconciliation)");
 
 /// The algorithm.
 pub struct ShadowFollow;
@@ -88,7 +86,7 @@ impl Algorithm for ShadowFollow {
             inputs: ServerInputs::from_setup(s),
             period: (s.tick_hz as f64 / o.number(&RATE).clamp(0.01, 1000.0)).round().max(1.0) as u32,
             keys: o.number(&KEYS) != 0.0,
-            own_every: ((s.tick_hz as f64 / o.number(&OWN_RATE).clamp(0.1, 1000.0)).round() as u32).max(1),
+            own_states: OwnStates::from_setup(s),
         })
     }
     fn client(&self, s: &Setup, player: usize) -> Box<dyn Node> {
@@ -148,7 +146,7 @@ struct Server {
     inputs: ServerInputs,
     period: u32,
     keys: bool,
-    own_every: u32,
+    own_states: OwnStates,
 }
 
 impl Node for Server {
@@ -169,12 +167,7 @@ impl Node for Server {
                 }
             }
         }
-        if f % self.own_every == 0 {
-            for q in 0..ctx.setup().players {
-                let to = ctx.setup().node_of_player(q);
-                ctx.send(to, encode_own(f, &self.state.players[q]));
-            }
-        }
+        self.own_states.send(ctx, &self.state);
         if f % self.period == 0 {
             out.extend(self.state.players.iter().map(|p| Sample::of(p, f, 0)));
         }
@@ -254,12 +247,7 @@ impl Node for Client {
             .map(|(q, e)| (q, e.shown, [0; 3]))
             .collect();
         self.own.place_others(others);
-        for s in samples {
-            self.own.tick(ctx, s);
-            self.uplink.remember(s);
-        }
-        let packet = self.uplink.packet(ctx.tick() as u32, |_| {});
-        ctx.send(ctx.setup().server(), packet);
+        self.own.play(ctx, &mut self.uplink, samples);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {

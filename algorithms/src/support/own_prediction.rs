@@ -16,8 +16,9 @@
 //! state messages ([`encode_own`]), drawn through [`TickLerp`].
 
 use crate::support::render_lerp::TickLerp;
+use crate::support::uplink::InputUplink;
 use crate::wire::{Reader, Writer};
-use harness::contract::{Ctx, EntityView, Report, View};
+use harness::contract::{Ctx, EntityView, OptionSpec, Report, Setup, View};
 use harness::game::{Input, PlayerState, SeqInput, State};
 use std::collections::VecDeque;
 
@@ -107,6 +108,36 @@ impl<V: Copy> MoveLog<V> {
 }
 
 const TAG_OWN: u8 = 80;
+
+/// `--opt own-rate=N`: own-state messages to each client per second.
+pub const OWN_RATE: OptionSpec =
+    OptionSpec::number("own-rate", "10", "own-state messages to each client per second (reconciliation)");
+
+/// The server's side: every `own-rate`-th of a second, each player's own
+/// state to its client.
+#[derive(Clone, Copy, Debug)]
+pub struct OwnStates {
+    every: u32,
+}
+
+impl OwnStates {
+    /// As the run's options say.
+    pub fn from_setup(s: &Setup) -> OwnStates {
+        let every = (s.tick_hz as f64 / s.options.number(&OWN_RATE).clamp(0.1, 1000.0)).round() as u32;
+        OwnStates { every: every.max(1) }
+    }
+
+    /// Sends each player its state in `state`, when due.
+    pub fn send(&self, ctx: &mut Ctx<'_>, state: &State) {
+        if state.frame % self.every != 0 {
+            return;
+        }
+        for q in 0..ctx.setup().players {
+            let to = ctx.setup().node_of_player(q);
+            ctx.send(to, encode_own(state.frame, &state.players[q]));
+        }
+    }
+}
 
 /// The server's word to one client about its own player: `80, frame: u32,
 /// ack: u32, x, y, z, vx, vy, vz: i32, prev_buttons: u8, facing: i8 × 2,
@@ -204,6 +235,17 @@ impl OwnPlayer {
                 }
             }
         }
+    }
+
+    /// A client tick: applies this tick's samples at once, adds them to
+    /// what the uplink carries and sends the server its packet.
+    pub fn play(&mut self, ctx: &mut Ctx<'_>, uplink: &mut InputUplink, samples: Vec<SeqInput>) {
+        for s in samples {
+            self.tick(ctx, s);
+            uplink.remember(s);
+        }
+        let packet = uplink.packet(ctx.tick() as u32, |_| {});
+        ctx.send(ctx.setup().server(), packet);
     }
 
     /// Applies the sampled input at once.
