@@ -17,10 +17,29 @@ pub fn isqrt(n: u64) -> u64 {
     r
 }
 
+/// ⌊√(dx² + dy² + dz²)⌋ for any differences of two `i32` coordinates
+/// (the sum of squares can pass `u64::MAX`: then a float root, exact to
+/// far below a micrometre's share of such distances).
+pub fn hypot3(dx: u64, dy: u64, dz: u64) -> u64 {
+    let sum = dx as u128 * dx as u128 + dy as u128 * dy as u128 + dz as u128 * dz as u128;
+    match u64::try_from(sum) {
+        Ok(n) => isqrt(n),
+        Err(_) => (sum as f64).sqrt() as u64,
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::isqrt;
+    use super::{hypot3, isqrt};
     use proptest::prelude::*;
+
+    #[test]
+    fn hypot3_is_exact_and_does_not_overflow() {
+        assert_eq!(hypot3(3, 4, 0), 5);
+        assert_eq!(hypot3(2, 3, 6), 7);
+        let far = (i32::MAX as i64 - i32::MIN as i64) as u64;
+        assert!(hypot3(far, far, far) >= far);
+    }
 
     #[test]
     fn edges_match_the_standard_library() {

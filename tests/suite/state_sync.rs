@@ -161,3 +161,15 @@ fn no_input_sequence_numbers_travel_yet_every_change_is_timed() {
     }
     assert!(counts.windows(2).all(|w| w[0] == w[1]), "one trace, one set of changes: {counts:?}");
 }
+
+#[test]
+fn damaged_packets_never_crash_an_algorithm() {
+    // Flipped bits reach every decoder (timestamps, frames, sequence
+    // numbers, counts): a debug build panics on any overflow they cause.
+    for algo in algorithms::registry::names() {
+        for seed in 1..=3 {
+            let m = run_named(algo, "delay 20ms 5ms corrupt 5%", "random-walk", cfg(3, 10, seed));
+            assert!(m.network.corrupted > 0, "{algo}");
+        }
+    }
+}

@@ -160,9 +160,12 @@ impl Node for Server {
         }
         if self.playout > 0 {
             // Kept for its frame; a late one (its frame stamped) never runs.
+            // Only inputs still to be stamped, and not implausibly far ahead.
             let stamped = self.first + self.frames.len() as u32;
+            let due = seq.checked_add(self.playout);
             let pending = &mut self.pending[p];
-            if seq + self.playout > stamped && pending.len() < 4 * self.playout as usize + 64 {
+            if due.is_some_and(|d| d > stamped && d <= stamped + 600) && pending.len() < 4 * self.playout as usize + 64
+            {
                 pending.insert(seq, input);
             }
         } else if seq > self.latest[p].seq {

@@ -37,14 +37,14 @@
 //! contract (its display leaves the authority's path between updates); it
 //! must still converge once inputs stop.
 //!
-//! Wire: input as `server-verified` (`1, newest_seq: u32, n: u8, n ×
-//! input(3)`); updates, server → clients: `50, frame: u32, n: var, n × (id:
+//! Wire: input as `server-verified` (`1, newest_seq: u32, tick: var, n: u8,
+//! n × input(3)`); updates, server → clients: `50, frame: u32, n: var, n × (id:
 //! var, x, y, z, vx, vy, vz: i32)`; own state, server → each client:
 //! [`encode_own`](crate::support::own_prediction::encode_own). (Views name the update's frame; no input sequence
 //! numbers travel.)
 
 use crate::support::coast::{distance, Coast};
-use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE};
+use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE, PLAUSIBLE_LEAD};
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
@@ -310,7 +310,7 @@ impl Node for Client {
                 Coast::new((frame as i64 - 1) * self.dt, [v[0], v[1], v[2]], [v[3], v[4], v[5]]).blind(self.blind);
             updates.push((id as usize, Model { frame, coast }));
         }
-        if !r.is_done() {
+        if !r.is_done() || frame as u64 > ctx.tick() + PLAUSIBLE_LEAD {
             return;
         }
         let arrival = (frame as i64 - 1) * self.dt - ctx.now();

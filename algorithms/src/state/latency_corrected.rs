@@ -36,7 +36,7 @@
 
 use crate::support::clock_sync::ClockSync;
 use crate::support::coast::{distance, Coast};
-use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE};
+use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE, PLAUSIBLE_LEAD};
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
 use crate::wire::{Reader, Writer};
 use harness::contract::{
@@ -252,9 +252,14 @@ impl Node for Client {
             else {
                 return;
             };
-            // Sent on the server's tick that made frame `sent / dt + 1`.
-            let frame = u32::try_from(sent.max(0) / self.dt + 1).unwrap_or(0);
-            got.push((id as usize, Coast::new(sent, [x, y, z], [vx, vy, vz]), frame));
+            // Sent on the server's tick that made frame `sent / dt + 1`
+            // (rounded: a live timer fires a little late). A time before
+            // the run or far ahead of this client is a damaged packet.
+            let frame = (sent + self.dt / 2) / self.dt + 1;
+            if sent < 0 || frame > (ctx.tick() + PLAUSIBLE_LEAD) as i64 {
+                return;
+            }
+            got.push((id as usize, Coast::new(sent, [x, y, z], [vx, vy, vz]), frame as u32));
         }
         if !r.is_done() {
             return;

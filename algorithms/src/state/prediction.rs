@@ -37,9 +37,11 @@
 //! from where the shooter's screen drew itself (seed 004), so what the
 //! shooter saw is what counts.
 //!
-//! Wire (little-endian): input, client → server: `1, newest_seq: u32, n: u8,
-//! n × (input(3) [, frame_a: u32, frame_b: u32, blend: u16 if SHOOT])`, the
-//! newest first; snapshot, server → client: [`WorldSnapshot`]; clock sync:
+//! Wire (little-endian): input, client → server: `1, newest_seq: u32, tick:
+//! var, n: u8, n × (input(3) [, frame_a: u32, frame_b: u32, blend: u16 if
+//! SHOOT])`, the newest first (`tick`: the client tick that sent it, for the
+//! input buffer's jitter measurement); pace, server → client: see
+//! [`crate::support::uplink`]; snapshot, server → client: [`WorldSnapshot`]; clock sync:
 //! [`ClockSync`].
 
 use crate::support::clock_sync::ClockSync;

@@ -19,8 +19,9 @@
 //! (`--opt max-queue=N` to see the trade-off).
 //!
 //! Wire format (little-endian):
-//! - input, client → server: `1, newest_seq: u32, n: u8, n × input(3)`
-//!   (newest first);
+//! - input, client → server: `1, newest_seq: u32, tick: var, n: u8, n ×
+//!   input(3)` (newest first; see [`crate::support::uplink`], which also
+//!   carries the input buffer's pace messages back);
 //! - snapshot, server → client: `2, frame: u32, players: u16, players ×
 //!   (x: i32, y: i32, z: i32)`. (The client's view names the frame; the
 //!   harness knows which inputs it had applied, so no input sequence

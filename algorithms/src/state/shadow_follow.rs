@@ -35,7 +35,7 @@
 //! client: [`encode_own`](crate::support::own_prediction::encode_own).
 
 use crate::support::coast::{distance, Coast};
-use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE};
+use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE, PLAUSIBLE_LEAD};
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
@@ -273,7 +273,7 @@ impl Node for Client {
             }
             got.push((id as usize, Sample { frame, kind, pos: [v[0], v[1], v[2]], vel: [v[3], v[4], v[5]] }));
         }
-        if !r.is_done() {
+        if !r.is_done() || got.iter().any(|(_, s)| s.frame as u64 > ctx.tick() + PLAUSIBLE_LEAD) {
             return;
         }
         for (id, s) in got {
@@ -288,7 +288,7 @@ impl Node for Client {
                 e.coast = s.coast(self.dt);
                 // After a gap the shadow may be far: jump, don't chase.
                 let t = ctx.now() + self.offset.unwrap_or(0);
-                let at = e.coast.at(ctx.game(), t, self.cap_us, true);
+                let at = e.coast.at(ctx.game(), t, self.cap_us, self.arc);
                 if distance(e.shown, at) > self.teleport_um {
                     e.shown = at;
                     e.speed = 0.0;

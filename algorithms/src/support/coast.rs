@@ -45,11 +45,11 @@ impl Coast {
     /// gravity when `gravity`).
     pub fn at(&mut self, game: &Game, t: i64, cap: i64, gravity: bool) -> [i32; 3] {
         if self.blind {
-            let s = (t - self.origin).max(0);
+            let s = t.saturating_sub(self.origin).max(0);
             let at = |k: usize| (self.pos[k] as i64 + self.vel[k] as i64 * s / 1_000_000) as i32;
             return [at(0), at(1), at(2).max(0)];
         }
-        let since = (t - self.origin).clamp(0, cap.max(0));
+        let since = t.saturating_sub(self.origin).clamp(0, cap.max(0));
         if since < self.since {
             (self.since, self.cpos, self.cvel) = (0, self.pos, self.vel);
         }
@@ -63,7 +63,7 @@ impl Coast {
     /// The velocity at the last instant asked for (0 on an axis that hit
     /// something, and once the cap is reached).
     pub fn velocity(&self, t: i64, cap: i64) -> [i32; 3] {
-        if t - self.origin >= cap {
+        if t.saturating_sub(self.origin) >= cap {
             [0; 3]
         } else {
             self.cvel
@@ -73,8 +73,8 @@ impl Coast {
 
 /// Straight-line distance, µm.
 pub fn distance(a: [i32; 3], b: [i32; 3]) -> i64 {
-    let d = |x: i32, y: i32| (x as i64 - y as i64).pow(2);
-    ((d(a[0], b[0]) + d(a[1], b[1]) + d(a[2], b[2])) as f64).sqrt() as i64
+    let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs();
+    harness::math::hypot3(d(a[0], b[0]), d(a[1], b[1]), d(a[2], b[2])) as i64
 }
 
 #[cfg(test)]

@@ -7,8 +7,9 @@
 //!   nothing is dropped — each input is run once, in order. The buffer
 //!   measures the jitter of its client's packets (the spread of their
 //!   arrival times against the client's steady tick schedule `tick × dt`
-//!   — the packet says which tick sent it — over the last two seconds, up
-//!   to its 98th percentile) and keeps a target depth that covers it. Ten times a second
+//!   — the packet says which tick sent it — over the last two seconds,
+//!   from its 2nd to its 98th percentile) and keeps a target depth that
+//!   covers it. Ten times a second
 //!   it tells the client how far its depth is from that target
 //!   ([`InputQueue::pace`]); the client shifts its input clock — one sample
 //!   fewer to drain a deep buffer, one more to fill a shallow one
@@ -54,7 +55,7 @@ pub struct InputQueue<T: Clone> {
     current: Option<(u32, T)>,
     /// Tick length, µs.
     dt: i64,
-    /// Arrival time − `seq × dt` of the newest inputs (adaptive).
+    /// Arrival time − `tick × dt` of the newest packets (adaptive).
     offsets: VecDeque<i64>,
     /// Depth after each tick since the last pace report: (sum, ticks).
     depth: (u64, u64),
@@ -75,7 +76,7 @@ impl<T: Clone> InputQueue<T> {
     }
 
     /// A packet the client sent on its tick `tick` arrived at server time
-    /// `now` (the jitter measurement).
+    /// `now` (the jitter measurement: arrival − `tick × dt`).
     pub fn arrived(&mut self, tick: u32, now: i64) {
         self.offsets.push_back(now - tick as i64 * self.dt);
         while self.offsets.len() > WINDOW {
@@ -110,16 +111,19 @@ impl<T: Clone> InputQueue<T> {
     }
 
     /// The depth that covers the measured jitter: the spread of recent
-    /// arrivals (from the earliest to the 98th percentile), in ticks (0
-    /// when inputs arrive like clockwork).
+    /// arrivals (from the 2nd to the 98th percentile), in ticks (0 when
+    /// inputs arrive like clockwork).
     pub fn target(&self) -> usize {
         if self.offsets.is_empty() {
             return 0;
         }
         let mut v: Vec<i64> = self.offsets.iter().copied().collect();
         v.sort_unstable();
+        // From the 2nd to the 98th percentile: one damaged or freak
+        // arrival at either end does not size the buffer.
+        let lo = v[((v.len() - 1) * (100 - COVERED)) / 100];
         let hi = v[((v.len() - 1) * COVERED) / 100];
-        ((hi - v[0]) + self.dt - 1) as usize / self.dt as usize
+        (hi.saturating_sub(lo).saturating_add(self.dt - 1) / self.dt).max(0) as usize
     }
 
     /// Adaptive: how many ticks the buffer's mean depth since the last call

@@ -109,6 +109,10 @@ impl<V: Copy> MoveLog<V> {
 
 const TAG_OWN: u8 = 80;
 
+/// A server frame more than this many ticks ahead of the client's own tick
+/// count is taken for a damaged packet (clocks run at the same rate).
+pub const PLAUSIBLE_LEAD: u64 = 600;
+
 /// `--opt own-rate=N`: own-state messages to each client per second.
 pub const OWN_RATE: OptionSpec =
     OptionSpec::number("own-rate", "10", "own-state messages to each client per second (reconciliation)");
@@ -260,6 +264,9 @@ impl OwnPlayer {
     pub fn on_server(&mut self, ctx: &mut Ctx<'_>, frame: u32, server: PlayerState) {
         if frame <= self.newest_frame {
             return; // late: already reconciled against something newer
+        }
+        if frame as u64 > ctx.tick() + PLAUSIBLE_LEAD {
+            return; // from the future: damaged, and it would block the rest
         }
         self.newest_frame = frame;
         let shown = carried(&self.world.players[self.me]);

@@ -11,7 +11,7 @@
 //! pay for smooth motion at any frame rate. An entity's input sequence
 //! number (or frame) is the new picture's once the motion toward it is a
 //! tenth of the way. An
-//! entity farther than [`JUMP_UM`] from the new picture jumps there instead
+//! entity farther than three ticks of motion ([`JUMP_SPEED`]) from the new picture jumps there instead
 //! (a teleport is not interpolated: a straight line across the arena would
 //! run through walls).
 //!
@@ -29,15 +29,18 @@
 
 use harness::contract::{Ctx, EntityView, Node, NodeId, RenderCtx, Setup, View};
 
-/// Moves longer than this (µm) are not interpolated: three ticks of motion
-/// at full speed.
-pub const JUMP_UM: i64 = 300_000;
+/// Moves longer than three ticks of motion at this speed (µm/s: three
+/// times the reference game's max speed... over one tick, i.e. three ticks
+/// at full speed; 30 cm at 60 Hz) are not interpolated.
+pub const JUMP_SPEED: i64 = 18_000_000;
 
 /// The picture being moved to, and where each entity was drawn when it
 /// became current.
 #[derive(Clone, Debug)]
 pub struct TickLerp {
     dt: i64,
+    /// Longer moves jump (µm).
+    jump_um: i64,
     since: i64,
     to: Vec<EntityView>,
     /// Per entity id: where it was drawn when `to` became current.
@@ -47,7 +50,14 @@ pub struct TickLerp {
 impl TickLerp {
     /// For `entities` entity ids and a tick of `dt` µs.
     pub fn new(entities: usize, dt: i64) -> TickLerp {
-        TickLerp { dt: dt.max(1), since: i64::MIN, to: Vec::new(), from: vec![None; entities] }
+        let dt = dt.max(1);
+        TickLerp {
+            dt,
+            jump_um: JUMP_SPEED * dt / 1_000_000,
+            since: i64::MIN,
+            to: Vec::new(),
+            from: vec![None; entities],
+        }
     }
 
     /// `picture` is current from local time `now` on.
@@ -58,9 +68,10 @@ impl TickLerp {
                 *slot = Some(d);
             }
         }
+        let jump = self.jump_um as u64;
         let far = |a: &EntityView, b: &EntityView| {
-            let d = |x: i32, y: i32| (x as i64 - y as i64).pow(2);
-            d(a.x, b.x) + d(a.y, b.y) + d(a.z, b.z) > JUMP_UM * JUMP_UM
+            let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs();
+            harness::math::hypot3(d(a.x, b.x), d(a.y, b.y), d(a.z, b.z)) > jump
         };
         for e in picture {
             let id = e.id as usize;
@@ -76,22 +87,6 @@ impl TickLerp {
         self.to.clear();
         self.to.extend_from_slice(picture);
         self.since = now;
-    }
-
-    /// Shows `state` from `now` on if it differs from the current picture
-    /// (for algorithms whose state changes on ticks: call it after each).
-    pub fn follow(&mut self, now: i64, state: &harness::game::State) {
-        let same = self.to.len() == state.players.len()
-            && self
-                .to
-                .iter()
-                .zip(&state.players)
-                .all(|(e, p)| (e.x, e.y, e.z, e.seq, e.frame) == (p.x, p.y, p.z, p.last_seq, 0));
-        if !same {
-            let mut v = View::default();
-            v.show_state(state);
-            self.set(now, &v.entities);
-        }
     }
 
     /// Whether a picture was set.
@@ -192,7 +187,8 @@ mod tests {
         l.set(1200, &[at(0, 3000, 4), at(1, 9000, 0)]);
         assert_eq!(draw(&l, 1200)[1].x, 9000);
         // A teleport is not interpolated.
-        l.set(1300, &[at(0, 3000 + JUMP_UM as i32 + 1, 5), at(1, 9000, 0)]);
-        assert_eq!(draw(&l, 1300)[0].x, 3000 + JUMP_UM as i32 + 1);
+        let jump = (JUMP_SPEED * 100 / 1_000_000) as i32;
+        l.set(1300, &[at(0, 3000 + jump + 1, 5), at(1, 9000, 0)]);
+        assert_eq!(draw(&l, 1300)[0].x, 3000 + jump + 1);
     }
 }

@@ -14,15 +14,17 @@
 //!   part of latency; changes the world ignores (pushing into a wall,
 //!   jumping in mid-air, firing on cooldown) are counted, not timed — see
 //!   [`ideal`]. No change ever shown: no samples (tables print "–").
-//! - **divergence**: |displayed position − authority position at
-//!   `frame_at(t)`| per client, entity and render (3-D, metres), split into
-//!   the client's *own* entity and *remote* ones; and the same against the
-//!   **ideal world** (every input applied the instant it is pressed, no
-//!   network). Client/server: the authority is the server's latest
-//!   published frame at `t`. Peer-to-peer: the harness's own replay of the
-//!   agreed input log, at the frame due at `t` (`⌊t/dt⌋ + 1`); renders
-//!   are scored once that frame is confirmed, and renders whose frame never
-//!   is are counted as `unscored_samples`. The ideal world also reports
+//! - **divergence**: |displayed position − authority position at `t`| per
+//!   client, entity and render (3-D, metres), split into the client's *own*
+//!   entity and *remote* ones; and the same against the **ideal world**
+//!   (every input applied the instant it is pressed, no network). The
+//!   authority at `t` is its frame in force, on the straight line to the
+//!   next frame (so the render's phase does not move the number).
+//!   Client/server: the frame in force is the server's latest published
+//!   frame, `t` measured from its publication. Peer-to-peer: the
+//!   harness's own replay of the agreed input log, the frame due at `t`
+//!   (`⌊t/dt⌋ + 1`). A render is scored once the next frame exists;
+//!   renders for which it never does are counted as `unscored_samples`. The ideal world also reports
 //!   **contact** (frames in which players touch): with contact, `vs ideal`
 //!   is chaotic.
 //! - **desyncs**: frames for which a peer published a state whose checksum
@@ -34,7 +36,7 @@
 //!   ticks before, so a tick-stepped picture, a one-frame catch-up or a
 //!   correction blended over a tick is judged whole, alike at 30, 60 and
 //!   144 Hz (from standing, a pop of more than 40 cm). Over-threshold renders of one entity on one screen whose
-//!   judged spans overlap are one event (the runs of [`runs`]). Reported
+//!   judged spans overlap are one event. Reported
 //!   per client-minute, with the largest jump (straight-line distance from
 //!   the position before an event to its farthest point).
 //! - **stalls**: ticks in which a node's game did not advance (the

@@ -243,7 +243,9 @@ impl Recorder {
     /// `max_hz` (a span of two ticks must fit).
     pub fn set_render_hz(&mut self, max_hz: u32) {
         let per_span = (SNAP_SPAN_TICKS * self.dt_us * max_hz.max(1) as u64).div_ceil(1_000_000) as usize;
-        self.ring = (per_span + 1).max(3);
+        // Capped (memory: players × entities × ring): past it, a span is
+        // judged over the oldest render kept, against two ticks' motion.
+        self.ring = (per_span + 1).clamp(3, 8);
         self.recent = vec![(u64::MAX, [0; 3]); self.players * self.entities * self.ring];
     }
 
@@ -841,14 +843,12 @@ struct CheckState {
 
 fn dist3(a: [i32; 3], b: [i32; 3]) -> u64 {
     let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs();
-    let (dx, dy, dz) = (d(a[0], b[0]), d(a[1], b[1]), d(a[2], b[2]));
-    crate::math::isqrt(dx * dx + dy * dy + dz * dz)
+    crate::math::hypot3(d(a[0], b[0]), d(a[1], b[1]), d(a[2], b[2]))
 }
 
 fn dist(a: [i32; 3], e: &crate::contract::EntityView) -> u64 {
     let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs();
-    let (dx, dy, dz) = (d(a[0], e.x), d(a[1], e.y), d(a[2], e.z));
-    crate::math::isqrt(dx * dx + dy * dy + dz * dz)
+    crate::math::hypot3(d(a[0], e.x), d(a[1], e.y), d(a[2], e.z))
 }
 
 fn diff_player(p: usize, want: &PlayerState, got: &PlayerState) -> Vec<String> {

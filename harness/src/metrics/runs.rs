@@ -2,11 +2,10 @@
 //!
 //! A stalled tick is a *hiccup* when alone; consecutive stalled ticks are
 //! one stall whose length is what a player perceives (a freeze of 100 ms
-//! or more is visible, a one-tick hiccup is not). Consecutive renders in
-//! which one entity jumps are one snap, however many renders a slide
-//! spans. Both are counted here: [`Runs::mark`] is called with the index
-//! of each marked step (ticks or renders, increasing), and a run ends at
-//! the first index that is skipped.
+//! or more is visible, a one-tick hiccup is not). [`Runs::mark`] is called
+//! with the index of each marked step (increasing), and a run ends at the
+//! first index that is skipped. (Snap events follow the same idea over
+//! renders, with spans instead of indices: see the recorder.)
 
 /// Runs of consecutive marked indices, and how many of them reached a
 /// length of `long` or more.
