@@ -321,3 +321,15 @@ fn compare_all_leaves_out_what_cannot_play_the_world_and_names_it() {
     assert_eq!(algos, ["snapshot", "delta-snapshot"]);
     assert_bad_input(&["compare", "--algos", "snapshot,periodic", "--aoi", "grid"], &["periodic", "area-of-interest"]);
 }
+
+#[test]
+fn a_metric_without_samples_prints_a_dash_never_zero() {
+    // Dead reckoning on `idle`: nobody changes an input, so no latency
+    // sample exists (the heartbeat is not an input).
+    let (code, out, err) = syncbench(&["run", "--algo", "dead-reckoning", "--trace", "idle", "--duration", "4s"]);
+    assert_eq!(code, 0, "{err}");
+    for label in ["own input latency p50", "remote input latency p99", "hit agreement on hits"] {
+        let row = out.lines().find(|l| l.starts_with(label)).expect("row");
+        assert!(row.trim_end().ends_with('–'), "{row}");
+    }
+}

@@ -284,7 +284,7 @@ impl Node for Client {
             let at = self.remote_at(ctx.game(), q, t, now);
             others.push((q, at, self.models[q].0.coast.velocity(t, self.cap_us)));
         }
-        self.own.place_others(others);
+        self.own.place_others(ctx, others);
         self.own.play(ctx, &mut self.uplink, samples);
     }
 

@@ -217,16 +217,7 @@ impl Node for Client {
             return;
         }
         let samples = self.uplink.sample(ctx);
-        let me = self.me;
-        let others = self
-            .others
-            .iter()
-            .enumerate()
-            .take(ctx.setup().players)
-            .filter(|(q, _)| *q != me)
-            .map(|(q, o)| (q, o.shown, [0; 3]))
-            .collect::<Vec<_>>();
-        self.own.place_others(others);
+        self.own.place_others(ctx, self.others.iter().enumerate().map(|(q, o)| (q, o.shown, [0; 3])));
         self.own.play(ctx, &mut self.uplink, samples);
     }
 
@@ -320,11 +311,11 @@ impl Node for Client {
                         // Runs along the reported direction, through nothing,
                         // and not past the cap.
                         let ran = (t - m.origin).min(self.cap_us) - (t - dt_us - m.origin).clamp(0, self.cap_us);
-                        let (at, _) = game.glide(o.shown, [m.vel[0], m.vel[1], 0], ran.max(0), false);
-                        o.shown = [at[0], at[1], z];
+                        o.shown = game.glide(o.shown, [m.vel[0], m.vel[1], 0], ran.max(0), false).0;
                     }
-                    Mode::IdleStop => o.shown[2] = z,
+                    Mode::IdleStop => {}
                 }
+                // Height follows the message's own arc.
                 o.shown[2] = z;
             }
             view.entities.push(EntityView {

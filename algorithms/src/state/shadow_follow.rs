@@ -237,16 +237,7 @@ impl Node for Client {
             return;
         }
         let samples = self.uplink.sample(ctx);
-        let me = self.me;
-        let others: Vec<_> = self
-            .entities
-            .iter()
-            .enumerate()
-            .take(ctx.setup().players)
-            .filter(|(q, _)| *q != me)
-            .map(|(q, e)| (q, e.shown, [0; 3]))
-            .collect();
-        self.own.place_others(others);
+        self.own.place_others(ctx, self.entities.iter().enumerate().map(|(q, e)| (q, e.shown, [0; 3])));
         self.own.play(ctx, &mut self.uplink, samples);
     }
 

@@ -230,13 +230,14 @@ impl OwnPlayer {
     }
 
     /// Places the other players where the client shows them, `(id,
-    /// position, velocity)`, so the own player collides with them.
-    pub fn place_others(&mut self, others: impl IntoIterator<Item = (usize, [i32; 3], [i32; 3])>) {
+    /// position, velocity)`, so the own player collides with them; its own
+    /// id and bots (which push no one) are skipped.
+    pub fn place_others(&mut self, ctx: &Ctx<'_>, others: impl IntoIterator<Item = (usize, [i32; 3], [i32; 3])>) {
+        let players = ctx.setup().players;
         for (q, pos, vel) in others {
-            if q != self.me {
-                if let Some(p) = self.world.players.get_mut(q) {
-                    (p.x, p.y, p.z, p.vx, p.vy, p.vz) = (pos[0], pos[1], pos[2], vel[0], vel[1], vel[2]);
-                }
+            if q != self.me && q < players {
+                let p = &mut self.world.players[q];
+                (p.x, p.y, p.z, p.vx, p.vy, p.vz) = (pos[0], pos[1], pos[2], vel[0], vel[1], vel[2]);
             }
         }
     }

@@ -45,6 +45,8 @@ pub struct TickLerp {
     to: Vec<EntityView>,
     /// Per entity id: where it was drawn when `to` became current.
     from: Vec<Option<EntityView>>,
+    /// Scratch: which ids the picture being set holds (all `false` between calls).
+    keep: Vec<bool>,
 }
 
 impl TickLerp {
@@ -57,33 +59,48 @@ impl TickLerp {
             since: i64::MIN,
             to: Vec::new(),
             from: vec![None; entities],
+            keep: vec![false; entities],
         }
     }
 
     /// `picture` is current from local time `now` on.
     pub fn set(&mut self, now: i64, picture: &[EntityView]) {
+        // Invariant: `from[id]` is set exactly for the ids of `to`.
         let drawn: Vec<EntityView> = self.to.iter().map(|e| self.drawn(now, e)).collect();
-        for d in drawn {
-            if let Some(slot) = self.from.get_mut(d.id as usize) {
-                *slot = Some(d);
-            }
+        let ids = picture.iter().chain(&drawn).map(|e| e.id as usize + 1).max().unwrap_or(0);
+        if self.from.len() < ids {
+            self.from.resize(ids, None);
+        }
+        for d in &drawn {
+            self.from[d.id as usize] = Some(*d);
         }
         let jump = self.jump_um as u64;
         let far = |a: &EntityView, b: &EntityView| {
             let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs();
             harness::math::hypot3(d(a.x, b.x), d(a.y, b.y), d(a.z, b.z)) > jump
         };
+        // An entity new to the picture appears where it is (its slot is
+        // empty); one far from where it was drawn jumps. Slots of entities
+        // that left are emptied: mark the new picture's ids, clear the rest.
+        let mut keep = std::mem::take(&mut self.keep);
+        keep.resize(self.from.len(), false);
         for e in picture {
             let id = e.id as usize;
-            if id >= self.from.len() {
-                self.from.resize(id + 1, None);
-            }
-            // An entity new to the picture appears where it is; one far
-            // from where it was drawn jumps.
-            if !self.to.iter().any(|o| o.id == e.id) || self.from[id].is_some_and(|f| far(&f, e)) {
+            keep[id] = true;
+            if self.from[id].is_some_and(|f| far(&f, e)) {
                 self.from[id] = None;
             }
         }
+        for d in &drawn {
+            let id = d.id as usize;
+            if !keep[id] {
+                self.from[id] = None;
+            }
+        }
+        for e in picture {
+            keep[e.id as usize] = false;
+        }
+        self.keep = keep;
         self.to.clear();
         self.to.extend_from_slice(picture);
         self.since = now;
