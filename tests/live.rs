@@ -99,7 +99,7 @@ fn a_flooded_server_drops_and_counts_every_bad_datagram_and_plays_on() {
 #[test]
 fn reliable_transports_run_live_and_repair_real_losses() {
     let (a, plan, trace, cfg) = setup("lockstep", "delay 20ms loss 3%", 2, 3);
-    let kcp = RunConfig { transport: harness::net::transport::TransportKind::KcpLike, ..cfg };
+    let kcp = RunConfig { transport: harness::net::transport::TransportKind::Kcp(Default::default()), ..cfg };
     let m = run_live(a, &plan, &trace, &kcp, LiveOptions::default()).expect("live").metrics;
     assert_eq!((m.desyncs, m.input_mismatches), (0, 0));
     assert!(m.network.retransmissions > 0 && m.network.lost > 0, "{:?}", m.network);

@@ -21,6 +21,8 @@ pub enum Purpose {
     Trace = 3,
     /// Anything an algorithm or game needs (seeded by the session).
     Session = 4,
+    /// A transport endpoint's own randomness (QUIC's handshake, IDs).
+    Transport = 5,
 }
 
 /// splitmix64: a bijective mixer used to derive stream seeds.
@@ -51,6 +53,11 @@ impl Stream {
     /// A uniform 32-bit value.
     pub fn next_u32(&mut self) -> u32 {
         self.0.next_u32()
+    }
+
+    /// Fills `buf` with uniform bytes.
+    pub fn fill(&mut self, buf: &mut [u8]) {
+        self.0.fill_bytes(buf)
     }
 
     /// A uniform 64-bit value.

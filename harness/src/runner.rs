@@ -229,22 +229,28 @@ impl Network {
 /// The transport endpoints of every pair of nodes that talked.
 struct Transports {
     kind: TransportKind,
+    seed: u64,
     endpoints: BTreeMap<(usize, usize), Endpoint>,
     armed: BTreeMap<(usize, usize), Micros>,
     retransmitted: u64,
 }
 
 impl Transports {
-    fn endpoint(&mut self, at: usize, peer: usize) -> Option<&mut Endpoint> {
+    /// The endpoint of `at` towards `peer`. The first use of a pair opens
+    /// both ends at once (a connection has two), arming the peer's timer:
+    /// a transport with a handshake starts it then.
+    fn endpoint(&mut self, sched: &mut Scheduler<Ev>, now: Micros, at: usize, peer: usize) -> Option<&mut Endpoint> {
         if self.kind == TransportKind::Unreliable {
             return None;
         }
-        let kind = self.kind;
-        Some(
-            self.endpoints
-                .entry((at, peer))
-                .or_insert_with(|| Endpoint::new(kind).expect("reliable kinds have endpoints")),
-        )
+        if !self.endpoints.contains_key(&(at, peer)) {
+            for (a, b) in [(at, peer), (peer, at)] {
+                let e = Endpoint::new(self.kind, a, b, self.seed, now).expect("reliable kinds have endpoints");
+                self.endpoints.insert((a, b), e);
+            }
+            self.arm(sched, peer, at);
+        }
+        self.endpoints.get_mut(&(at, peer))
     }
 
     /// Re-arms the timer of `(at, peer)` if it moved.
@@ -409,8 +415,13 @@ pub fn run_plan(
         }
     }
     let mut net = Network { held: BTreeMap::new(), wake: BTreeMap::new(), delivered: 0 };
-    let mut transports =
-        Transports { kind: cfg.transport, endpoints: BTreeMap::new(), armed: BTreeMap::new(), retransmitted: 0 };
+    let mut transports = Transports {
+        kind: cfg.transport,
+        seed: cfg.seed,
+        endpoints: BTreeMap::new(),
+        armed: BTreeMap::new(),
+        retransmitted: 0,
+    };
     let mut delivered_msgs: Vec<Vec<u8>> = Vec::new();
     let mut outbox: Vec<(NodeId, Vec<u8>)> = Vec::new();
     let mut view = View::default();
@@ -482,7 +493,7 @@ pub fn run_plan(
                 // Through the transport: messages for the node, datagrams
                 // (ACKs, repairs) back to the sender.
                 delivered_msgs.clear();
-                match transports.endpoint(to, from) {
+                match transports.endpoint(&mut sched, now, to, from) {
                     None => delivered_msgs.push(p.bytes),
                     Some(ep) => {
                         let mut out = Output::default();
@@ -518,7 +529,7 @@ pub fn run_plan(
                 }
                 transports.armed.remove(&(at, peer));
                 let mut out = Output::default();
-                if let Some(ep) = transports.endpoint(at, peer) {
+                if let Some(ep) = transports.endpoint(&mut sched, now, at, peer) {
                     ep.on_timer(now, &mut out);
                 }
                 transports.retransmitted += out.retransmitted;
@@ -538,7 +549,7 @@ pub fn run_plan(
             if peer >= slots.len() || to == from {
                 continue;
             }
-            match transports.endpoint(from_node, peer) {
+            match transports.endpoint(&mut sched, now, from_node, peer) {
                 None => {
                     recorder.count_send(from, to, bytes.len());
                     net.offer(&mut slots, &mut sched, now, from_node, Dir::Up, Packet::new(from, to, bytes));

@@ -190,7 +190,7 @@ fn list_shows_algorithms_profiles_and_traces() {
 fn unknown_transport_is_bad_input() {
     assert_bad_input(
         &["run", "--algo", "lockstep", "--transport", "carrier-pigeon"],
-        &["unknown transport", "kcp-like"],
+        &["unknown transport", "quic-datagram"],
     );
     assert_bad_input(&["run", "--algo", "lockstep", "--transport", "redundant:0"], &["redundancy"]);
 }

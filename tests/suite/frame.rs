@@ -67,7 +67,7 @@ fn tcp_has_the_long_tail_the_seeds_argue_about() {
         }
         m.input_latency_ms.own.p99
     };
-    let (udp, tcp, kcp) = (p99("redundant:3"), p99("tcp-like"), p99("kcp-like"));
+    let (udp, tcp, kcp) = (p99("redundant:3"), p99("tcp-like"), p99("kcp"));
     assert!(tcp > 1.5 * kcp, "tcp p99 {tcp} vs kcp {kcp}");
     assert!(kcp > udp, "kcp p99 {kcp} vs redundant udp {udp}");
 }
@@ -117,11 +117,11 @@ proptest! {
         loss in 0u32..25,
         dup in 0u32..10,
         reorder in 0u32..20,
-        transport in 0usize..4,
+        transport in 0usize..6,
         seed in 0u64..1000,
     ) {
         let mut c = cfg(3, 6, seed);
-        c.transport = [TransportKind::Unreliable, TransportKind::Redundant(3), TransportKind::TcpLike, TransportKind::KcpLike][transport];
+        c.transport = [TransportKind::Unreliable, TransportKind::Redundant(3), TransportKind::TcpLike, TransportKind::Kcp(Default::default()), TransportKind::Quic, TransportKind::QuicDatagram][transport];
         let p = format!("delay {delay}ms {jitter}ms loss {loss}% duplicate {dup}% reorder {reorder}%");
         let m = run_named(FAMILY[algo], &p, "random-walk", c);
         prop_assert_eq!(m.desyncs, 0);

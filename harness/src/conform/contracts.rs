@@ -169,7 +169,7 @@ fn impaired_case(a: &dyn Algorithm, case: u64) -> Scenario {
     s.downlink = impairment(&mut rng, 20);
     s.transport = match rng.below(8) {
         0 => TransportKind::Redundant(3),
-        1 => TransportKind::KcpLike,
+        1 => TransportKind::Kcp(Default::default()),
         _ => TransportKind::Unreliable,
     };
     s.trace = generated_trace(&mut rng, s.clients, s.duration_us, None);

@@ -31,7 +31,7 @@
 //! `scripts/netem-live.sh`, the kernel's own netem on a veth pair between
 //! two network namespaces, inside User-Mode Linux.
 //!
-//! The transports (`--transport redundant|tcp-like|kcp-like`) sit between
+//! The transports (`--transport redundant|tcp-like|kcp|quic|quic-datagram`) sit between
 //! the nodes and the envelopes as in simulation, their timers fired every
 //! millisecond. Not live: netem's `slot` (refused with a message).
 
@@ -165,6 +165,8 @@ struct Session {
     start: Instant,
     /// The transport under the nodes, and its endpoints by (node, peer).
     transport: TransportKind,
+    /// The run's seed (the transports' own randomness derives from it).
+    seed: u64,
     endpoints: BTreeMap<(usize, usize), Endpoint>,
     retransmitted: u64,
 }
@@ -287,6 +289,7 @@ pub fn run_live(
             hostile_sent: Drops::default(),
             start: Instant::now(),
             transport: cfg_transport,
+            seed: cfg.seed,
             endpoints: BTreeMap::new(),
             retransmitted: 0,
         }));
@@ -463,7 +466,7 @@ fn receive(sess: &Rc<RefCell<Session>>, i: usize, src: SocketAddr, buf: &[u8], l
     // Through the transport: messages for the node, datagrams (ACKs,
     // repairs) back to the sender.
     let j = from as usize;
-    let (messages, replies) = match endpoint(&mut s.endpoints, s.transport, i, j) {
+    let (messages, replies) = match endpoint(&mut s.endpoints, s.transport, s.seed, i, j, now) {
         None => (vec![payload.to_vec()], Vec::new()),
         Some(ep) => {
             let mut o = Output::default();
@@ -489,13 +492,22 @@ fn receive(sess: &Rc<RefCell<Session>>, i: usize, src: SocketAddr, buf: &[u8], l
 fn endpoint(
     endpoints: &mut BTreeMap<(usize, usize), Endpoint>,
     kind: TransportKind,
+    seed: u64,
     at: usize,
     peer: usize,
+    now: Micros,
 ) -> Option<&mut Endpoint> {
     if kind == TransportKind::Unreliable {
         return None;
     }
-    Some(endpoints.entry((at, peer)).or_insert_with(|| Endpoint::new(kind).expect("reliable kinds have endpoints")))
+    // The first use of a pair opens both ends (the transport timers task
+    // fires the peer's, which starts a handshake if the transport has one).
+    if !endpoints.contains_key(&(at, peer)) {
+        for (a, b) in [(at, peer), (peer, at)] {
+            endpoints.insert((a, b), Endpoint::new(kind, a, b, seed, now).expect("reliable kinds have endpoints"));
+        }
+    }
+    endpoints.get_mut(&(at, peer))
 }
 
 /// Fires the transports' timers (retransmission, delayed ACKs, flushes):
@@ -541,7 +553,7 @@ fn wrap(s: &mut Session, i: usize, outbox: Vec<(NodeId, Vec<u8>)>, out: &mut Out
         if j >= n || j == i {
             continue;
         }
-        match endpoint(&mut s.endpoints, s.transport, i, j) {
+        match endpoint(&mut s.endpoints, s.transport, s.seed, i, j, now) {
             None => envelope(s, i, j, bytes, out),
             Some(ep) => {
                 let mut o = Output::default();

@@ -50,7 +50,7 @@ pub struct RunReport {
     pub downlink: String,
     /// Algorithm options given.
     pub options: std::collections::BTreeMap<String, String>,
-    /// What carried the messages (`unreliable`, `redundant:N`, `tcp-like`, `kcp-like`).
+    /// What carried the messages (`unreliable`, `redundant:N`, `tcp-like`, `kcp[:…]`, `quic`, `quic-datagram`).
     pub transport: String,
     /// `simulated` (virtual time: reproducible) or `paced` (virtual time
     /// following the wall clock).
