@@ -189,6 +189,44 @@ pub enum ProfileCmd {
         #[arg(long, value_enum, default_value_t = ListFormat::Table)]
         format: ListFormat,
     },
+    /// Send a steady message stream through a transport over the profile and
+    /// time every message from send to delivery (the model side of
+    /// scripts/transport-validate.sh, which sends the same stream through
+    /// Linux TCP under the kernel's netem).
+    #[command(
+        after_help = "Examples:\n  syncbench profile stream \"delay 30ms 5ms loss 2%\" --transport tcp-like\n  syncbench profile stream \"delay 30ms 5ms loss 2%\" --transport kcp --hops 2 --both\n  syncbench profile stream wifi --transport quic --duration 10s --format json"
+    )]
+    Stream {
+        /// A profile name, a .toml path, or an inline netem string.
+        profile: String,
+        /// tcp-like[:nodelay=0], kcp[:…], quic, quic-datagram or redundant:N.
+        #[arg(long, default_value = "tcp-like")]
+        transport: String,
+        /// Messages per second.
+        #[arg(long, default_value_t = 60)]
+        rate: u32,
+        /// Bytes per message.
+        #[arg(long, default_value_t = 20)]
+        size: usize,
+        /// How long the stream runs: 60s, 2m.
+        #[arg(long, default_value = "60s")]
+        duration: String,
+        /// Impaired links in series per direction (2: through a relay).
+        #[arg(long, default_value_t = 1)]
+        hops: usize,
+        /// The receiver sends the same stream back.
+        #[arg(long)]
+        both: bool,
+        /// Nagle's algorithm on (tcp-like only; the same as tcp-like:nodelay=0).
+        #[arg(long)]
+        nagle: bool,
+        /// Link seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Output format (json lists every message's latency).
+        #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+        format: ListFormat,
+    },
 }
 
 /// What `list` shows.

@@ -36,6 +36,18 @@ pub fn dispatch(cmd: Command) -> Result<()> {
         Command::Profile(ProfileCmd::Show { profile, packets, spacing, payload, seed, format }) => {
             profile_show(&profile, packets, &spacing, payload, seed, format)
         }
+        Command::Profile(ProfileCmd::Stream {
+            profile,
+            transport,
+            rate,
+            size,
+            duration,
+            hops,
+            both,
+            nagle,
+            seed,
+            format,
+        }) => profile_stream(&profile, &transport, rate, size, &duration, hops, both, nagle, seed, format),
     }
 }
 
@@ -889,4 +901,95 @@ fn replay(file: &std::path::Path) -> Result<()> {
             Err(Violation("the scenario's failure reproduced".into()).into())
         }
     }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn profile_stream(
+    arg: &str,
+    transport: &str,
+    rate: u32,
+    size: usize,
+    duration: &str,
+    hops: usize,
+    both: bool,
+    nagle: bool,
+    seed: u64,
+    format: ListFormat,
+) -> Result<()> {
+    use harness::net::transport::probe::{stream_probe, StreamProbe};
+    use harness::net::transport::TcpSettings;
+    let p = harness::net::Profile::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))?;
+    let mut kind = TransportKind::parse(transport).map_err(|e| bad(format!("--transport: {e}")))?;
+    if nagle {
+        match kind {
+            TransportKind::TcpLike(_) => kind = TransportKind::TcpLike(TcpSettings { nodelay: false }),
+            _ => return Err(bad("--nagle applies to --transport tcp-like only")),
+        }
+    }
+    let duration_us = parse_duration(duration).map_err(|e| bad(format!("--duration {e}")))?;
+    let probe = StreamProbe { rate_hz: rate, size, duration_us, hops, both, seed };
+    let r = stream_probe(kind, &p, &probe).map_err(bad)?;
+    let nodelay = !matches!(kind, TransportKind::TcpLike(TcpSettings { nodelay: false }));
+    let minutes = duration_us as f64 / 60e6;
+    match format {
+        ListFormat::Json => {
+            let lat = |v: &[Option<u64>]| v.iter().map(|l| l.map_or(-1, |l| l as i64)).collect::<Vec<i64>>();
+            let mut j = serde_json::json!({
+                "source": "model",
+                "profile": p.name,
+                "transport": kind.to_string(),
+                "nodelay": nodelay,
+                "hops": hops,
+                "both": both,
+                "duration_s": duration_us as f64 / 1e6,
+                "messages": r.latencies_us.len(),
+                "latencies_us": lat(&r.latencies_us),
+                "counters": {
+                    "segments": r.segments,
+                    "acks": r.acks,
+                    "retransmits": r.retransmits,
+                    "rtos": r.rtos,
+                },
+            });
+            if both {
+                j["back_latencies_us"] = lat(&r.back_latencies_us).into();
+            }
+            println!("{}", serde_json::to_string(&j)?);
+        }
+        ListFormat::Table => {
+            let mut got: Vec<u64> = r.latencies_us.iter().flatten().copied().collect();
+            got.sort_unstable();
+            let n = r.latencies_us.len();
+            let lost = n - got.len();
+            // Nearest rank over every message; a lost one ranks last.
+            let q = |f: f64| -> String {
+                let rank = ((f * n as f64).ceil() as usize).clamp(1, n.max(1));
+                got.get(rank - 1).map_or("lost".into(), |v| format!("{:.1}", *v as f64 / 1000.0))
+            };
+            let over = r.latencies_us.iter().filter(|l| l.is_none_or(|l| l > 200_000)).count();
+            println!(
+                "{} over `{}`, {hops} hop(s) each way{}: {n} messages of {size} B at {rate} Hz",
+                kind,
+                p.name,
+                if both { ", both directions" } else { "" }
+            );
+            println!(
+                "  latency ms  p50 {}  p90 {}  p99 {}  p99.9 {}  max {}",
+                q(0.5),
+                q(0.9),
+                q(0.99),
+                q(0.999),
+                q(1.0)
+            );
+            println!("  over 200 ms {:.2}%   never delivered {lost}", 100.0 * over as f64 / n.max(1) as f64);
+            println!(
+                "  sender: {:.1} datagrams/s, {:.1} retransmissions/min, {:.1} timeouts/min; receiver: {:.1} datagrams/s",
+                r.segments as f64 / (minutes * 60.0),
+                r.retransmits as f64 / minutes,
+                r.rtos as f64 / minutes,
+                r.acks as f64 / (minutes * 60.0)
+            );
+        }
+    }
+    Ok(())
 }

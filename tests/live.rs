@@ -99,11 +99,27 @@ fn a_flooded_server_drops_and_counts_every_bad_datagram_and_plays_on() {
 #[test]
 fn reliable_transports_run_live_and_repair_real_losses() {
     let (a, plan, trace, cfg) = setup("lockstep", "delay 20ms loss 3%", 2, 3);
-    let kcp = RunConfig { transport: harness::net::transport::TransportKind::Kcp(Default::default()), ..cfg };
-    let m = run_live(a, &plan, &trace, &kcp, LiveOptions::default()).expect("live").metrics;
-    assert_eq!((m.desyncs, m.input_mismatches), (0, 0));
-    assert!(m.network.retransmissions > 0 && m.network.lost > 0, "{:?}", m.network);
+    use harness::net::transport::TransportKind;
+    for kind in
+        [TransportKind::Kcp(Default::default()), TransportKind::TcpLike(Default::default()), TransportKind::Quic]
+    {
+        let c = RunConfig { transport: kind, ..cfg.clone() };
+        let m = run_live(a, &plan, &trace, &c, LiveOptions::default()).expect("live").metrics;
+        assert_eq!((m.desyncs, m.input_mismatches), (0, 0), "{kind}");
+        assert!(m.network.retransmissions > 0 && m.network.lost > 0, "{kind}: {:?}", m.network);
+        assert!(m.violations.is_empty(), "{kind}: {:?}", m.violations);
+        // Frames went on: the lockstep did not stall for good.
+        assert!(m.input_latency_ms.own.n > 0, "{kind}");
+    }
+}
+
+#[test]
+fn quic_datagrams_run_live() {
+    let (a, plan, trace, cfg) = setup("server-verified", "delay 10ms loss 2%", 2, 3);
+    let c = RunConfig { transport: harness::net::transport::TransportKind::QuicDatagram, ..cfg };
+    let m = run_live(a, &plan, &trace, &c, LiveOptions::default()).expect("live").metrics;
     assert!(m.violations.is_empty(), "{:?}", m.violations);
+    assert!(m.input_latency_ms.own.n > 0 && m.bandwidth.up_bytes_per_s > 0.0, "{:?}", m.bandwidth);
 }
 
 #[test]

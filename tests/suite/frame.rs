@@ -56,7 +56,10 @@ fn a_slow_player_stalls_everyone_under_lockstep_but_only_himself_under_bucket() 
 }
 
 #[test]
-fn tcp_has_the_long_tail_the_seeds_argue_about() {
+fn tcp_has_a_longer_tail_than_kcp_by_the_measured_margin_not_twice() {
+    // Seed 001 argues TCP's tail is much longer than KCP's; against the
+    // real implementations (reports/transport-validation.md) the ordering
+    // holds, the factor is 1.2–1.4 on lockstep's path, not 2.
     let p99 = |t: &str| {
         let mut c = cfg(4, 30, 1);
         c.transport = TransportKind::parse(t).unwrap();
@@ -68,7 +71,7 @@ fn tcp_has_the_long_tail_the_seeds_argue_about() {
         m.input_latency_ms.own.p99
     };
     let (udp, tcp, kcp) = (p99("redundant:3"), p99("tcp-like"), p99("kcp"));
-    assert!(tcp > 1.5 * kcp, "tcp p99 {tcp} vs kcp {kcp}");
+    assert!(tcp > 1.1 * kcp && tcp < 1.6 * kcp, "tcp p99 {tcp} vs kcp {kcp}");
     assert!(kcp > udp, "kcp p99 {kcp} vs redundant udp {udp}");
 }
 
@@ -121,7 +124,7 @@ proptest! {
         seed in 0u64..1000,
     ) {
         let mut c = cfg(3, 6, seed);
-        c.transport = [TransportKind::Unreliable, TransportKind::Redundant(3), TransportKind::TcpLike, TransportKind::Kcp(Default::default()), TransportKind::Quic, TransportKind::QuicDatagram][transport];
+        c.transport = [TransportKind::Unreliable, TransportKind::Redundant(3), TransportKind::TcpLike(Default::default()), TransportKind::Kcp(Default::default()), TransportKind::Quic, TransportKind::QuicDatagram][transport];
         let p = format!("delay {delay}ms {jitter}ms loss {loss}% duplicate {dup}% reorder {reorder}%");
         let m = run_named(FAMILY[algo], &p, "random-walk", c);
         prop_assert_eq!(m.desyncs, 0);

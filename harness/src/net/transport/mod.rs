@@ -7,28 +7,35 @@
 //!   not acknowledged yet, up to `N` (default 3); the receiver delivers each
 //!   message once, as soon as any copy arrives (no ordering, no waiting):
 //!   the standard fix for inputs over UDP;
-//! - `tcp-like` — reliable and ordered: cumulative ACKs, fast retransmit on
-//!   three duplicate ACKs, RTO from the smoothed RTT (RFC 6298, minimum
-//!   200 ms as Linux has it) doubling on every timeout; the receiver holds
-//!   later messages until a lost one is repaired (head-of-line blocking);
+//! - `tcp-like[:nodelay=0]` — a model of Linux TCP, validated against the
+//!   kernel (`reports/transport-validation.md`): a byte stream with
+//!   head-of-line blocking, SACK + RACK loss detection, Linux's RTO, CUBIC,
+//!   quick ACKs, `TCP_NODELAY` by default (Nagle with `nodelay=0`), headers
+//!   as on the wire (see `transport/tcp.rs`);
 //! - `kcp[:key=value,…]` — the real KCP: the `kcp` crate (a port of ikcp)
 //!   on virtual time, configured as games configure it (nodelay, 10 ms
-//!   interval, fast resend 2, no congestion window; see `transport/kcp.rs`).
+//!   interval, fast resend 2, no congestion window; see `transport/kcp.rs`);
+//! - `quic`, `quic-datagram` — real QUIC: `quinn-proto` with a TLS 1.3
+//!   handshake on virtual time, one ordered stream each way or RFC 9221
+//!   datagrams (see `transport/quic.rs`).
 //!
-//! Every datagram a transport sends — data, retransmissions, pure ACKs — goes
-//! through the link and is counted in the bandwidth. Transport datagrams end
-//! with a 4-byte check (FNV-1a 32) so a corrupted datagram is dropped rather
-//! than delivered into a reliable stream, as UDP's checksum would; the check
-//! is counted in the bandwidth too. Congestion control is not modelled (game
-//! traffic is far below any congestion window); the difference the seeds
-//! argue about is in loss recovery, which is.
+//! Every datagram a transport sends — handshakes, data, retransmissions,
+//! pure ACKs — goes through the link and is counted in the bandwidth (plus
+//! the simulator's 28-byte IP/UDP allowance per datagram). Transport
+//! datagrams end with a 4-byte check (FNV-1a 32) so a corrupted datagram is
+//! dropped rather than delivered into a reliable stream, as UDP's checksum
+//! would; the check is counted too. The first message between two nodes
+//! opens both ends of their connection; a transport with a handshake (QUIC)
+//! starts it then.
 
 mod kcp;
+pub mod probe;
 mod quic;
 mod quic_crypto;
 mod redundant;
 
 pub use kcp::KcpSettings;
+pub use tcp::TcpSettings;
 mod tcp;
 
 use crate::time::Micros;
@@ -41,8 +48,8 @@ pub enum TransportKind {
     Unreliable,
     /// Unacknowledged messages repeated in every datagram, up to N.
     Redundant(u8),
-    /// TCP-like reliable ordered stream.
-    TcpLike,
+    /// The model of Linux TCP: a reliable ordered stream.
+    TcpLike(TcpSettings),
     /// The real KCP (the `kcp` crate), reliable and ordered.
     Kcp(KcpSettings),
     /// QUIC (quinn-proto): one reliable ordered stream each way.
@@ -65,7 +72,7 @@ impl TransportKind {
                 .filter(|n| (1..=64).contains(n))
                 .map(TransportKind::Redundant)
                 .ok_or_else(|| format!("transport `{s}`: redundancy must be 1..=64")),
-            ("tcp-like", "") => Ok(TransportKind::TcpLike),
+            ("tcp-like", args) => TcpSettings::parse(args).map(TransportKind::TcpLike),
             ("kcp", args) => KcpSettings::parse(args).map(TransportKind::Kcp),
             ("quic", "") => Ok(TransportKind::Quic),
             ("quic-datagram", "") => Ok(TransportKind::QuicDatagram),
@@ -82,7 +89,8 @@ impl fmt::Display for TransportKind {
         match self {
             TransportKind::Unreliable => write!(f, "unreliable"),
             TransportKind::Redundant(n) => write!(f, "redundant:{n}"),
-            TransportKind::TcpLike => write!(f, "tcp-like"),
+            TransportKind::TcpLike(t) if *t == TcpSettings::default() => write!(f, "tcp-like"),
+            TransportKind::TcpLike(t) => write!(f, "tcp-like:{t}"),
             TransportKind::Kcp(k) if *k == KcpSettings::default() => write!(f, "kcp"),
             TransportKind::Kcp(k) => write!(f, "kcp:{k}"),
             TransportKind::Quic => write!(f, "quic"),
@@ -100,6 +108,8 @@ pub struct Output {
     pub deliver: Vec<Vec<u8>>,
     /// Datagrams that were retransmissions (already in `send`).
     pub retransmitted: u64,
+    /// Retransmission timeouts that fired (TCP).
+    pub timeouts: u64,
 }
 
 /// One side of a transport between two nodes (both directions of traffic).
@@ -125,7 +135,7 @@ impl Endpoint {
         match kind {
             TransportKind::Unreliable => None,
             TransportKind::Redundant(n) => Some(Endpoint::Redundant(redundant::Redundant::new(n as usize))),
-            TransportKind::TcpLike => Some(Endpoint::Tcp(tcp::Tcp::new())),
+            TransportKind::TcpLike(settings) => Some(Endpoint::Tcp(tcp::Tcp::new(settings))),
             TransportKind::Kcp(settings) => Some(Endpoint::Kcp(kcp::Kcp::new(settings, conv, now))),
             TransportKind::Quic => Some(Endpoint::Quic(Box::new(quic::Quic::new(false, local, peer, seed, now)))),
             TransportKind::QuicDatagram => {
@@ -222,47 +232,6 @@ impl Cursor<'_> {
         let v = self.0.get(..n)?.to_vec();
         self.0 = &self.0[n..];
         Some(v)
-    }
-}
-
-/// RFC 6298 round-trip estimation, shared by the reliable transports.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct RttEstimator {
-    srtt: Option<i64>,
-    rttvar: i64,
-    min_rto: i64,
-    granularity: i64,
-    initial: i64,
-}
-
-impl RttEstimator {
-    pub(crate) fn new(min_rto_us: i64, granularity_us: i64, initial_rto_us: i64) -> RttEstimator {
-        RttEstimator {
-            srtt: None,
-            rttvar: 0,
-            min_rto: min_rto_us,
-            granularity: granularity_us,
-            initial: initial_rto_us,
-        }
-    }
-    pub(crate) fn sample(&mut self, r: i64) {
-        match self.srtt {
-            None => {
-                self.srtt = Some(r);
-                self.rttvar = r / 2;
-            }
-            Some(s) => {
-                self.rttvar = (3 * self.rttvar + (s - r).abs()) / 4;
-                self.srtt = Some((7 * s + r) / 8);
-            }
-        }
-    }
-    /// The retransmission timeout (`initial` before any sample).
-    pub(crate) fn rto(&self) -> i64 {
-        match self.srtt {
-            None => self.initial,
-            Some(s) => (s + self.granularity.max(4 * self.rttvar)).clamp(self.min_rto, 60_000_000),
-        }
     }
 }
 

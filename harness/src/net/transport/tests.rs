@@ -102,14 +102,15 @@ fn reliable_transports_repair_loss_in_order() {
 
 /// Every reliable, ordered transport.
 fn reliable() -> Vec<TransportKind> {
-    vec![TransportKind::TcpLike, TransportKind::Kcp(KcpSettings::default()), TransportKind::Quic]
+    vec![TransportKind::TcpLike(Default::default()), TransportKind::Kcp(KcpSettings::default()), TransportKind::Quic]
 }
 
 #[test]
 fn kcp_recovers_faster_than_tcp() {
     // The seeds' argument: TCP's RTO floor and doubling make its tail
     // long; KCP's fast retransmit and ×1.5 keep it short.
-    let (_, tcp_done, _) = exchange(TransportKind::TcpLike, "delay 40ms loss 20%", 200, 3, 600_000_000);
+    let (_, tcp_done, _) =
+        exchange(TransportKind::TcpLike(Default::default()), "delay 40ms loss 20%", 200, 3, 600_000_000);
     let (_, kcp_done, _) =
         exchange(TransportKind::Kcp(KcpSettings::default()), "delay 40ms loss 20%", 200, 3, 600_000_000);
     assert!(kcp_done < tcp_done, "kcp {kcp_done} tcp {tcp_done}");
