@@ -119,12 +119,27 @@ def transports():
         "| transport | own latency p50 (ms) | own latency p99 (ms) | frozen ≥100 ms per client (ms) | freezes per client | longest stall (ms) | up per client (B/s) | retransmissions |",
         "|:--|--:|--:|--:|--:|--:|--:|--:|",
     ]
-    for t in ["redundant:3", "tcp-like", "kcp-like"]:
+    for t in ["unreliable", "redundant:3", "tcp-like", "kcp", "quic", "quic-datagram"]:
         m = metrics("run", "--algo", "lockstep", "--profile", "delay 30ms 5ms loss 2%", "--transport", t)
         s, l = m["stalls"], m["input_latency_ms"]["own"]
         out.append(
             f"| `{t}` | {l['p50']:.1f} | {l['p99']:.1f} | {s['freeze_ms_per_client']:.0f} | {s['freezes_per_client']:.0f} "
             f"| {s['longest_ms']:.0f} | {m['bandwidth']['up_bytes_per_s']:.0f} | {m['network']['retransmissions']} |"
+        )
+    return "\n".join(out)
+
+
+def redundancy():
+    out = [
+        "| transport | remote divergence mean (m) | remote divergence p99 (m) | remote latency p99 (ms) | snap events / client-min | down per client (B/s) |",
+        "|:--|--:|--:|--:|--:|--:|",
+    ]
+    for t in ["unreliable", "redundant:1", "redundant:3", "quic-datagram"]:
+        m = metrics("run", "--algo", "dead-reckoning", "--profile", "delay 30ms 5ms loss 5%", "--transport", t)
+        d, l = m["divergence_m"]["remote"], m["input_latency_ms"]["remote"]
+        out.append(
+            f"| `{t}` | {d['mean']:.3f} | {d['p99']:.3f} | {l['p99']:.1f} | {m['snaps']['per_client_per_min']:.1f} "
+            f"| {m['bandwidth']['down_bytes_per_s']:.0f} |"
         )
     return "\n".join(out)
 
@@ -154,6 +169,7 @@ TABLES = {
     "sixteen": sixteen,
     "threshold": threshold,
     "transports": transports,
+    "redundancy": redundancy,
     "conform": conform,
 }
 SLOW = {"ggrs": ggrs}

@@ -7,7 +7,10 @@ scripts/transport-validate.sh (runs inside User-Mode Linux).
                                          stream into messages
   send HOST PORT OUT_PART [options]   -- in namespace a: connects and sends
   merge SEND_PART RECV_PART OUT_JSON --profile P --hops H
-                                      -- joins the two halves into one run
+                                      -- joins the two halves into one run:
+                                         "latencies_us" a->b per message in
+                                         send order (-1 = never delivered),
+                                         with --both "back_latencies_us" b->a
 
 options (give both ends the same ones):
   --duration S   seconds of traffic (default 60)
@@ -191,6 +194,7 @@ def part(args, role, stream, before, after):
     info = stream.info
     return {
         "role": role,
+        "kernel": os.uname().release,
         "nodelay": not args.nagle,
         "both": args.both,
         "duration_s": args.duration,
@@ -308,11 +312,6 @@ def cmd_merge(args):
     counters["sender"] = ss  # namespace a (one hop) / a2 (two hops)
     counters["receiver"] = sr  # namespace b / b2
     counters["raw"] = {"sender": ds, "receiver": dr}
-    lat = list(r["latencies_us"])
-    directions = ["a->b"]
-    if s["both"]:
-        lat += s["latencies_us"]
-        directions.append("b->a")
     out = {
         "source": "linux",
         "profile": args.profile,
@@ -322,14 +321,15 @@ def cmd_merge(args):
         "duration_s": s["duration_s"],
         "rate_hz": s["rate_hz"],
         "size_bytes": MSG,
-        # --both: the a->b stream's messages, then the b->a stream's
-        "directions": directions,
-        "messages": len(lat),
-        "latencies_us": lat,
+        # per direction: the messages sent, and each one's latency in send
+        # order (a->b; with --both also b->a in back_latencies_us)
+        "messages": len(r["latencies_us"]),
+        "latencies_us": r["latencies_us"],
+        **({"back_latencies_us": s["latencies_us"]} if s["both"] else {}),
         "counters": counters,
         "tcp_info": {"sender": s["tcp_info"], "receiver": r["tcp_info"]},
         "send_lag_us": {"sender": s.get("send_lag_us"), "receiver": r.get("send_lag_us")},
-        "kernel": os.uname().release,
+        "kernel": s.get("kernel", os.uname().release),
         "errors": s["errors"] + r["errors"],
     }
     with open(args.out, "w") as f:

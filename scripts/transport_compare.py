@@ -9,7 +9,9 @@ WORK_DIR/params "RUNS=.. DURATION=.. GRACE=..". WORK_DIR/linux/<index>-<run>.jso
 and WORK_DIR/model/<index>-<run>.json hold one run each, in one shape:
 {"source", "profile", "nodelay", "hops", "duration_s", "messages",
  "latencies_us": [per message in send order, -1 = never delivered],
+ "back_latencies_us": [the same for the stream sent back, with --both],
  "counters": {"segments", "acks", "retransmits", "rtos", ...}}
+With --both both directions' messages are pooled.
 (a missing model directory or file shows as "–").
 
 Both sides are summarised the same way: all runs' messages pooled,
@@ -41,8 +43,10 @@ def load_runs(work, side, idx):
     return runs
 
 
-def as_ms(lat_us):
-    return [x / 1000 if x is not None and x >= 0 else INF for x in lat_us]
+def as_ms(run):
+    """Both directions' messages of a run (back_latencies_us: --both's b->a)."""
+    lat = list(run["latencies_us"]) + list(run.get("back_latencies_us") or [])
+    return [x / 1000 if x is not None and x >= 0 else INF for x in lat]
 
 
 def pct(sorted_xs, p):
@@ -54,8 +58,8 @@ def pct(sorted_xs, p):
 def summarise(runs):
     if not runs:
         return None
-    pooled = sorted(x for r in runs for x in as_ms(r["latencies_us"]))
-    per_run_p99 = [pct(sorted(as_ms(r["latencies_us"])), 99) for r in runs]
+    pooled = sorted(x for r in runs for x in as_ms(r))
+    per_run_p99 = [pct(sorted(as_ms(r)), 99) for r in runs]
     secs = sum(float(r.get("duration_s", 0)) for r in runs)
     c = lambda key: sum(float((r.get("counters") or {}).get(key, 0) or 0) for r in runs)
     s = {

@@ -4,6 +4,18 @@
 //! or writes reports. Exit codes: 0 fine, 1 a violation found, 2 bad usage
 //! or bad input.
 
+/// `print!` that ends the program quietly when stdout is closed (`| head`)
+/// instead of panicking, as command-line tools conventionally do.
+macro_rules! print {
+    ($($arg:tt)*) => { $crate::stdout_write(format_args!($($arg)*)) };
+}
+
+/// `println!`, likewise.
+macro_rules! println {
+    () => { $crate::stdout_write(format_args!("\n")) };
+    ($($arg:tt)*) => { $crate::stdout_write(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
 mod cli;
 mod commands;
 mod output;
@@ -34,6 +46,20 @@ impl std::fmt::Display for Violation {
 }
 
 impl std::error::Error for Violation {}
+
+/// Writes to stdout; a reader that went away (a closed pipe) ends the
+/// program with exit code 0, any other write error with 2.
+pub fn stdout_write(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(args) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("syncbench: error: cannot write to stdout: {e}");
+        std::process::exit(2);
+    }
+}
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();

@@ -333,3 +333,21 @@ fn a_metric_without_samples_prints_a_dash_never_zero() {
         assert!(row.trim_end().ends_with('–'), "{row}");
     }
 }
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    // `syncbench list | head -1`: the reader goes away before the writer.
+    for args in [&["list"][..], &["run", "--algo", "lockstep", "--duration", "1s", "--format", "json"][..]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_syncbench"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("binary runs");
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("waits");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
