@@ -28,15 +28,22 @@ does not drift. Both ends run in the same kernel, so the receiver's
 delivery time (when recv() returned the message's last byte) minus the send
 time is the exact one-way latency, including queueing in the socket.
 
+With --both the receiver's stream runs half a period behind the sender's
+(as in syncbench's model), so the two ends' sends do not coincide.
+
 Each end snapshots its namespace's /proc/net/snmp and /proc/net/netstat
-(what `nstat -az` reads) before connecting and after closing; the merged
-JSON holds the deltas and a summary summed over both ends:
-  segments      data segments sent (TCPOrigDataSent + RetransSegs)
-  acks          segments without data (OutSegs - TCPOrigDataSent: pure ACKs
-                and the handshake; Linux's OutSegs leaves retransmissions out)
-  retransmits   RetransSegs        rtos          TCPTimeouts
-  loss_probes   TCPLossProbes      sack_recoveries TCPSackRecovery
-  delayed_acks  DelayedACKs (delayed-ACK timer expiries)
+(what `nstat -az` reads) before connecting and after closing. The merged
+JSON's "counters" hold, as syncbench's `profile stream` counts them (A =
+the sender, B = the receiver):
+  segments      datagrams A sent (OutSegs + RetransSegs: Linux's OutSegs
+                leaves retransmissions out)
+  acks          datagrams B sent (its ACKs, and its data with --both)
+  retransmits   A's RetransSegs    rtos             A's TCPTimeouts
+  loss_probes   A's TCPLossProbes  sack_recoveries  A's TCPSackRecovery
+  delayed_acks  B's DelayedACKs (delayed-ACK timer expiries)
+and per end ("sender", "receiver") the same split into data segments
+(TCPOrigDataSent + RetransSegs) and segments without data (OutSegs -
+TCPOrigDataSent: pure ACKs and the handshake), with the raw deltas.
 """
 import argparse
 import ctypes
@@ -135,11 +142,11 @@ class Stream:
         self.start_ns = None
         self.errors = []
 
-    def send_loop(self, start_ns):
+    def send_loop(self, start_ns, phase_ns):
         period = 1e9 / self.args.rate
         try:
             for i in range(self.n):
-                due = start_ns + round(i * period)
+                due = start_ns + phase_ns + round(i * period)
                 sleep_until(due)
                 now = time.monotonic_ns()
                 self.lag_ns.append(now - due)
@@ -176,12 +183,12 @@ class Stream:
         except OSError as e:
             self.errors.append(f"recv: {e}")
 
-    def run(self, start_ns):
+    def run(self, start_ns, phase_ns=0):
         # Everything sent by start + duration; allow `grace` more for the tail.
         deadline = start_ns + int((self.args.duration + self.args.grace) * 1e9)
         threads = []
         if self.sending:
-            threads.append(threading.Thread(target=self.send_loop, args=(start_ns,)))
+            threads.append(threading.Thread(target=self.send_loop, args=(start_ns, phase_ns)))
         if self.receiving:
             threads.append(threading.Thread(target=self.recv_loop, args=(deadline,)))
         for t in threads:
@@ -239,7 +246,7 @@ def cmd_recv(args):
         hello += chunk
     (start_ns,) = struct.unpack("<Q", hello)
     st = Stream(sock, args, sending=args.both, receiving=True)
-    st.run(start_ns)
+    st.run(start_ns, phase_ns=round(0.5e9 / args.rate))
     sock.close()
     ls.close()
     time.sleep(0.5)  # let the FIN exchange finish before the "after" snapshot
@@ -292,9 +299,11 @@ def summary(d):
     # Linux counts a segment in OutSegs only if it carries new data or no
     # data at all: retransmissions are in RetransSegs alone.
     orig = d.get("TcpExt.TCPOrigDataSent", 0)
+    rtx = d.get("Tcp.RetransSegs", 0)
     return {
-        "segments": orig + d.get("Tcp.RetransSegs", 0),
-        "acks": d.get("Tcp.OutSegs", 0) - orig,
+        "datagrams": d.get("Tcp.OutSegs", 0) + rtx,
+        "data_segments": orig + rtx,
+        "pure_acks": d.get("Tcp.OutSegs", 0) - orig,
         "retransmits": d.get("Tcp.RetransSegs", 0),
         "rtos": d.get("TcpExt.TCPTimeouts", 0),
         "loss_probes": d.get("TcpExt.TCPLossProbes", 0),
@@ -308,7 +317,15 @@ def cmd_merge(args):
     r = json.load(open(args.recv_part))
     ds, dr = delta(s), delta(r)
     ss, sr = summary(ds), summary(dr)
-    counters = {k: ss[k] + sr[k] for k in ss}
+    counters = {
+        "segments": ss["datagrams"],
+        "acks": sr["datagrams"],
+        "retransmits": ss["retransmits"],
+        "rtos": ss["rtos"],
+        "loss_probes": ss["loss_probes"],
+        "sack_recoveries": ss["sack_recoveries"],
+        "delayed_acks": sr["delayed_acks"],
+    }
     counters["sender"] = ss  # namespace a (one hop) / a2 (two hops)
     counters["receiver"] = sr  # namespace b / b2
     counters["raw"] = {"sender": ds, "receiver": dr}

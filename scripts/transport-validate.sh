@@ -38,7 +38,7 @@ DURATION=${DURATION:-60}
 GRACE=${GRACE:-20}
 OUT=${OUT:-$ROOT/reports/transport-validation.md}
 SYNCBENCH=${SYNCBENCH:-$ROOT/target/release/syncbench}
-WORK=$ROOT/target/transport-validate
+WORK=${WORK:-$ROOT/target/transport-validate}
 if [ "$#" -gt 0 ]; then
   SPECS=("$@")
 else

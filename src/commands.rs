@@ -585,7 +585,7 @@ fn list(what: Option<ListWhat>, format: ListFormat, all: bool) -> Result<()> {
                             "name": a.name(), "topology": a.topology().as_str(), "description": a.description(),
                             "negative_control_caught_by": caught_by,
                             "handles_bots": a.handles_bots(), "filters_by_aoi": a.handles_aoi(),
-                            "options": a.options().iter().map(|o| serde_json::json!({"name": o.name, "default": o.default, "help": o.help})).collect::<Vec<_>>()
+                            "options": a.options().iter().map(|o| serde_json::json!({"name": o.name, "default": o.default, "allowed": o.allowed(), "help": o.help})).collect::<Vec<_>>()
                         })
                     })
                     .collect(),
@@ -601,7 +601,7 @@ fn list(what: Option<ListWhat>, format: ListFormat, all: bool) -> Result<()> {
                     println!("  {:<18} (no --bots)", "");
                 }
                 for o in a.options() {
-                    println!("  {:<18} --opt {}={}  {}", "", o.name, o.default, o.help);
+                    println!("  {:<18} --opt {}={}  {} ({})", "", o.name, o.default, o.help, o.allowed());
                 }
             }
         }

@@ -67,10 +67,11 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             if let Some(v) = e.downcast_ref::<Violation>() {
-                eprintln!("syncbench: {v}");
+                eprintln!("syncbench: {}", harness::error::escape(&v.to_string()));
                 return ExitCode::from(1);
             }
-            eprintln!("syncbench: error: {e:#}");
+            // Input is echoed in messages: never raw control characters.
+            eprintln!("syncbench: error: {}", harness::error::escape(&format!("{e:#}")));
             ExitCode::from(2)
         }
     }

@@ -58,3 +58,25 @@ pub fn find(name: &str) -> Option<&'static dyn Algorithm> {
 pub fn names() -> Vec<&'static str> {
     ALL.iter().map(|a| a.name()).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use harness::contract::Options;
+
+    #[test]
+    fn every_option_default_is_allowed_and_every_range_is_real() {
+        let controls = crate::controls::all().iter().map(|(a, _)| *a);
+        for a in super::all().iter().copied().chain(super::under_test().iter().copied()).chain(controls) {
+            for o in a.options() {
+                assert!(o.check(o.default).is_ok(), "{}: {} default {}", a.name(), o.name, o.default);
+                if o.choices.is_empty() {
+                    assert!(o.min <= o.max && o.min.is_finite() && o.max.is_finite(), "{}: {}", a.name(), o.name);
+                    // Just outside the range is refused, naming the range.
+                    let e = o.check(&format!("{}", o.max + 1.0)).unwrap_err();
+                    assert!(e.contains(&format!("{}..={}", o.min, o.max)), "{e}");
+                }
+            }
+            assert_eq!(Options::default().check(a), Ok(()), "{}", a.name());
+        }
+    }
+}

@@ -150,7 +150,7 @@ impl Topology {
     }
 }
 
-/// An algorithm option: name, default, meaning.
+/// An algorithm option: name, default, allowed values, meaning.
 #[derive(Clone, Copy, Debug)]
 pub struct OptionSpec {
     /// Key used with `--opt key=value`.
@@ -161,12 +161,34 @@ pub struct OptionSpec {
     pub help: &'static str,
     /// The allowed words; empty for a numeric option.
     pub choices: &'static [&'static str],
+    /// Smallest allowed value (numeric options).
+    pub min: f64,
+    /// Largest allowed value (numeric options).
+    pub max: f64,
+    /// Whole numbers only (frames, counts, 0/1 switches).
+    pub whole: bool,
 }
 
 impl OptionSpec {
-    /// A numeric option.
-    pub const fn number(name: &'static str, default: &'static str, help: &'static str) -> OptionSpec {
-        OptionSpec { name, default, help, choices: &[] }
+    /// A real-valued option allowed in `min..=max`.
+    pub const fn number(
+        name: &'static str,
+        default: &'static str,
+        min: f64,
+        max: f64,
+        help: &'static str,
+    ) -> OptionSpec {
+        OptionSpec { name, default, help, choices: &[], min, max, whole: false }
+    }
+    /// A whole-number option allowed in `min..=max` (frames, counts, 0/1).
+    pub const fn count(
+        name: &'static str,
+        default: &'static str,
+        min: u32,
+        max: u32,
+        help: &'static str,
+    ) -> OptionSpec {
+        OptionSpec { name, default, help, choices: &[], min: min as f64, max: max as f64, whole: true }
     }
     /// An option taking one of `choices`.
     pub const fn choice(
@@ -175,7 +197,32 @@ impl OptionSpec {
         choices: &'static [&'static str],
         help: &'static str,
     ) -> OptionSpec {
-        OptionSpec { name, default, help, choices }
+        OptionSpec { name, default, help, choices, min: 0.0, max: 0.0, whole: false }
+    }
+
+    /// The allowed values, as `list algorithms` and errors state them.
+    pub fn allowed(&self) -> String {
+        if !self.choices.is_empty() {
+            return format!("one of {}", self.choices.join(", "));
+        }
+        let kind = if self.whole { "a whole number" } else { "a number" };
+        format!("{kind} in {}..={}", self.min, self.max)
+    }
+
+    /// Checks one value against the spec.
+    pub fn check(&self, v: &str) -> Result<(), String> {
+        let ok = if self.choices.is_empty() {
+            v.parse::<f64>()
+                .ok()
+                .is_some_and(|x| x.is_finite() && x >= self.min && x <= self.max && (!self.whole || x.fract() == 0.0))
+        } else {
+            self.choices.contains(&v)
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("option `{}={}`: expected {}", self.name, crate::error::echo(v), self.allowed()))
+        }
     }
 }
 
@@ -210,17 +257,10 @@ impl Options {
         }
         for o in known {
             if let Some(v) = self.0.get(o.name) {
-                if o.choices.is_empty() {
-                    v.parse::<f64>()
-                        .ok()
-                        .filter(|x| x.is_finite())
-                        .ok_or_else(|| format!("option `{}={v}`: expected a number", o.name))?;
-                } else if !o.choices.contains(&v.as_str()) {
-                    return Err(format!("option `{}={v}`: expected one of {}", o.name, o.choices.join(", ")));
-                }
+                o.check(v)?;
             }
         }
-        Ok(())
+        algorithm.check_options(self).map_err(|e| format!("algorithm `{}`: {e}", algorithm.name()))
     }
 
     /// A word option, or the declared default.
@@ -300,6 +340,11 @@ pub trait Algorithm: Send + Sync {
     /// Options accepted with `--opt`.
     fn options(&self) -> &'static [OptionSpec] {
         &[]
+    }
+    /// Checks relations between options (each option's own range is checked
+    /// from [`Algorithm::options`] before this), e.g. `key-min ≤ key-max`.
+    fn check_options(&self, _options: &Options) -> Result<(), String> {
+        Ok(())
     }
     /// Conformance contracts this algorithm does not promise, each with the
     /// reason (shown as "n/a" with it; e.g. dead reckoning extrapolates by

@@ -43,3 +43,36 @@ impl InputError {
         InputError { source_name: source.clone(), line, message: message.into() }
     }
 }
+
+/// `text` as it may be printed to a terminal: control characters (an ANSI
+/// escape, a carriage return) shown escaped, newlines and tabs kept.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A piece of the user's input quoted in a message: escaped, and cut after
+/// 200 characters with "…".
+pub fn echo(text: &str) -> String {
+    let mut cut: String = text.chars().take(200).collect();
+    if cut.len() < text.len() {
+        cut.push('…');
+    }
+    escape(&cut)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn escape_shows_control_characters_and_cuts_long_input() {
+        assert_eq!(super::escape("a\u{1b}[31mb\r\n"), "a\\u{1b}[31mb\\r\n");
+        assert_eq!(super::echo(&"x".repeat(500)).chars().count(), 201);
+    }
+}

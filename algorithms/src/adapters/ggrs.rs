@@ -23,8 +23,8 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-const DELAY: OptionSpec = OptionSpec::number("delay", "2", "input delay, frames");
-const WINDOW: OptionSpec = OptionSpec::number("window", "8", "max prediction window, frames");
+const DELAY: OptionSpec = OptionSpec::count("delay", "2", 0, 30, "input delay, frames");
+const WINDOW: OptionSpec = OptionSpec::count("window", "8", 1, 64, "max prediction window, frames");
 
 /// The adapter.
 pub struct Ggrs;

@@ -39,12 +39,15 @@ const MAX_BATCH: u32 = 32;
 /// Frames a client accepts ahead of what it has played.
 const ACCEPT_WINDOW: u32 = 4096;
 
-const CATCHUP: OptionSpec = OptionSpec::number("catchup", "4", "frames a late client may play in one tick to catch up");
+const CATCHUP: OptionSpec =
+    OptionSpec::count("catchup", "4", 1, 60, "frames a late client may play in one tick to catch up");
 const BUFFER: OptionSpec =
-    OptionSpec::number("buffer", "1", "frames a client keeps in hand before it fast-forwards (a jitter buffer)");
-const PLAYOUT: OptionSpec = OptionSpec::number(
+    OptionSpec::count("buffer", "1", 0, 120, "frames a client keeps in hand before it fast-forwards (a jitter buffer)");
+const PLAYOUT: OptionSpec = OptionSpec::count(
     "playout",
     "0",
+    0,
+    600,
     "server playout delay, frames: frame F runs each player's input F − playout (0: the latest input, as the seed)",
 );
 

@@ -23,7 +23,7 @@
 
 use crate::support::render_lerp::Smooth;
 use crate::wire::{Reader, Writer};
-use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
+use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, Options, RenderCtx, Report, Setup, Topology, View};
 use harness::game::{Input, SeqInput, State};
 use std::collections::BTreeMap;
 
@@ -31,11 +31,11 @@ const TAG_CTRL: u8 = 5;
 const TAG_UPDATE: u8 = 6;
 
 const KEY_INIT: OptionSpec =
-    OptionSpec::number("key-init", "5", "key-frame distance at the start, frames (the seed's 5)");
-const KEY_MIN: OptionSpec = OptionSpec::number("key-min", "2", "smallest key-frame distance, frames");
-const KEY_MAX: OptionSpec = OptionSpec::number("key-max", "30", "largest key-frame distance, frames");
+    OptionSpec::count("key-init", "5", 1, 600, "key-frame distance at the start, frames (the seed's 5)");
+const KEY_MIN: OptionSpec = OptionSpec::count("key-min", "2", 1, 600, "smallest key-frame distance, frames");
+const KEY_MAX: OptionSpec = OptionSpec::count("key-max", "30", 1, 600, "largest key-frame distance, frames");
 const ADAPT: OptionSpec =
-    OptionSpec::number("adapt", "1", "1: the server adapts the distance to the largest smoothed RTT");
+    OptionSpec::count("adapt", "1", 0, 1, "1: the server adapts the distance to the largest smoothed RTT");
 
 /// The algorithm.
 pub struct Framelock;
@@ -55,6 +55,16 @@ impl Algorithm for Framelock {
     }
     fn options(&self) -> &'static [OptionSpec] {
         &[KEY_INIT, KEY_MIN, KEY_MAX, ADAPT]
+    }
+    fn check_options(&self, o: &Options) -> Result<(), String> {
+        let (init, min, max) = (o.number(&KEY_INIT), o.number(&KEY_MIN), o.number(&KEY_MAX));
+        if min > max {
+            return Err(format!("key-min ({min}) must not exceed key-max ({max})"));
+        }
+        if !(min..=max).contains(&init) {
+            return Err(format!("key-init ({init}) must lie in key-min..=key-max ({min}..={max})"));
+        }
+        Ok(())
     }
     fn server(&self, s: &Setup) -> Box<dyn Node> {
         let o = &s.options;

@@ -34,15 +34,19 @@ const MAX_BATCH: usize = 64;
 /// Frames a peer will accept ahead of its game (anything farther is junk).
 const ACCEPT_WINDOW: u32 = 4096;
 
-const MAX_AHEAD: OptionSpec = OptionSpec::number(
+const MAX_AHEAD: OptionSpec = OptionSpec::count(
     "max-ahead",
     "6",
+    1,
+    1000,
     "frames of input a peer may make before the game has run them (DOOM: BACKUPTICS/2)",
 );
 
-const ADAPT: OptionSpec = OptionSpec::number(
+const ADAPT: OptionSpec = OptionSpec::count(
     "adapt",
     "0",
+    0,
+    1,
     "1: DOOM's clock adaptation — a peer ahead of the key player (player 0) for 4 tics in a row skips a tic",
 );
 

@@ -40,11 +40,16 @@ const TAG: u8 = 9;
 const MAX_BATCH: u32 = 64;
 const RING: usize = 128;
 
-const DELAY: OptionSpec = OptionSpec::number("delay", "2", "input delay, frames");
+const DELAY: OptionSpec = OptionSpec::count("delay", "2", 0, 30, "input delay, frames");
 const WINDOW: OptionSpec =
-    OptionSpec::number("window", "8", "prediction window: frames past the last confirmed one before stalling");
-const AHEAD: OptionSpec =
-    OptionSpec::number("ahead", "2", "time sync: frames ahead of the peers (beyond latency) before skipping a tick");
+    OptionSpec::count("window", "8", 1, 64, "prediction window: frames past the last confirmed one before stalling");
+const AHEAD: OptionSpec = OptionSpec::count(
+    "ahead",
+    "2",
+    0,
+    60,
+    "time sync: frames ahead of the peers (beyond latency) before skipping a tick",
+);
 
 /// The algorithm; `skip_resimulation` makes it the negative control that
 /// restores the saved state on a misprediction but does not re-simulate.

@@ -52,22 +52,41 @@ use harness::game::{PlayerState, State};
 
 const TAG_UPDATE: u8 = 50;
 
-const THRESHOLD: OptionSpec =
-    OptionSpec::number("threshold", "0.05", "send an entity when the extrapolation is off by more than this, m");
-const BLEND: OptionSpec =
-    OptionSpec::number("blend", "100", "blend from the old extrapolation to the new one over this long, ms");
-const HEARTBEAT: OptionSpec = OptionSpec::number("heartbeat", "1000", "send every entity at least this often, ms");
+const THRESHOLD: OptionSpec = OptionSpec::number(
+    "threshold",
+    "0.05",
+    0.0,
+    100000.0,
+    "send an entity when the extrapolation is off by more than this, m",
+);
+const BLEND: OptionSpec = OptionSpec::number(
+    "blend",
+    "100",
+    0.0,
+    60000.0,
+    "blend from the old extrapolation to the new one over this long, ms",
+);
+const HEARTBEAT: OptionSpec =
+    OptionSpec::number("heartbeat", "1000", 1.0, 3600000.0, "send every entity at least this often, ms");
 
-const EXTRAPOLATE_MAX: OptionSpec =
-    OptionSpec::number("extrapolate-max", "1000", "stop coasting an entity this long after its update, ms");
+const EXTRAPOLATE_MAX: OptionSpec = OptionSpec::number(
+    "extrapolate-max",
+    "1000",
+    0.0,
+    600000.0,
+    "stop coasting an entity this long after its update, ms",
+);
 const TELEPORT: OptionSpec =
-    OptionSpec::number("teleport", "2", "jump instead of blending when the new update is this far off, m");
+    OptionSpec::number("teleport", "2", 0.0, 1000.0, "jump instead of blending when the new update is this far off, m");
 
-const RATE: OptionSpec = OptionSpec::number("rate", "1", "periodic: updates per second");
-const PERIODIC_BLEND: OptionSpec = OptionSpec::number("blend", "300", "correct toward each update over this long, ms");
+const RATE: OptionSpec = OptionSpec::number("rate", "1", 0.1, 1000.0, "periodic: updates per second");
+const PERIODIC_BLEND: OptionSpec =
+    OptionSpec::number("blend", "300", 0.0, 60000.0, "correct toward each update over this long, ms");
 const PERIODIC_EXTRAPOLATE_MAX: OptionSpec = OptionSpec::number(
     "extrapolate-max",
     "5000",
+    0.0,
+    600000.0,
     "stop coasting an entity this long after its update, ms (seed 001 freezes a silent player after 5 s)",
 );
 

@@ -47,14 +47,20 @@ use harness::game::State;
 const TAG_STATES: u8 = 70;
 
 const RATE: OptionSpec =
-    OptionSpec::number("rate", "10", "most messages per entity per second (the seed's 10 packets/s)");
+    OptionSpec::number("rate", "10", 0.1, 1000.0, "most messages per entity per second (the seed's 10 packets/s)");
 const HEARTBEAT: OptionSpec =
-    OptionSpec::number("heartbeat", "500", "send an unchanged entity at least this often, ms");
-const CATCH_UP: OptionSpec = OptionSpec::number("catch-up", "1.5", "speed toward the corrected position, × max speed");
-const EXTRAPOLATE_MAX: OptionSpec =
-    OptionSpec::number("extrapolate-max", "1000", "stop running an entity this long after its message, ms");
+    OptionSpec::number("heartbeat", "500", 1.0, 3600000.0, "send an unchanged entity at least this often, ms");
+const CATCH_UP: OptionSpec =
+    OptionSpec::number("catch-up", "1.5", 0.1, 100.0, "speed toward the corrected position, × max speed");
+const EXTRAPOLATE_MAX: OptionSpec = OptionSpec::number(
+    "extrapolate-max",
+    "1000",
+    0.0,
+    600000.0,
+    "stop running an entity this long after its message, ms",
+);
 const TELEPORT: OptionSpec =
-    OptionSpec::number("teleport", "2", "jump to the corrected position when it is this far off, m");
+    OptionSpec::number("teleport", "2", 0.0, 1000.0, "jump to the corrected position when it is this far off, m");
 
 /// The algorithm.
 pub struct LatencyCorrected;

@@ -60,31 +60,43 @@ use std::collections::VecDeque;
 
 const TAG_INPUT: u8 = 1;
 
-const INTERP: OptionSpec = OptionSpec::number("interp", "100", "interpolation delay for remote players, ms");
+const INTERP: OptionSpec =
+    OptionSpec::number("interp", "100", 0.0, 10000.0, "interpolation delay for remote players, ms");
 const REMOTE: OptionSpec =
     OptionSpec::choice("remote", "interp", &["interp", "raw", "ghost"], "how remote players are shown");
 const GHOST_THRESHOLD: OptionSpec = OptionSpec::number(
     "ghost-threshold",
     "100",
+    0.0,
+    100000.0,
     "remote=ghost: move a ghost to the server's state when it is off by more than this, mm",
 );
-const GHOST_SMOOTHING: OptionSpec =
-    OptionSpec::number("ghost-smoothing", "100", "remote=ghost: ease a ghost's correction over this long, ms");
+const GHOST_SMOOTHING: OptionSpec = OptionSpec::number(
+    "ghost-smoothing",
+    "100",
+    0.0,
+    10000.0,
+    "remote=ghost: ease a ghost's correction over this long, ms",
+);
 const DRY: OptionSpec =
     OptionSpec::choice("dry", "hold", &["hold", "extrapolate"], "when the interpolation buffer runs dry");
-const EXTRAPOLATE_MAX: OptionSpec = OptionSpec::number("extrapolate-max", "100", "longest extrapolation, ms");
+const EXTRAPOLATE_MAX: OptionSpec =
+    OptionSpec::number("extrapolate-max", "100", 0.0, 600000.0, "longest extrapolation, ms");
 const THRESHOLD: OptionSpec = OptionSpec::number(
     "threshold",
     "0",
+    0.0,
+    100000.0,
     "reconcile when the own state differs by more than this, mm (0: any difference)",
 );
 const SMOOTHING: OptionSpec =
-    OptionSpec::number("smoothing", "0", "ease corrections over this long on screen, ms (0: snap)");
+    OptionSpec::number("smoothing", "0", 0.0, 10000.0, "ease corrections over this long on screen, ms (0: snap)");
 const LAG_COMP: OptionSpec =
-    OptionSpec::number("lag-comp", "1", "1: the server rewinds to the shooter's view for hit tests");
+    OptionSpec::count("lag-comp", "1", 0, 1, "1: the server rewinds to the shooter's view for hit tests");
 const REDUNDANCY: OptionSpec =
-    OptionSpec::number("redundancy", "8", "unacknowledged moves carried per input packet, at most");
-const RESYNC: OptionSpec = OptionSpec::number("resync", "10", "re-run clock sync every this many seconds (0: once)");
+    OptionSpec::count("redundancy", "8", 1, 64, "unacknowledged moves carried per input packet, at most");
+const RESYNC: OptionSpec =
+    OptionSpec::number("resync", "10", 0.0, 3600.0, "re-run clock sync every this many seconds (0: once)");
 
 /// A deliberate flaw, for the negative controls the conformance suite
 /// must catch (see `crate::controls`).

@@ -36,7 +36,7 @@ use harness::game::State;
 const TAG_SNAPSHOT: u8 = 2;
 
 const REDUNDANCY: OptionSpec =
-    OptionSpec::number("redundancy", "3", "inputs carried per packet (the newest and the ones before it)");
+    OptionSpec::count("redundancy", "3", 1, 64, "inputs carried per packet (the newest and the ones before it)");
 
 /// The algorithm.
 pub struct ServerVerified;

@@ -44,18 +44,27 @@ use std::collections::VecDeque;
 
 const TAG_STATES: u8 = 60;
 
-const RATE: OptionSpec = OptionSpec::number("rate", "10", "state updates per second");
-const KEYS: OptionSpec = OptionSpec::number("keys", "1", "1: buffer jump take-off and landing key states");
-const LAG: OptionSpec = OptionSpec::number("lag", "0", "phase lag: distance kept behind the shadow, m");
-const INERTIA: OptionSpec = OptionSpec::number("inertia", "0", "chase acceleration, m/s² (0: constant catch-up speed)");
-const ARC: OptionSpec = OptionSpec::number(
+const RATE: OptionSpec = OptionSpec::number("rate", "10", 0.1, 1000.0, "state updates per second");
+const KEYS: OptionSpec = OptionSpec::count("keys", "1", 0, 1, "1: buffer jump take-off and landing key states");
+const LAG: OptionSpec = OptionSpec::number("lag", "0", 0.0, 100.0, "phase lag: distance kept behind the shadow, m");
+const INERTIA: OptionSpec =
+    OptionSpec::number("inertia", "0", 0.0, 10000.0, "chase acceleration, m/s² (0: constant catch-up speed)");
+const ARC: OptionSpec = OptionSpec::count(
     "arc",
     "1",
+    0,
+    1,
     "1: airborne shadows follow the jump arc; 0: straight-line extrapolation, as plain DR",
 );
-const EXTRAPOLATE_MAX: OptionSpec =
-    OptionSpec::number("extrapolate-max", "1000", "stop a shadow coasting this long after its update, ms");
-const TELEPORT: OptionSpec = OptionSpec::number("teleport", "2", "jump to the shadow when it is this far off, m");
+const EXTRAPOLATE_MAX: OptionSpec = OptionSpec::number(
+    "extrapolate-max",
+    "1000",
+    0.0,
+    600000.0,
+    "stop a shadow coasting this long after its update, ms",
+);
+const TELEPORT: OptionSpec =
+    OptionSpec::number("teleport", "2", 0.0, 1000.0, "jump to the shadow when it is this far off, m");
 
 /// The algorithm.
 pub struct ShadowFollow;

@@ -32,7 +32,8 @@ use std::collections::{BTreeMap, VecDeque};
 
 const HISTORY: usize = 64;
 
-const INTERP: OptionSpec = OptionSpec::number("interp", "100", "interpolation delay for remote players, ms");
+const INTERP: OptionSpec =
+    OptionSpec::number("interp", "100", 0.0, 10000.0, "interpolation delay for remote players, ms");
 
 /// The algorithm: full snapshots, or deltas against the acknowledged one.
 pub struct Snapshots {

@@ -115,7 +115,7 @@ pub const PLAUSIBLE_LEAD: u64 = 600;
 
 /// `--opt own-rate=N`: own-state messages to each client per second.
 pub const OWN_RATE: OptionSpec =
-    OptionSpec::number("own-rate", "10", "own-state messages to each client per second (reconciliation)");
+    OptionSpec::number("own-rate", "10", 0.1, 1000.0, "own-state messages to each client per second (reconciliation)");
 
 /// The server's side: every `own-rate`-th of a second, each player's own
 /// state to its client.

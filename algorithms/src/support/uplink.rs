@@ -31,7 +31,7 @@ pub const INPUT_BUFFER: OptionSpec = OptionSpec::choice(
 );
 /// `--opt max-queue=N` (queue mode).
 pub const MAX_QUEUE: OptionSpec =
-    OptionSpec::number("max-queue", "2", "input-buffer=queue: inputs kept per client; older ones are dropped");
+    OptionSpec::count("max-queue", "2", 1, 1000, "input-buffer=queue: inputs kept per client; older ones are dropped");
 
 /// The buffer mode the options ask for.
 pub fn buffer_mode(o: &Options) -> Mode {
