@@ -77,6 +77,9 @@ fn run_config(m: &MatchArgs, seed: u64, default_duration: &str) -> Result<RunCon
     if duration_us < 100_000 {
         return Err(bad(format!("--duration {duration}: expected at least 100ms")));
     }
+    // The run's size is bounded before anything (the trace first) is built.
+    harness::limits::check_run(m.clients.saturating_add(m.bots), duration_us)
+        .map_err(|e| bad(format!("run too large (--clients, --bots, --duration): {e}")))?;
     Ok(RunConfig {
         clients: m.clients,
         duration_us,
@@ -503,7 +506,8 @@ fn matrix(a: MatrixArgs) -> Result<()> {
 }
 
 fn read_report(path: &std::path::Path) -> Result<Report> {
-    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("{}: cannot read: {e}", path.display())))?;
+    let text =
+        harness::limits::read_text(path, harness::limits::MAX_REPORT_FILE, "report").map_err(|e| bad(e.to_string()))?;
     Report::from_json(&text).map_err(|e| bad(format!("{}: {e}", path.display())))
 }
 
@@ -860,9 +864,10 @@ fn replay(file: &std::path::Path) -> Result<()> {
     use harness::conform::{replay as replay_scenario, Scenario, Verdict};
     use harness::error::Source;
     let source = Source::File(file.display().to_string());
-    let text = std::fs::read_to_string(file).map_err(|e| bad(format!("{}: cannot read: {e}", file.display())))?;
+    let text = harness::limits::read_text(file, harness::limits::MAX_SCENARIO_FILE, "scenario")
+        .map_err(|e| bad(e.to_string()))?;
     let s = Scenario::parse(&text, &source).map_err(|e| bad(e.to_string()))?;
-    let algo = find_algo(&s.algorithm)?;
+    let algo = find_algo(&s.algorithm).map_err(|e| bad(format!("{}: {e}", file.display())))?;
     println!(
         "replaying {} on `{}` / `{}`, {} clients, {} s, seed {}, contract {}",
         s.algorithm,
@@ -873,7 +878,7 @@ fn replay(file: &std::path::Path) -> Result<()> {
         s.seed,
         s.contract
     );
-    match replay_scenario(algo, &s).map_err(bad)? {
+    match replay_scenario(algo, &s).map_err(|e| bad(format!("{}: {e}", file.display())))? {
         Verdict::Pass => {
             println!("pass: the contract holds on this scenario");
             Ok(())

@@ -22,6 +22,7 @@ pub mod error;
 pub mod event;
 pub mod game;
 pub mod library;
+pub mod limits;
 pub mod live;
 pub mod math;
 pub mod metrics;

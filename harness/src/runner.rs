@@ -304,14 +304,11 @@ pub(crate) struct Prepared {
     pub(crate) recorder: Recorder,
 }
 
-/// Checks `cfg` against `algorithm` and `plan` and builds the run's game,
-/// setup and recorder.
-pub(crate) fn prepare(
-    algorithm: &dyn Algorithm,
-    plan: &NetworkPlan,
-    trace: &Trace,
-    cfg: &RunConfig,
-) -> Result<Prepared, RunError> {
+/// Checks that `cfg` describes a run `algorithm` can make on `plan`: every
+/// range, the run's size, the options, what the algorithm supports. Every
+/// run calls it first; `replay` calls it to tell a malformed scenario (exit
+/// 2) from a failing one.
+pub fn check_config(algorithm: &dyn Algorithm, plan: &NetworkPlan, cfg: &RunConfig) -> Result<(), RunError> {
     if cfg.clients == 0 || cfg.clients > 4096 {
         return Err(RunError::Config(format!("clients must be 1..=4096, got {}", cfg.clients)));
     }
@@ -321,19 +318,18 @@ pub(crate) fn prepare(
     if cfg.render_hz.iter().any(|&r| !(1..=1000).contains(&r)) {
         return Err(RunError::Config("render rates must be 1..=1000 Hz".into()));
     }
-    if cfg.duration_us == 0 {
-        return Err(RunError::Config("duration must be positive".into()));
+    if cfg.duration_us < 100_000 {
+        return Err(RunError::Config(format!("duration must be at least 100 ms, got {} us", cfg.duration_us)));
     }
     if plan.clients.is_empty() {
         return Err(RunError::Config("no network profile".into()));
     }
     cfg.options.check(algorithm).map_err(RunError::Config)?;
-    if cfg.clients + cfg.bots > MAX_ENTITIES {
-        return Err(RunError::Config(format!(
-            "players + bots must be at most {MAX_ENTITIES}, got {}",
-            cfg.clients + cfg.bots
-        )));
+    let entities = cfg.clients.saturating_add(cfg.bots);
+    if entities > MAX_ENTITIES {
+        return Err(RunError::Config(format!("players + bots must be at most {MAX_ENTITIES}, got {entities}")));
     }
+    crate::limits::check_run(entities, cfg.duration_us).map_err(RunError::Config)?;
     if cfg.bots > 0 && !algorithm.handles_bots() {
         return Err(RunError::Config(format!("{} does not handle server-driven bots (--bots)", algorithm.name())));
     }
@@ -349,6 +345,18 @@ pub(crate) fn prepare(
             return Err(RunError::Config("area-of-interest radius and hysteresis must be 0..=1000 m".into()));
         }
     }
+    Ok(())
+}
+
+/// Checks `cfg` against `algorithm` and `plan` and builds the run's game,
+/// setup and recorder.
+pub(crate) fn prepare(
+    algorithm: &dyn Algorithm,
+    plan: &NetworkPlan,
+    trace: &Trace,
+    cfg: &RunConfig,
+) -> Result<Prepared, RunError> {
+    check_config(algorithm, plan, cfg)?;
     let session_seed = mix64(cfg.seed ^ 0x5E55_1011);
     let game = Game::new(cfg.world.game_config(cfg.tick_hz, cfg.bots, session_seed));
     // The session's random seed is in the initial state every node is given:

@@ -68,7 +68,7 @@ const GHOST_THRESHOLD: OptionSpec = OptionSpec::number(
     "ghost-threshold",
     "100",
     0.0,
-    100000.0,
+    1e9,
     "remote=ghost: move a ghost to the server's state when it is off by more than this, mm",
 );
 const GHOST_SMOOTHING: OptionSpec = OptionSpec::number(
@@ -86,7 +86,7 @@ const THRESHOLD: OptionSpec = OptionSpec::number(
     "threshold",
     "0",
     0.0,
-    100000.0,
+    1e9,
     "reconcile when the own state differs by more than this, mm (0: any difference)",
 );
 const SMOOTHING: OptionSpec =

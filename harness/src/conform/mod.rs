@@ -132,6 +132,8 @@ pub fn replay(algorithm: &dyn Algorithm, s: &Scenario) -> Result<Verdict, String
         let names: Vec<&str> = contracts::all().iter().map(|c| c.name).collect();
         format!("unknown contract `{}`: expected one of {}", s.contract, names.join(", "))
     })?;
+    // A scenario that cannot run as described is malformed, not failing.
+    crate::runner::check_config(algorithm, &s.plan(), &s.config()).map_err(|e| e.to_string())?;
     Ok((c.check)(algorithm, s))
 }
 

@@ -185,10 +185,16 @@ impl Scenario {
             InputError::at(source, line, format!("invalid TOML: {}", e.message()))
         })?;
         let str_of = |k: &str| -> Result<&str, InputError> {
-            t.get(k).and_then(|v| v.as_str()).ok_or_else(|| err(k, format!("`{k}`: expected a string")))
+            match t.get(k) {
+                None => Err(err(k, format!("missing key `{k}` (a string)"))),
+                Some(v) => v.as_str().ok_or_else(|| err(k, format!("`{k}`: expected a string"))),
+            }
         };
         let int_of = |k: &str| -> Result<i64, InputError> {
-            t.get(k).and_then(|v| v.as_integer()).ok_or_else(|| err(k, format!("`{k}`: expected an integer")))
+            match t.get(k) {
+                None => Err(err(k, format!("missing key `{k}` (an integer)"))),
+                Some(v) => v.as_integer().ok_or_else(|| err(k, format!("`{k}`: expected an integer"))),
+            }
         };
         let dur = |k: &str| -> Result<u64, InputError> {
             parse_duration(str_of(k)?).map_err(|m| err(k, format!("`{k}`: {m}")))
@@ -259,8 +265,15 @@ impl Scenario {
         let trace_text = str_of("trace")?;
         let trace_line = text.lines().position(|l| l.trim_start().starts_with("trace")).unwrap_or(0);
         let script = Script::parse(trace_text, "scenario", source)
-            .map_err(|e| InputError { line: e.line.map(|l| l + trace_line), ..e })?;
+            // TOML drops the newline after `"""`: the script's line 1 is
+            // the line after `trace = """` (0-based `trace_line`).
+            .map_err(|e| InputError { line: e.line.map(|l| l + trace_line + 1), ..e })?;
         let duration_us = dur("duration")?;
+        if duration_us < 100_000 {
+            return Err(err("duration", "`duration`: expected at least 100ms".into()));
+        }
+        crate::limits::check_run(clients as usize, duration_us)
+            .map_err(|m| err("duration", format!("`duration`: {m}")))?;
         let trace = script.instantiate(clients as usize, duration_us, 0)?;
         let world = match t.get("arena") {
             None => World::Standard,

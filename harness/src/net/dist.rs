@@ -156,19 +156,23 @@ pub fn tabledist(mu: i64, sigma: i64, rnd: u32, dist: Distribution) -> i64 {
     if sigma == 0 {
         return mu;
     }
-    match dist.table() {
-        None => ((rnd as i64) % (2 * sigma)) + mu - sigma,
+    // In i128, saturated back: huge delays (hours of spikes) never wrap.
+    let (mu, sigma) = (mu as i128, sigma as i128);
+    let scale = DIST_SCALE as i128;
+    let v = match dist.table() {
+        None => ((rnd as i128) % (2 * sigma)) + mu - sigma,
         Some(table) => {
-            let t = table[rnd as usize % TABLE_SIZE] as i64;
-            let mut x = (sigma % DIST_SCALE) * t;
+            let t = table[rnd as usize % TABLE_SIZE] as i128;
+            let mut x = (sigma % scale) * t;
             if x >= 0 {
-                x += DIST_SCALE / 2;
+                x += scale / 2;
             } else {
-                x -= DIST_SCALE / 2;
+                x -= scale / 2;
             }
-            x / DIST_SCALE + (sigma / DIST_SCALE) * t + mu
+            x / scale + (sigma / scale) * t + mu
         }
-    }
+    };
+    v.clamp(i64::MIN as i128, i64::MAX as i128) as i64
 }
 
 #[cfg(test)]

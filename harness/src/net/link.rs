@@ -408,20 +408,24 @@ impl Link {
             || s.reorder.0 < self.reorder_cor.next(s.reorder_corr, model, &mut self.rng)
         {
             let rnd = if s.jitter_us > 0 { self.delay_cor.next(s.delay_corr, model, &mut self.rng) } else { 0 };
-            let mut delay = tabledist(s.delay_us as i64 * 1000, s.jitter_us as i64 * 1000, rnd, s.distribution);
-            let mut now = now_ns as i64;
+            // In i128: delays, spikes and rate times summed can exceed any
+            // run (a packet that would take years), never wrap.
+            let delay_ns = (s.delay_us as i128 * 1000).min(i64::MAX as i128) as i64;
+            let jitter_ns = (s.jitter_us as i128 * 1000).min(i64::MAX as i128) as i64;
+            let mut delay = tabledist(delay_ns, jitter_ns, rnd, s.distribution) as i128;
+            let mut now = now_ns as i128;
             if let Some(r) = s.rate {
                 if !self.queue.is_empty() {
                     // The last packet queued is the reference point: only the
                     // part of the delay beyond its departure remains.
-                    let last = self.last_tts_ns as i64;
+                    let last = self.last_tts_ns as i128;
                     delay = (delay - (last - now)).max(0);
                     now = last;
                 }
-                delay += packet_time_ns(qdisc_len, &r) as i64;
+                delay += packet_time_ns(qdisc_len, &r) as i128;
             }
             self.counter = self.counter.saturating_add(1);
-            (now + delay).max(now_ns as i64) as u64
+            (now + delay).clamp(now_ns as i128, NEVER_NS as i128) as u64
         } else {
             self.counter = 0;
             self.stats.reordered += 1;
@@ -431,6 +435,12 @@ impl Link {
             self.queue.push(Reverse(tts_ns));
         }
         self.last_tts_ns = self.last_tts_ns.max(tts_ns);
+        if tts_ns >= NEVER_NS {
+            // It would leave the queue after any run ends: lost, and what
+            // queues behind it waits as long.
+            self.stats.lost += 1;
+            return;
+        }
         self.stats.delivered += 1;
         if s.slot.is_some() {
             let token = self.next_token;
@@ -506,6 +516,10 @@ fn ns_to_us(ns: u64) -> Micros {
     Micros(ns.div_ceil(1000))
 }
 
+/// A departure time past every run (about 31 years): a packet due then is
+/// never delivered.
+pub const NEVER_NS: u64 = 1_000_000_000_000_000_000;
+
 /// netem's `packet_time_ns`: serialisation time of `len` bytes (qdisc
 /// length: IP packet + Ethernet header) at `rate`, with overhead and cells.
 pub fn packet_time_ns(len: u64, rate: &super::netem::Rate) -> u64 {
@@ -514,7 +528,7 @@ pub fn packet_time_ns(len: u64, rate: &super::netem::Rate) -> u64 {
         let cells = len.div_ceil(rate.cell_size as u64);
         len = (cells as i64 * (rate.cell_size as i64 + rate.cell_overhead as i64)).max(0) as u64;
     }
-    (len as u128 * 1_000_000_000 / rate.bytes_per_s.max(1) as u128) as u64
+    (len as u128 * 1_000_000_000 / rate.bytes_per_s.max(1) as u128).min(NEVER_NS as u128) as u64
 }
 
 #[cfg(test)]

@@ -276,6 +276,17 @@ impl<'a> Tokens<'a> {
             None => Err(self.err(expected)),
         }
     }
+    /// A time of at most [`MAX_TIME_US`]; `expected` describes the syntax.
+    fn time_arg(&mut self, expected: &str) -> Result<u64, NetemError> {
+        match self.peek().and_then(time) {
+            None => Err(self.err(expected)),
+            Some(v) if v > MAX_TIME_US => Err(self.err("a time of at most 1h (3600s)")),
+            Some(v) => {
+                self.i += 1;
+                Ok(v)
+            }
+        }
+    }
     fn next_is_number(&self) -> bool {
         self.peek().and_then(|t| t.chars().next()).is_some_and(|c| c.is_ascii_digit() || c == '.' || c == '-')
     }
@@ -308,9 +319,9 @@ impl Netem {
         while let Some(word) = t.next() {
             match word {
                 "delay" | "latency" => {
-                    n.delay_us = t.required(time, "a delay with a unit, e.g. `50ms`")?;
-                    if let Some(j) = t.optional(time) {
-                        n.jitter_us = j;
+                    n.delay_us = t.time_arg("a delay with a unit, e.g. `50ms`")?;
+                    if t.peek().and_then(time).is_some() {
+                        n.jitter_us = t.time_arg("a jitter with a unit, e.g. `10ms`")?;
                         if let Some(c) = t.optional(percent) {
                             n.delay_corr = c;
                         }
@@ -439,11 +450,11 @@ fn parse_slot(t: &mut Tokens<'_>) -> Result<Slot, NetemError> {
         t.next();
         let d = t.required(Distribution::from_name, "uniform, normal, pareto or paretonormal")?;
         s.distribution = Some(d);
-        s.min_us = t.required(time, "the slot delay with a unit, e.g. `10ms`")?;
-        s.max_us = t.required(time, "the slot jitter with a unit, e.g. `2ms`")?;
+        s.min_us = t.time_arg("the slot delay with a unit, e.g. `10ms`")?;
+        s.max_us = t.time_arg("the slot jitter with a unit, e.g. `2ms`")?;
     } else {
-        s.min_us = t.required(time, "a minimum slot delay with a unit, e.g. `800us`")?;
-        s.max_us = t.optional(time).unwrap_or(s.min_us);
+        s.min_us = t.time_arg("a minimum slot delay with a unit, e.g. `800us`")?;
+        s.max_us = if t.peek().and_then(time).is_some() { t.time_arg("a maximum slot delay")? } else { s.min_us };
         if s.max_us < s.min_us {
             t.i -= 1;
             return Err(t.err("a maximum slot delay not below the minimum"));
@@ -582,8 +593,11 @@ pub fn time(t: &str) -> Option<u64> {
         _ => return None,
     };
     let us = (value * scale).round();
-    (0.0..1e13).contains(&us).then_some(us as u64)
+    (0.0..1e18).contains(&us).then_some(us as u64)
 }
+
+/// The longest delay, jitter or slot time a description may state.
+pub const MAX_TIME_US: u64 = 3_600_000_000;
 
 /// Parses a netem percentage: `5` or `5%`, 0–100.
 pub fn percent(t: &str) -> Option<Prob> {

@@ -184,8 +184,7 @@ impl Profile {
     /// Loads a profile file.
     pub fn load(path: &Path) -> Result<Profile, InputError> {
         let source = Source::File(path.display().to_string());
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| InputError::at(&source, None, format!("cannot read profile: {e}")))?;
+        let text = crate::limits::read_text(path, crate::limits::MAX_INPUT_FILE, "profile")?;
         let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("profile");
         Self::parse(&text, name, &source)
     }
@@ -197,6 +196,9 @@ impl Profile {
             InputError::at(source, line, format!("invalid TOML: {}", e.message()))
         })?;
         let lines = LineFinder { text };
+        // Where each [[event]] starts, found once (not per event).
+        let event_lines: Vec<usize> =
+            text.lines().enumerate().filter(|(_, l)| l.trim() == "[[event]]").map(|(i, _)| i + 1).collect();
         let mut p = Profile { name: name.to_string(), ..Profile::clean() };
         p.description.clear();
         p.source.clear();
@@ -207,7 +209,7 @@ impl Profile {
                 let items =
                     value.as_array().ok_or_else(|| InputError::at(source, line, "`event` must be [[event]] tables"))?;
                 for (k, item) in items.iter().enumerate() {
-                    let start = lines.nth_header("[[event]]", k);
+                    let start = event_lines.get(k).copied();
                     let t =
                         item.as_table().ok_or_else(|| InputError::at(source, start, "an [[event]] must be a table"))?;
                     p.events.push(parse_event(t, source, &lines, start.unwrap_or(0))?);
@@ -256,45 +258,77 @@ impl Profile {
     /// The description of one direction over time: `(from, spec)` pieces,
     /// the events applied to the base descriptions.
     pub fn schedule(&self, uplink: bool) -> Vec<(Micros, Netem)> {
-        let mut points: Vec<Micros> = vec![Micros::ZERO];
-        for e in &self.events {
-            points.push(e.at);
-            let end = match &e.kind {
+        // A sweep over the instants where an event starts or ends. At each,
+        // the description is the base (or the newest finished handover's)
+        // with the events active then applied in order: O(n log n) plus the
+        // overlap, where applying every event at every instant was O(n²).
+        let end_of = |e: &Event| {
+            e.at.plus(match &e.kind {
                 EventKind::Outage { duration_us }
                 | EventKind::Spike { duration_us, .. }
                 | EventKind::Bandwidth { duration_us, .. } => *duration_us,
                 EventKind::Handover { outage_us, .. } => *outage_us,
-            };
-            points.push(e.at.plus(end));
+            })
+        };
+        let events: Vec<(usize, &Event)> =
+            self.events.iter().enumerate().filter(|(_, e)| e.direction.touches(uplink)).collect();
+        // (instant, 0 = ends / 1 = starts, event index)
+        let mut marks: Vec<(Micros, u8, usize)> = Vec::with_capacity(2 * events.len() + 1);
+        for &(i, e) in &events {
+            // A zero-length event is never active (a zero-length handover
+            // only replaces the description, at its end).
+            if end_of(e) > e.at {
+                marks.push((e.at, 1, i));
+            }
+            marks.push((end_of(e), 0, i));
         }
-        points.sort();
-        points.dedup();
+        marks.sort_unstable();
+        let base = if uplink { &self.uplink } else { &self.downlink };
+        let mut active: std::collections::BTreeSet<usize> = std::collections::BTreeSet::new();
+        // The newest (by index) handover whose blackout is over: it replaced
+        // the description for good, and what came before it no longer counts.
+        let mut replaced: Option<usize> = None;
         let mut out: Vec<(Micros, Netem)> = Vec::new();
-        for t in points {
-            let mut spec = if uplink { self.uplink.clone() } else { self.downlink.clone() };
-            for e in &self.events {
-                if !e.direction.touches(uplink) || e.at > t {
-                    continue;
-                }
-                let active = |d: u64| t < e.at.plus(d);
-                match &e.kind {
-                    EventKind::Handover { outage_us, uplink: u, downlink: d } => {
-                        if active(*outage_us) {
-                            spec.loss = LossModel::Random { p: Prob::ALWAYS, corr: Prob::NEVER };
-                        } else {
-                            spec = if uplink { (**u).clone() } else { (**d).clone() };
-                        }
+        let mut k = 0;
+        let mut t = Micros::ZERO;
+        loop {
+            while k < marks.len() && marks[k].0 <= t {
+                let (_, starts, i) = marks[k];
+                if starts == 1 {
+                    active.insert(i);
+                } else {
+                    active.remove(&i);
+                    if matches!(self.events[i].kind, EventKind::Handover { .. }) && replaced.is_none_or(|r| r < i) {
+                        replaced = Some(i);
                     }
-                    EventKind::Outage { duration_us } if active(*duration_us) => {
+                }
+                k += 1;
+            }
+            let mut spec = match replaced.map(|i| &self.events[i].kind) {
+                Some(EventKind::Handover { uplink: u, downlink: d, .. }) => {
+                    if uplink {
+                        (**u).clone()
+                    } else {
+                        (**d).clone()
+                    }
+                }
+                _ => base.clone(),
+            };
+            for &i in active.range(replaced.map_or(0, |r| r + 1)..) {
+                match &self.events[i].kind {
+                    EventKind::Handover { .. } | EventKind::Outage { .. } => {
                         spec.loss = LossModel::Random { p: Prob::ALWAYS, corr: Prob::NEVER };
                     }
-                    EventKind::Spike { duration_us, delay_us } if active(*duration_us) => spec.delay_us += delay_us,
-                    EventKind::Bandwidth { duration_us, rate } if active(*duration_us) => spec.rate = Some(*rate),
-                    _ => {}
+                    EventKind::Spike { delay_us, .. } => spec.delay_us = spec.delay_us.saturating_add(*delay_us),
+                    EventKind::Bandwidth { rate, .. } => spec.rate = Some(*rate),
                 }
             }
             if out.last().is_none_or(|(_, s)| *s != spec) {
                 out.push((t, spec));
+            }
+            match marks.get(k) {
+                Some(m) => t = m.0,
+                None => break,
             }
         }
         out
@@ -317,10 +351,6 @@ impl LineFinder<'_> {
                 (l.starts_with(key) && l[key.len()..].trim_start().starts_with(['=', ']'])).then_some(i + 1)
             })
             .or_else(|| (from > 0).then_some(from))
-    }
-    /// 1-based line of the `k`-th occurrence of a header line.
-    fn nth_header(&self, header: &str, k: usize) -> Option<usize> {
-        self.text.lines().enumerate().filter(|(_, l)| l.trim() == header).nth(k).map(|(i, _)| i + 1)
     }
 }
 
@@ -530,5 +560,88 @@ mod tests {
         assert_eq!(plan.client(2).uplink.delay_us, 90_000);
         assert_eq!(plan.client(7).uplink.delay_us, 90_000);
         assert_eq!(plan.name(), "delay 1ms,delay 2ms,delay 90ms");
+    }
+
+    /// The schedule as first written: every event applied at every
+    /// instant (O(n²)), kept as the oracle for the sweep.
+    fn schedule_naive(p: &Profile, uplink: bool) -> Vec<(Micros, Netem)> {
+        let len = |e: &Event| match &e.kind {
+            EventKind::Outage { duration_us }
+            | EventKind::Spike { duration_us, .. }
+            | EventKind::Bandwidth { duration_us, .. } => *duration_us,
+            EventKind::Handover { outage_us, .. } => *outage_us,
+        };
+        let mut points: Vec<Micros> = vec![Micros::ZERO];
+        for e in &p.events {
+            points.push(e.at);
+            points.push(e.at.plus(len(e)));
+        }
+        points.sort();
+        points.dedup();
+        let mut out: Vec<(Micros, Netem)> = Vec::new();
+        for t in points {
+            let mut spec = if uplink { p.uplink.clone() } else { p.downlink.clone() };
+            for e in &p.events {
+                if !e.direction.touches(uplink) || e.at > t {
+                    continue;
+                }
+                let active = t < e.at.plus(len(e));
+                match &e.kind {
+                    EventKind::Handover { uplink: u, downlink: d, .. } => {
+                        if active {
+                            spec.loss = LossModel::Random { p: Prob::ALWAYS, corr: Prob::NEVER };
+                        } else {
+                            spec = if uplink { (**u).clone() } else { (**d).clone() };
+                        }
+                    }
+                    EventKind::Outage { .. } if active => {
+                        spec.loss = LossModel::Random { p: Prob::ALWAYS, corr: Prob::NEVER };
+                    }
+                    EventKind::Spike { delay_us, .. } if active => spec.delay_us += delay_us,
+                    EventKind::Bandwidth { rate, .. } if active => spec.rate = Some(*rate),
+                    _ => {}
+                }
+            }
+            if out.last().is_none_or(|(_, s)| *s != spec) {
+                out.push((t, spec));
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, ..Default::default() })]
+
+        /// The sweep gives exactly the schedule of applying every event at
+        /// every instant, for any mix of overlapping, touching, zero-length
+        /// and one-directional events.
+        #[test]
+        fn the_sweep_equals_the_naive_schedule(
+            evs in proptest::collection::vec((0u64..20, 0u64..6, 0u8..4, 0u8..3, 1u64..50), 0..24),
+        ) {
+            let mut p = Profile::parse("uplink = \"delay 5ms\"\ndownlink = \"delay 7ms\"", "t", &Source::BuiltIn("t".into())).unwrap();
+            for (at, len, kind, dir, x) in evs {
+                let (at, len) = (Micros(at * 100_000), len * 100_000);
+                let kind = match kind {
+                    0 => EventKind::Outage { duration_us: len },
+                    1 => EventKind::Spike { duration_us: len, delay_us: x * 1_000 },
+                    2 => EventKind::Bandwidth {
+                        duration_us: len,
+                        rate: crate::net::netem::Rate { bytes_per_s: x * 1_000, packet_overhead: 0, cell_size: 0, cell_overhead: 0 },
+                    },
+                    _ => EventKind::Handover {
+                        outage_us: len,
+                        uplink: Box::new(Netem::parse(&format!("delay {x}ms")).unwrap()),
+                        downlink: Box::new(Netem::parse(&format!("delay {}ms", x + 1)).unwrap()),
+                    },
+                };
+                let direction = [Direction::Both, Direction::Up, Direction::Down][dir as usize];
+                p.events.push(Event { at, direction, kind });
+            }
+            p.events.sort_by_key(|e| e.at);
+            for up in [true, false] {
+                proptest::prop_assert_eq!(p.schedule(up), schedule_naive(&p, up));
+            }
+        }
     }
 }

@@ -72,8 +72,8 @@ impl Generator {
             match k {
                 "period" => {
                     g.period_us = parse_duration(v).map_err(err)?;
-                    if g.period_us == 0 {
-                        return Err(err("period must be positive".into()));
+                    if !(1_000..=3_600_000_000).contains(&g.period_us) {
+                        return Err(err(format!("period `{v}`: expected 1ms..=1h")));
                     }
                 }
                 "seed" => g.seed = Some(v.parse().map_err(|_| err(format!("seed `{v}`: expected an integer")))?),
@@ -81,6 +81,18 @@ impl Generator {
             }
         }
         Ok(Some(g))
+    }
+
+    /// At most how many input changes one track has over `duration_us`
+    /// (known before any is generated, to bound the trace's memory).
+    pub fn changes(&self, duration_us: u64) -> u64 {
+        let spacing = match self.pattern {
+            Pattern::Idle => return 1,
+            Pattern::Zigzag | Pattern::StopGo => self.period_us.max(1),
+            // The random patterns change every 0.3 s at the most.
+            Pattern::RandomWalk | Pattern::Lanes | Pattern::StrafeShoot => 300_000,
+        };
+        duration_us / spacing + 2
     }
 
     /// Player `p`'s track over `duration_us` (the last segment then holds).

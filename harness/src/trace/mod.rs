@@ -128,6 +128,18 @@ impl TraceSpec {
         match self {
             TraceSpec::Script(s) => s.instantiate(players, duration_us, seed),
             TraceSpec::Generator(g) => {
+                let changes = (players as u64).saturating_mul(g.changes(duration_us));
+                if changes > crate::limits::MAX_TRACE_CHANGES {
+                    return Err(InputError::at(
+                        &Source::BuiltIn(format!("trace {g}")),
+                        None,
+                        format!(
+                            "{changes} input changes for {players} players over {} s: the limit is {} (a longer period or a shorter run)",
+                            duration_us / 1_000_000,
+                            crate::limits::MAX_TRACE_CHANGES
+                        ),
+                    ));
+                }
                 Ok(Trace { name: g.to_string(), tracks: (0..players).map(|p| g.track(p, duration_us, seed)).collect() })
             }
         }
@@ -162,8 +174,7 @@ impl TraceSpec {
     /// Loads a trace file.
     pub fn load(path: &Path) -> Result<TraceSpec, InputError> {
         let source = Source::File(path.display().to_string());
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| InputError::at(&source, None, format!("cannot read trace file: {e}")))?;
+        let text = crate::limits::read_text(path, crate::limits::MAX_INPUT_FILE, "trace file")?;
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("trace");
         Ok(TraceSpec::Script(script::Script::parse(&text, stem, &source)?))
     }

@@ -1,0 +1,79 @@
+//! The bounds every input and every run configuration is held to before
+//! anything is allocated for it, so no argument — however short — can make
+//! syncbench read, allocate or run without end. Each limit is named in the
+//! message that refuses it.
+
+use crate::error::{InputError, Source};
+use std::io::Read;
+use std::path::Path;
+
+/// Profile and trace files, at most (a profile with 10,000 timed events is
+/// under 1 MB).
+pub const MAX_INPUT_FILE: u64 = 8 << 20;
+/// Scenario files (they embed a per-tick trace), at most.
+pub const MAX_SCENARIO_FILE: u64 = 64 << 20;
+/// Report files, at most.
+pub const MAX_REPORT_FILE: u64 = 512 << 20;
+/// Longest simulated run. (The recorder keeps every frame's authoritative
+/// and ideal state to score late renders against: a 4-player match needs
+/// about 55 MB per simulated hour.)
+pub const MAX_DURATION_US: u64 = 4 * 3_600_000_000;
+/// Entities (players + bots) × simulated seconds, at most: 4 players for
+/// the full 4 h, 16 for 1.7 h, 2,200 entities for 45 s.
+pub const MAX_ENTITY_SECONDS: u64 = 100_000;
+/// Input changes across all tracks of a trace, at most (~16 bytes each).
+pub const MAX_TRACE_CHANGES: u64 = 10_000_000;
+
+/// Reads `path` as UTF-8 text of at most `cap` bytes; `what` names it in
+/// errors ("profile", "trace file", …). `/dev/zero` and friends stop at the
+/// cap.
+pub fn read_text(path: &Path, cap: u64, what: &str) -> Result<String, InputError> {
+    let source = Source::File(path.display().to_string());
+    let err = |m: String| InputError::at(&source, None, m);
+    let f = std::fs::File::open(path).map_err(|e| err(format!("cannot read {what}: {e}")))?;
+    let mut bytes = Vec::new();
+    f.take(cap + 1).read_to_end(&mut bytes).map_err(|e| err(format!("cannot read {what}: {e}")))?;
+    if bytes.len() as u64 > cap {
+        return Err(err(format!("{what} larger than the limit of {} MB", cap >> 20)));
+    }
+    String::from_utf8(bytes)
+        .map_err(|e| err(format!("{what} is not UTF-8 text (byte {})", e.utf8_error().valid_up_to())))
+}
+
+/// Checks a run's size before anything is built for it.
+pub fn check_run(entities: usize, duration_us: u64) -> Result<(), String> {
+    if duration_us > MAX_DURATION_US {
+        return Err(format!(
+            "duration {} s: the limit is {} h",
+            duration_us / 1_000_000,
+            MAX_DURATION_US / 3_600_000_000
+        ));
+    }
+    let cost = (entities as u64).saturating_mul(duration_us.div_ceil(1_000_000));
+    if cost > MAX_ENTITY_SECONDS {
+        return Err(format!(
+            "{entities} entities × {} s = {cost} entity-seconds: the limit is {MAX_ENTITY_SECONDS} (shorten the run or the world)",
+            duration_us.div_ceil(1_000_000)
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endless_files_stop_at_the_cap() {
+        let e = read_text(Path::new("/dev/zero"), 1 << 20, "profile").unwrap_err().to_string();
+        assert!(e.contains("/dev/zero") && e.contains("limit of 1 MB"), "{e}");
+    }
+
+    #[test]
+    fn run_sizes_are_bounded_without_overflow() {
+        assert!(check_run(4, 60_000_000).is_ok());
+        assert!(check_run(usize::MAX, 60_000_000).unwrap_err().contains("entity-seconds"));
+        assert!(check_run(4, u64::MAX).unwrap_err().contains("limit is 4 h"));
+        assert!(check_run(2_200, 20_000_000).is_ok());
+    }
+}
