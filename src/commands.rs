@@ -415,10 +415,15 @@ fn check_options(m: &mut Matrix, names: &[String], quiet: bool) -> Result<()> {
 
 /// Writes report.json, .csv, .md and .html into `dir`.
 fn write_reports(dir: &std::path::Path, report: &Report, quiet: bool) -> Result<()> {
-    write_atomic(&dir.join("report.json"), &report.to_json())?;
-    write_atomic(&dir.join("report.csv"), &harness::report::csv::render(&report.runs))?;
-    write_atomic(&dir.join("report.md"), &table::compare(&report.runs, true))?;
-    write_atomic(&dir.join("report.html"), &harness::report::html::render(report))?;
+    crate::output::write_set(
+        dir,
+        &[
+            ("report.json", report.to_json()),
+            ("report.csv", harness::report::csv::render(&report.runs)),
+            ("report.md", table::compare(&report.runs, true)),
+            ("report.html", harness::report::html::render(report)),
+        ],
+    )?;
     if !quiet {
         eprintln!("wrote {0}/report.json, report.csv, report.md, report.html", dir.display());
     }
@@ -506,6 +511,9 @@ fn matrix(a: MatrixArgs) -> Result<()> {
 }
 
 fn read_report(path: &std::path::Path) -> Result<Report> {
+    if let Some(why) = crate::output::check_set(path) {
+        eprintln!("syncbench: warning: {why}");
+    }
     let text =
         harness::limits::read_text(path, harness::limits::MAX_REPORT_FILE, "report").map_err(|e| bad(e.to_string()))?;
     Report::from_json(&text).map_err(|e| bad(format!("{}: {e}", path.display())))
