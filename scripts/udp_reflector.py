@@ -5,8 +5,10 @@ passes every datagram on to the address of the envelope's receiver. It
 impairs nothing: in scripts/netem-live.sh the kernel's netem on the veth
 pair between the nodes' namespace and this one does.
 
-Envelope (harness/src/live/envelope.rs): "SB", version 1, from: u16,
-to: u16 (little-endian), token, seq, payload. Anything else is dropped.
+Envelope (harness/src/live/envelope.rs): "SB", version 2, from: u16,
+to: u16 (little-endian), seq: u32, a 32-byte HMAC tag, payload. The
+forwarder cannot check the tag (it has no key; the receiving node does);
+anything that does not start like an envelope is dropped.
 
 usage: udp_reflector.py LISTEN_IP PORT SECONDS
 """
@@ -28,7 +30,7 @@ while time.monotonic() < end:
         data, addr = sock.recvfrom(65536)
     except socket.timeout:
         continue
-    if len(data) < 19 or data[:3] != b"SB\x01":
+    if len(data) < 43 or data[:3] != b"SB\x02":
         dropped += 1
         continue
     frm, to = struct.unpack_from("<HH", data, 3)

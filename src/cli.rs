@@ -344,7 +344,7 @@ pub struct LiveArgs {
     /// Also run the same match in the simulator and print both with their ratios.
     #[arg(long = "against-sim")]
     pub against_sim: bool,
-    /// Hostile datagrams of each kind (truncated, oversized, garbage, replayed, from an
+    /// Hostile datagrams of each kind (truncated, oversized, garbage, forged, replayed, from an
     /// unknown address) sent at node 0 during the run; the report counts what its gate dropped.
     #[arg(long, default_value_t = 0)]
     pub hostile: u32,

@@ -1,13 +1,15 @@
 //! The live wire under the algorithms: every datagram a node sends is
-//! wrapped in an envelope that names sender and receiver, proves it belongs
-//! to this session, and numbers it; every datagram a node receives passes
-//! a [`Gate`] that drops — and counts — whatever is not a fresh envelope
-//! from a known address.
+//! wrapped in an envelope that names sender and receiver, numbers it and
+//! authenticates it; every datagram a node receives passes a [`Gate`] that
+//! drops — and counts — whatever is not a fresh, authentic envelope from a
+//! known address.
 //!
-//! Envelope: `"SB", version 1, from: u16, to: u16, token: u64, seq: u32`
-//! (19 bytes, little-endian), then the algorithm's bytes. `token` is the
-//! sender's per-session token (handed out at setup, as a connect handshake
-//! would); `seq` counts the sender's datagrams to that receiver from 1.
+//! Envelope: `"SB", version 2, from: u16, to: u16, seq: u32` (11 bytes,
+//! little-endian), `tag: [u8; 32]`, then the algorithm's bytes. `tag` is
+//! HMAC-SHA256 (ring) over the 11 header bytes and the payload, keyed by
+//! the sender's key, which is derived from a per-session secret (256 bits
+//! from the OS) and handed to the peers at setup, as a handshake would;
+//! `seq` counts the sender's datagrams to that receiver from 1.
 //!
 //! The gate's checks, in order — the first that fails names the drop:
 //! 1. **unknown address**: the source is not one of the addresses the node
@@ -15,22 +17,36 @@
 //! 2. **oversized**: longer than [`MAX_DATAGRAM`];
 //! 3. **truncated**: shorter than the envelope;
 //! 4. **garbage**: wrong magic or version, a sender that does not match
-//!    the address, a receiver other than this node, a wrong token;
-//! 5. **replayed**: a sequence number already accepted, or older than the
-//!    64-datagram window (DTLS's anti-replay window). A copy the network
-//!    duplicated is a replay too: live nodes see each datagram once.
+//!    the address, a receiver other than this node;
+//! 5. **forged**: the tag does not verify — whatever the fields say, so a
+//!    forged sequence number never reaches the replay window;
+//! 6. **replayed**: an authentic sequence number already accepted;
+//! 7. **stale**: authentic but 64 or more behind the newest accepted
+//!    (DTLS's anti-replay window): a peer whose traffic lands here is being
+//!    locked out, and the live report says so.
 //!
-//! The gate holds one window per known peer and nothing per stranger:
-//! memory does not grow with what arrives.
+//! A copy the network duplicated is a replay too: live nodes see each
+//! datagram once. The gate holds one window per known peer and nothing per
+//! stranger: memory does not grow with what arrives.
 
+use ring::hmac;
 use std::net::SocketAddr;
 
 /// Envelope length, bytes.
-pub const HEADER: usize = 19;
+pub const HEADER: usize = 11 + TAG;
+/// MAC tag length, bytes.
+const TAG: usize = 32;
 /// The largest datagram a node accepts, envelope included.
 pub const MAX_DATAGRAM: usize = 48 * 1024;
 const MAGIC: [u8; 2] = *b"SB";
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
+
+/// A node's key, derived from the session secret.
+pub fn node_key(secret: &[u8; 32], node: u16) -> hmac::Key {
+    let master = hmac::Key::new(hmac::HMAC_SHA256, secret);
+    let derived = hmac::sign(&master, format!("syncbench live node {node}").as_bytes());
+    hmac::Key::new(hmac::HMAC_SHA256, derived.as_ref())
+}
 
 /// An envelope's fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,38 +55,52 @@ pub struct Envelope {
     pub from: u16,
     /// Receiving node.
     pub to: u16,
-    /// The sender's session token.
-    pub token: u64,
     /// The sender's datagram number to this receiver (from 1).
     pub seq: u32,
 }
 
 impl Envelope {
-    /// The datagram: envelope, then `payload`.
-    pub fn wrap(&self, payload: &[u8]) -> Vec<u8> {
+    fn header(&self) -> [u8; 11] {
+        let mut h = [0u8; 11];
+        h[..2].copy_from_slice(&MAGIC);
+        h[2] = VERSION;
+        h[3..5].copy_from_slice(&self.from.to_le_bytes());
+        h[5..7].copy_from_slice(&self.to.to_le_bytes());
+        h[7..11].copy_from_slice(&self.seq.to_le_bytes());
+        h
+    }
+
+    /// The datagram: envelope authenticated with the sender's `key`, then
+    /// `payload`.
+    pub fn wrap(&self, key: &hmac::Key, payload: &[u8]) -> Vec<u8> {
+        let header = self.header();
+        let mut ctx = hmac::Context::with_key(key);
+        ctx.update(&header);
+        ctx.update(payload);
+        let tag = ctx.sign();
         let mut out = Vec::with_capacity(HEADER + payload.len());
-        out.extend_from_slice(&MAGIC);
-        out.push(VERSION);
-        out.extend_from_slice(&self.from.to_le_bytes());
-        out.extend_from_slice(&self.to.to_le_bytes());
-        out.extend_from_slice(&self.token.to_le_bytes());
-        out.extend_from_slice(&self.seq.to_le_bytes());
+        out.extend_from_slice(&header);
+        out.extend_from_slice(tag.as_ref());
         out.extend_from_slice(payload);
         out
     }
 
-    /// Reads the envelope of `b` (`None` if it is not one).
+    /// Reads the envelope's fields of `b` (`None` if it is not one); the
+    /// tag is not checked here.
     pub fn read(b: &[u8]) -> Option<Envelope> {
         if b.len() < HEADER || b[..2] != MAGIC || b[2] != VERSION {
             return None;
         }
         let u16_at = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
-        Some(Envelope {
-            from: u16_at(3),
-            to: u16_at(5),
-            token: u64::from_le_bytes(b[7..15].try_into().ok()?),
-            seq: u32::from_le_bytes(b[15..19].try_into().ok()?),
-        })
+        Some(Envelope { from: u16_at(3), to: u16_at(5), seq: u32::from_le_bytes(b[7..11].try_into().ok()?) })
+    }
+
+    /// Whether `b`'s tag verifies under `key`.
+    fn authentic(b: &[u8], key: &hmac::Key) -> bool {
+        let mut msg = Vec::with_capacity(b.len() - TAG);
+        msg.extend_from_slice(&b[..11]);
+        msg.extend_from_slice(&b[HEADER..]);
+        hmac::verify(key, &msg, &b[11..HEADER]).is_ok()
     }
 }
 
@@ -83,16 +113,22 @@ pub struct Drops {
     pub oversized: u64,
     /// Shorter than the envelope.
     pub truncated: u64,
-    /// Not an envelope of this session for this node.
+    /// Not an envelope for this node from the peer at that address.
     pub garbage: u64,
-    /// Already accepted, or too old to tell.
+    /// The tag did not verify.
+    #[serde(default)]
+    pub forged: u64,
+    /// Authentic, already accepted.
     pub replayed: u64,
+    /// Authentic, too far behind the window to tell (a lockout, if many).
+    #[serde(default)]
+    pub stale: u64,
 }
 
 impl Drops {
     /// All drops.
     pub fn total(&self) -> u64 {
-        self.unknown_address + self.oversized + self.truncated + self.garbage + self.replayed
+        self.unknown_address + self.oversized + self.truncated + self.garbage + self.forged + self.replayed + self.stale
     }
 
     /// Adds `o`.
@@ -101,7 +137,9 @@ impl Drops {
         self.oversized += o.oversized;
         self.truncated += o.truncated;
         self.garbage += o.garbage;
+        self.forged += o.forged;
         self.replayed += o.replayed;
+        self.stale += o.stale;
     }
 }
 
@@ -113,25 +151,36 @@ struct Window {
     seen: u64,
 }
 
+/// What the window says of a sequence number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fresh {
+    Yes,
+    Seen,
+    Stale,
+}
+
 impl Window {
     /// Accepts `seq` once; refuses repeats and anything 64 or more behind.
-    fn accept(&mut self, seq: u32) -> bool {
+    fn accept(&mut self, seq: u32) -> Fresh {
         if seq == 0 {
-            return false;
+            return Fresh::Stale;
         }
         if seq > self.top {
             let shift = seq - self.top;
             self.seen = if shift >= 64 { 0 } else { self.seen << shift };
             self.seen |= 1;
             self.top = seq;
-            return true;
+            return Fresh::Yes;
         }
         let back = self.top - seq;
-        if back >= 64 || self.seen & (1 << back) != 0 {
-            return false;
+        if back >= 64 {
+            return Fresh::Stale;
+        }
+        if self.seen & (1 << back) != 0 {
+            return Fresh::Seen;
         }
         self.seen |= 1 << back;
-        true
+        Fresh::Yes
     }
 }
 
@@ -140,16 +189,16 @@ impl Window {
 pub struct Gate {
     me: u16,
     /// Per peer node: the address its datagrams come from (its relay
-    /// socket, or one external relay's for every peer) and its token.
-    peers: Vec<Option<(SocketAddr, u64)>>,
+    /// socket, or one external relay's for every peer) and its key.
+    peers: Vec<Option<(SocketAddr, hmac::Key)>>,
     windows: Vec<Window>,
     /// What was dropped.
     pub drops: Drops,
 }
 
 impl Gate {
-    /// The gate of node `me`, told each peer's address and token.
-    pub fn new(me: u16, peers: Vec<Option<(SocketAddr, u64)>>) -> Gate {
+    /// The gate of node `me`, told each peer's address and key.
+    pub fn new(me: u16, peers: Vec<Option<(SocketAddr, hmac::Key)>>) -> Gate {
         let n = peers.len();
         Gate { me, peers, windows: vec![Window::default(); n], drops: Drops::default() }
     }
@@ -158,7 +207,7 @@ impl Gate {
     /// to the receive buffer) from `src`; the sender and payload if it
     /// passes.
     pub fn admit<'a>(&mut self, src: SocketAddr, b: &'a [u8], len: usize) -> Option<(u16, &'a [u8])> {
-        if !self.peers.iter().any(|p| p.is_some_and(|(a, _)| a == src)) {
+        if !self.peers.iter().any(|p| p.as_ref().is_some_and(|(a, _)| *a == src)) {
             self.drops.unknown_address += 1;
             return None;
         }
@@ -171,19 +220,29 @@ impl Gate {
             return None;
         }
         // The sender must be a peer whose address this is (several peers
-        // share one when an external relay forwards for all of them) and
-        // whose token it carries.
-        let Some(e) = Envelope::read(b)
-            .filter(|e| e.to == self.me && self.peers.get(e.from as usize).copied().flatten() == Some((src, e.token)))
-        else {
+        // share one when an external relay forwards for all of them).
+        let Some((e, key)) = Envelope::read(b).filter(|e| e.to == self.me).and_then(|e| {
+            let (addr, key) = self.peers.get(e.from as usize)?.as_ref()?;
+            (*addr == src).then_some((e, key))
+        }) else {
             self.drops.garbage += 1;
             return None;
         };
-        if !self.windows[e.from as usize].accept(e.seq) {
-            self.drops.replayed += 1;
+        if len > b.len() || !Envelope::authentic(&b[..len], key) {
+            self.drops.forged += 1;
             return None;
         }
-        Some((e.from, &b[HEADER..len]))
+        match self.windows[e.from as usize].accept(e.seq) {
+            Fresh::Yes => Some((e.from, &b[HEADER..len])),
+            Fresh::Seen => {
+                self.drops.replayed += 1;
+                None
+            }
+            Fresh::Stale => {
+                self.drops.stale += 1;
+                None
+            }
+        }
     }
 }
 
@@ -195,46 +254,72 @@ mod tests {
         SocketAddr::from(([127, 0, 0, 1], port))
     }
 
+    fn key(n: u16) -> hmac::Key {
+        node_key(&[7; 32], n)
+    }
+
     #[test]
     fn the_gate_names_each_kind_of_bad_datagram() {
-        let mut g = Gate::new(0, vec![None, Some((addr(1001), 77)), Some((addr(1002), 88))]);
-        let good = Envelope { from: 1, to: 0, token: 77, seq: 1 }.wrap(b"hi");
+        let mut g = Gate::new(0, vec![None, Some((addr(1001), key(1))), Some((addr(1002), key(2)))]);
+        let good = Envelope { from: 1, to: 0, seq: 1 }.wrap(&key(1), b"hi");
         assert_eq!(g.admit(addr(1001), &good, good.len()), Some((1, &b"hi"[..])));
         assert_eq!(g.admit(addr(1001), &good, good.len()), None, "replayed");
         assert_eq!(g.admit(addr(9999), &good, good.len()), None, "stranger");
         assert_eq!(g.admit(addr(1002), &good, good.len()), None, "node 1's envelope from node 2's address");
         assert_eq!(g.admit(addr(1001), &good[..10], 10), None, "truncated");
         assert_eq!(g.admit(addr(1001), &good, MAX_DATAGRAM + 1), None, "oversized");
-        let forged = Envelope { from: 1, to: 0, token: 78, seq: 2 }.wrap(b"x");
-        assert_eq!(g.admit(addr(1001), &forged, forged.len()), None, "wrong token");
-        let elsewhere = Envelope { from: 1, to: 2, token: 77, seq: 3 }.wrap(b"x");
+        let wrong_key = Envelope { from: 1, to: 0, seq: 2 }.wrap(&key(2), b"x");
+        assert_eq!(g.admit(addr(1001), &wrong_key, wrong_key.len()), None, "node 2's key in node 1's name");
+        let mut tampered = Envelope { from: 1, to: 0, seq: 3 }.wrap(&key(1), b"x");
+        *tampered.last_mut().unwrap() ^= 1;
+        assert_eq!(g.admit(addr(1001), &tampered, tampered.len()), None, "payload changed");
+        let elsewhere = Envelope { from: 1, to: 2, seq: 4 }.wrap(&key(1), b"x");
         assert_eq!(g.admit(addr(1001), &elsewhere, elsewhere.len()), None, "for another node");
         assert_eq!(
             g.drops,
-            Drops { unknown_address: 1, oversized: 1, truncated: 1, garbage: 3, replayed: 1 },
+            Drops { unknown_address: 1, oversized: 1, truncated: 1, garbage: 2, forged: 2, replayed: 1, stale: 0 },
             "{:?}",
             g.drops
         );
     }
 
     #[test]
-    fn behind_one_forwarder_peers_are_told_apart_by_envelope_and_token() {
+    fn a_forged_sequence_number_cannot_lock_a_peer_out() {
+        let mut g = Gate::new(0, vec![None, Some((addr(1001), key(1)))]);
+        let first = Envelope { from: 1, to: 0, seq: 1 }.wrap(&key(1), b"a");
+        assert!(g.admit(addr(1001), &first, first.len()).is_some());
+        // The attacker copies a real datagram and sets seq to 2^32 - 1.
+        let mut forged = first.clone();
+        forged[7..11].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(g.admit(addr(1001), &forged, forged.len()), None);
+        let next = Envelope { from: 1, to: 0, seq: 2 }.wrap(&key(1), b"b");
+        assert_eq!(g.admit(addr(1001), &next, next.len()), Some((1, &b"b"[..])), "the peer still gets through");
+        assert_eq!((g.drops.forged, g.drops.stale), (1, 0));
+    }
+
+    #[test]
+    fn behind_one_forwarder_peers_are_told_apart_by_envelope_and_key() {
         let relay = addr(2000);
-        let mut g = Gate::new(0, vec![None, Some((relay, 11)), Some((relay, 22))]);
-        let from2 = Envelope { from: 2, to: 0, token: 22, seq: 1 }.wrap(b"b");
+        let mut g = Gate::new(0, vec![None, Some((relay, key(1))), Some((relay, key(2)))]);
+        let from2 = Envelope { from: 2, to: 0, seq: 1 }.wrap(&key(2), b"b");
         assert_eq!(g.admit(relay, &from2, from2.len()), Some((2, &b"b"[..])));
-        let posing = Envelope { from: 1, to: 0, token: 22, seq: 1 }.wrap(b"x");
-        assert_eq!(g.admit(relay, &posing, posing.len()), None, "peer 2's token in peer 1's name");
-        let from1 = Envelope { from: 1, to: 0, token: 11, seq: 1 }.wrap(b"a");
+        let posing = Envelope { from: 1, to: 0, seq: 1 }.wrap(&key(2), b"x");
+        assert_eq!(g.admit(relay, &posing, posing.len()), None, "peer 2's key in peer 1's name");
+        let from1 = Envelope { from: 1, to: 0, seq: 1 }.wrap(&key(1), b"a");
         assert_eq!(g.admit(relay, &from1, from1.len()), Some((1, &b"a"[..])), "windows are per peer");
-        assert_eq!(g.drops, Drops { garbage: 1, ..Drops::default() });
+        assert_eq!(g.drops, Drops { forged: 1, ..Drops::default() });
     }
 
     #[test]
     fn the_window_takes_reordered_datagrams_once_and_refuses_the_ancient() {
         let mut w = Window::default();
-        assert!(w.accept(5) && w.accept(3) && w.accept(4) && w.accept(100));
-        assert!(!w.accept(3) && !w.accept(100) && !w.accept(36), "36 is 64 behind 100");
-        assert!(w.accept(37) && !w.accept(37) && w.accept(99) && !w.accept(0));
+        for s in [5, 3, 4, 100] {
+            assert_eq!(w.accept(s), Fresh::Yes);
+        }
+        assert_eq!((w.accept(3), w.accept(100), w.accept(36)), (Fresh::Stale, Fresh::Seen, Fresh::Stale));
+        assert_eq!(
+            (w.accept(37), w.accept(37), w.accept(99), w.accept(0)),
+            (Fresh::Yes, Fresh::Seen, Fresh::Yes, Fresh::Stale)
+        );
     }
 }

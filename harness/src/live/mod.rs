@@ -21,9 +21,10 @@
 //!
 //! [`LiveOptions::hostile`] adds an attacker: through the relay socket of
 //! node 1 (an address node 0 trusts) it sends node 0 truncated, oversized
-//! and garbage datagrams and replays of datagrams already delivered, and
+//! and garbage datagrams, replays of datagrams already delivered, and
+//! forgeries (a real datagram with its sequence number set to 2³²−1), and
 //! from a socket of its own copies of real datagrams; node 0's [`Gate`]
-//! must drop and count every one.
+//! must drop and count every one, and node 1's traffic must still pass.
 //!
 //! [`Relay::None`] takes the relay out (nodes send straight to each other),
 //! [`Relay::External`] sends everything through a forwarder elsewhere: in
@@ -43,7 +44,7 @@ use crate::net::link::{Delivery, Link};
 use crate::net::profile::NetworkPlan;
 use crate::net::transport::{Endpoint, Output, TransportKind};
 use crate::net::LinkStats;
-use crate::rng::{mix64, Purpose, Stream};
+use crate::rng::{Purpose, Stream};
 use crate::runner::{prepare, Prepared, RunConfig, RunError};
 use crate::time::{LocalClock, Micros, Periodic};
 use crate::trace::Trace;
@@ -145,7 +146,7 @@ struct NodeState {
     player: Option<usize>,
     /// Next envelope sequence number per receiver.
     next_seq: Vec<u32>,
-    token: u64,
+    key: ring::hmac::Key,
     gate: Gate,
 }
 
@@ -209,17 +210,12 @@ pub fn run_live(
     }
     let mut links = Vec::with_capacity(n);
     let mut nodes = Vec::with_capacity(n);
-    // A secret per session, from the OS's randomness (the keys the standard
-    // library draws for its hash maps): tokens keep strangers' and other
-    // sessions' datagrams out. Not cryptographic authentication — the
-    // envelope carries no MAC — which this live mode does not claim.
-    let secret = {
-        use std::hash::{BuildHasher, Hasher};
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u32(std::process::id());
-        mix64(h.finish())
-    };
-    let token_of = move |i: usize| mix64(secret ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    // A secret per session, 256 bits from the OS (live mode is not
+    // reproducible anyway): each node's envelope key derives from it.
+    let mut secret = [0u8; 32];
+    ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut secret)
+        .map_err(|_| LiveError::Config("the OS gave no random bytes for the session key".into()))?;
+    let key_of = move |i: usize| envelope::node_key(&secret, i as u16);
     for i in 0..n {
         let id = NodeId(i as u16);
         let player = setup.player_of_node(id);
@@ -245,7 +241,7 @@ pub fn run_live(
             ticks: 0,
             player,
             next_seq: vec![1; n],
-            token: token_of(i),
+            key: key_of(i),
             gate: Gate::new(i as u16, Vec::new()),
         });
     }
@@ -269,13 +265,13 @@ pub fn run_live(
             // which the forwarder drops), so it can deliver to nodes that
             // have not sent anything yet.
             for (i, sock) in net.node_socks.iter().enumerate() {
-                let hello = Envelope { from: i as u16, to: i as u16, token: token_of(i), seq: 0 }.wrap(&[]);
+                let hello = Envelope { from: i as u16, to: i as u16, seq: 0 }.wrap(&key_of(i), &[]);
                 sock.send_to(&hello, a).await.map_err(io)?;
             }
         }
         let net = Rc::new(net);
         for (j, node) in nodes.iter_mut().enumerate() {
-            let peers = (0..n).map(|i| (i != j).then_some((net.relay_addrs[i], token_of(i)))).collect();
+            let peers = (0..n).map(|i| (i != j).then(|| (net.relay_addrs[i], key_of(i)))).collect();
             node.gate = Gate::new(j as u16, peers);
         }
         let sess = Rc::new(RefCell::new(Session {
@@ -572,7 +568,7 @@ fn envelope(s: &mut Session, i: usize, j: usize, bytes: Vec<u8>, out: &mut Outgo
     let st = &mut s.nodes[i];
     let seq = st.next_seq[j];
     st.next_seq[j] = seq.wrapping_add(1).max(1);
-    out.push((j, Envelope { from: i as u16, to: j as u16, token: st.token, seq }.wrap(&bytes)));
+    out.push((j, Envelope { from: i as u16, to: j as u16, seq }.wrap(&st.key, &bytes)));
 }
 
 /// Sends node `i`'s datagrams to its relay socket — or, without a relay
@@ -672,12 +668,12 @@ async fn core(
 async fn hostile_task(sess: Rc<RefCell<Session>>, net: Rc<Net>, stranger: Rc<UdpSocket>, n: u32, duration_us: u64) {
     let start = sess.borrow().start;
     let (from, to) = (duration_us / 5, duration_us * 7 / 10);
-    let step = (to - from) / (5 * n as u64).max(1);
+    let step = (to - from) / (6 * n as u64).max(1);
     let victim = net.node_addrs[0];
     let trusted = net.relay_socks[1].clone();
     let mut k = 0u64;
     for round in 0..n as usize {
-        for kind in 0..5 {
+        for kind in 0..6 {
             sleep_until(at(start, Micros(from + k * step))).await;
             k += 1;
             let (via, bytes) = match kind {
@@ -690,6 +686,16 @@ async fn hostile_task(sess: Rc<RefCell<Session>>, net: Rc<Net>, stranger: Rc<Udp
                 }
                 3 => match sess.borrow().captured.back() {
                     Some(d) => (&trusted, d.clone()),
+                    None => continue,
+                },
+                // A real datagram with its sequence number pushed to the end
+                // of the space: accepted, it would lock node 1 out.
+                5 => match sess.borrow().captured.back() {
+                    Some(d) => {
+                        let mut f = d.clone();
+                        f[7..11].copy_from_slice(&u32::MAX.to_le_bytes());
+                        (&trusted, f)
+                    }
                     None => continue,
                 },
                 _ => match sess.borrow().captured.back() {
@@ -705,6 +711,7 @@ async fn hostile_task(sess: Rc<RefCell<Session>>, net: Rc<Net>, stranger: Rc<Udp
                     1 => c.oversized += 1,
                     2 => c.garbage += 1,
                     3 => c.replayed += 1,
+                    5 => c.forged += 1,
                     _ => c.unknown_address += 1,
                 }
             }

@@ -254,14 +254,20 @@ fn live_counters(r: &RunReport) -> String {
     let mut out = format!("relay: {} datagrams delivered, {} refused\n", c.relay_delivered, c.relay_refused);
     for (node, d) in c.dropped.iter().enumerate().filter(|(_, d)| d.total() > 0) {
         out.push_str(&format!(
-            "node {node} dropped: {} from unknown addresses, {} oversized, {} truncated, {} garbage, {} replayed\n",
-            d.unknown_address, d.oversized, d.truncated, d.garbage, d.replayed
+            "node {node} dropped: {} from unknown addresses, {} oversized, {} truncated, {} garbage, {} forged, {} replayed, {} stale\n",
+            d.unknown_address, d.oversized, d.truncated, d.garbage, d.forged, d.replayed, d.stale
         ));
+        if d.stale > 0 {
+            out.push_str(&format!(
+                "warning: node {node} refused {} authentic datagrams as too old for its anti-replay window: a peer is being locked out or its datagrams arrive over 64 late\n",
+                d.stale
+            ));
+        }
     }
     if let Some(h) = &c.hostile_sent {
         out.push_str(&format!(
-            "hostile datagrams sent at node 0: {} from an unknown address, {} oversized, {} truncated, {} garbage, {} replayed\n",
-            h.unknown_address, h.oversized, h.truncated, h.garbage, h.replayed
+            "hostile datagrams sent at node 0: {} from an unknown address, {} oversized, {} truncated, {} garbage, {} forged, {} replayed\n",
+            h.unknown_address, h.oversized, h.truncated, h.garbage, h.forged, h.replayed
         ));
     }
     out
