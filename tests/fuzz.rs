@@ -8,7 +8,7 @@
 //! Every case must return — an `Ok`, or an error naming its source — never
 //! panic, never take longer than [`CASE_LIMIT`], never allocate more than
 //! [`ALLOC_LIMIT`] (the allocator below refuses beyond it, which aborts the
-//! test). `SYNCBENCH_FUZZ_CASES` sets the cases per target (default 2,000:
+//! test). `SYNCBENCH_FUZZ_CASES` sets the cases per target (default 4,000:
 //! 20,000 over the five targets, which `cargo test` and so CI run); a
 //! failure is shrunk and stored in `proptest-regressions/fuzz.txt`, which is
 //! committed and replayed first on every later run.
