@@ -17,7 +17,9 @@
 //!   while an earlier small segment is unacknowledged.
 //! - **SACK and RACK loss detection** (RFC 2018, RFC 8985): the receiver
 //!   acknowledges every data segment at once (Linux's quick ACKs for small
-//!   pushed segments) with up to 3 SACK blocks; the sender marks a segment
+//!   pushed segments) — unless it sends data too, when an in-order ACK
+//!   waits up to 40 ms to ride on it (Linux's interactive mode) — with up
+//!   to 3 SACK blocks; the sender marks a segment
 //!   lost once a segment sent after it has been delivered and a reordering
 //!   window (min RTT / 4; none in recovery unless reordering was seen) has
 //!   passed since, arming a timer for the rest. Lost retransmissions are
@@ -35,8 +37,10 @@
 //!   segment as Linux sends them.
 //!
 //! Not modelled (measured to make no difference for a 60 Hz stream, or
-//! absent from games): tail loss probes, receive-window limits, delayed
-//! ACKs, undo of spurious reductions, the handshake.
+//! absent from games): tail loss probes (which Linux fires when about one
+//! segment is in flight — with Nagle on, so `nodelay=0` departs from the
+//! kernel; see the validation report), receive-window limits, undo of
+//! spurious reductions, the handshake.
 //!
 //! Datagram: `'T', flags: u8 (1 = SACK blocks follow), ack: u32, seq: u32,
 //! window: u16, ts_val: u32, ts_ecr: u32 [, n: u8, 3 bytes padding,
@@ -55,6 +59,8 @@ const RTO_MIN_VAR_US: u64 = 200_000;
 const INITIAL_RTO_US: u64 = 1_000_000;
 const MAX_RTO_US: u64 = 120_000_000;
 const INITIAL_CWND: f64 = 10.0;
+/// Linux's minimum delayed-ACK timeout (`TCP_ATO_MIN`).
+const DELAYED_ACK_US: u64 = 40_000;
 /// CUBIC's multiplicative decrease and scaling constant.
 const BETA: f64 = 0.7;
 const CUBIC_C: f64 = 0.4;
@@ -169,6 +175,10 @@ pub struct Tcp {
     stream: Vec<u8>,
     ts_recent: u32,
     ack_pending: bool,
+    /// When the delayed ACK goes out (interactive mode only).
+    ack_at: Option<Micros>,
+    /// When this end last sent data (interactive mode: it sends too).
+    last_data_sent: Option<Micros>,
 }
 
 impl Default for Tcp {
@@ -228,6 +238,8 @@ impl Tcp {
             stream: Vec::new(),
             ts_recent: 0,
             ack_pending: false,
+            ack_at: None,
+            last_data_sent: None,
         }
     }
 
@@ -257,6 +269,10 @@ impl Tcp {
     /// A datagram carrying the ACK state and, optionally, a segment.
     fn datagram(&mut self, now: Micros, seg: Option<(u64, &[u8])>) -> Vec<u8> {
         self.ack_pending = false;
+        self.ack_at = None;
+        if seg.is_some() {
+            self.last_data_sent = Some(now);
+        }
         let blocks = self.sack_blocks();
         let mut d = Vec::with_capacity(24 + 4 + 8 * blocks.len() + seg.map_or(0, |s| s.1.len()));
         d.push(KIND);
@@ -395,22 +411,35 @@ impl Tcp {
         }
         let payload = c.0;
         self.on_ack(now, unwrap_seq(ack, self.snd_una), &blocks, ts_ecr);
+        let mut urgent = false;
         if !payload.is_empty() {
-            self.on_data(unwrap_seq(seq, self.rcv_nxt), payload, ts_val, out);
+            urgent = self.on_data(unwrap_seq(seq, self.rcv_nxt), payload, ts_val, out);
         }
         self.transmit(now, out);
         if self.ack_pending {
-            let d = self.datagram(now, None);
-            out.send.push(d);
+            // Linux ACKs a small pushed segment at once (quick ACK) unless
+            // the connection is interactive — this end sends data too —
+            // where the ACK waits up to 40 ms to ride on that data.
+            // Out-of-order data, duplicates and filled holes are ACKed at
+            // once either way (they carry the loss signal).
+            let interactive = self.last_data_sent.is_some_and(|t| now.since(t) < DELAYED_ACK_US * 5);
+            if urgent || !interactive {
+                let d = self.datagram(now, None);
+                out.send.push(d);
+            } else if self.ack_at.is_none() {
+                self.ack_at = Some(now.plus(DELAYED_ACK_US));
+            }
         }
     }
 
     /// The receiving half: the stream, out-of-order data, messages.
-    fn on_data(&mut self, seq: u64, payload: &[u8], ts_val: u32, out: &mut Output) {
+    /// Whether the ACK must go at once (out of order, a duplicate, a hole
+    /// filled).
+    fn on_data(&mut self, seq: u64, payload: &[u8], ts_val: u32, out: &mut Output) -> bool {
         let end = seq + payload.len() as u64;
         self.ack_pending = true;
         if end <= self.rcv_nxt {
-            return; // a duplicate: acknowledged again
+            return true; // a duplicate: acknowledged again
         }
         if seq <= self.rcv_nxt {
             let skip = (self.rcv_nxt - seq) as usize;
@@ -430,14 +459,19 @@ impl Tcp {
                     self.rcv_nxt = e;
                 }
             }
+            let filled = self.last_ooo.is_some() || !self.ooo.is_empty();
             if self.last_ooo.is_some_and(|s| s < self.rcv_nxt) {
                 self.last_ooo = None;
             }
             self.deframe(out);
-        } else if self.ooo_bytes + payload.len() <= MAX_BUFFERED && !self.ooo.contains_key(&seq) {
-            self.ooo.insert(seq, payload.to_vec());
-            self.ooo_bytes += payload.len();
-            self.last_ooo = Some(seq);
+            filled
+        } else {
+            if self.ooo_bytes + payload.len() <= MAX_BUFFERED && !self.ooo.contains_key(&seq) {
+                self.ooo.insert(seq, payload.to_vec());
+                self.ooo_bytes += payload.len();
+                self.last_ooo = Some(seq);
+            }
+            true
         }
     }
 
@@ -619,6 +653,10 @@ impl Tcp {
     }
 
     pub(super) fn on_timer(&mut self, now: Micros, out: &mut Output) {
+        if self.ack_at.is_some_and(|t| t <= now) {
+            let d = self.datagram(now, None);
+            out.send.push(d);
+        }
         if self.reo_at.is_some_and(|t| t <= now) {
             self.detect_losses(now);
         }
@@ -643,10 +681,7 @@ impl Tcp {
     }
 
     pub(super) fn next_timer(&self) -> Option<Micros> {
-        match (self.rto_at, self.reo_at) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [self.rto_at, self.reo_at, self.ack_at].into_iter().flatten().min()
     }
 }
 
