@@ -134,7 +134,7 @@ def redundancy():
         "| transport | remote divergence mean (m) | remote divergence p99 (m) | remote latency p99 (ms) | snap events / client-min | down per client (B/s) |",
         "|:--|--:|--:|--:|--:|--:|",
     ]
-    for t in ["unreliable", "redundant:1", "redundant:3", "quic-datagram"]:
+    for t in ["unreliable", "redundant:2", "redundant:3", "quic-datagram"]:
         m = metrics("run", "--algo", "dead-reckoning", "--profile", "delay 30ms 5ms loss 5%", "--transport", t)
         d, l = m["divergence_m"]["remote"], m["input_latency_ms"]["remote"]
         out.append(
