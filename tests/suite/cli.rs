@@ -351,3 +351,61 @@ fn a_closed_stdout_ends_quietly() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn the_hardening_audits_breaches_are_refused_with_exit_2() {
+    // Each was a panic, an allocation without end, or a wrong answer.
+    assert_bad_input(
+        &["run", "--algo", "framelock", "--opt", "key-max=1"],
+        &["key-min (2) must not exceed key-max (1)"],
+    );
+    assert_bad_input(&["run", "--algo", "framelock", "--opt", "key-min=31"], &["key-min (31)"]);
+    assert_bad_input(&["run", "--algo", "rollback", "--opt", "delay=2.5"], &["a whole number in 0..=30"]);
+    assert_bad_input(&["run", "--algo", "lockstep", "--bots", "18446744073709551615"], &["entity-seconds"]);
+    assert_bad_input(&["run", "--algo", "lockstep", "--profile", "/dev/zero"], &["/dev/zero", "limit of 8 MB"]);
+    assert_bad_input(&["run", "--algo", "lockstep", "--trace", "/dev/urandom"], &["/dev/urandom", "limit"]);
+    assert_bad_input(&["run", "--algo", "lockstep", "--trace", "zigzag:period=1us"], &["expected 1ms..=1h"]);
+    assert_bad_input(&["run", "--algo", "lockstep", "--duration", "999999999s"], &["the limit is 4 h"]);
+    assert_bad_input(&["run", "--algo", "lockstep", "--profile", "delay 10000000s"], &["at most 1h"]);
+    // An ANSI escape in the input is shown escaped, not sent to the terminal.
+    let (code, _, err) = syncbench(&["run", "--algo", "rollback", "--opt", "delay=\u{1b}[31m"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("\\u{1b}[31m") && !err.contains('\u{1b}'), "{err}");
+}
+
+#[test]
+fn a_packet_that_would_take_years_is_lost_not_delivered_early() {
+    let (code, out, err) =
+        syncbench(&["profile", "show", "rate 1bps 2147483647", "--packets", "50", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let up = &j["uplink_measured"];
+    assert_eq!((up["loss"].as_f64(), up["received"].as_u64()), (Some(1.0), Some(0)), "{up}");
+}
+
+#[test]
+fn replay_tells_a_malformed_scenario_from_a_failing_one() {
+    let dir = std::env::temp_dir().join(format!("syncbench-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = "contract = \"no-desync\"\nalgorithm = \"lockstep\"\nclients = 2\nduration = \"500ms\"\nseed = 1\ntick_rate = 60\nuplink = \"delay 10ms\"\ndownlink = \"delay 10ms\"\ntrace = \"\"\"\nsyncbench-trace 1\nexact 60\nR L\nR L\n\"\"\"\n";
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    };
+    let (code, out, err) = syncbench(&["replay", &write("good.toml", good)]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("pass"), "{out}");
+    let zero = write("zero.toml", &good.replace("\"500ms\"", "\"0us\""));
+    assert_bad_input(&["replay", &zero], &["zero.toml:4", "at least 100ms"]);
+    let nope = write("nope.toml", &good.replace("no-desync", "nope"));
+    let (code, _, err) = syncbench(&["replay", &nope]);
+    assert_eq!(code, 2);
+    assert!(err.contains("nope.toml") && err.contains("unknown contract"), "{err}");
+    let noseed = write("noseed.toml", &good.replace("seed = 1\n", ""));
+    assert_bad_input(&["replay", &noseed], &["noseed.toml", "missing key `seed`"]);
+    // A bad row of the embedded trace: line 13 of the file.
+    let badrow = write("badrow.toml", &good.replace("R L\nR L\n", "R L\nR Q\n"));
+    assert_bad_input(&["replay", &badrow], &["badrow.toml:13"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
