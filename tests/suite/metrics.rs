@@ -261,3 +261,25 @@ proptest! {
         prop_assert!((m.snaps.largest_jump_m - 5.0).abs() < 1e-3);
     }
 }
+
+#[test]
+fn changes_a_frozen_screen_never_shows_are_counted_not_hidden() {
+    // Peer 0's screen freezes at render 120 (2 s). Player 0 changes at
+    // 1.01 s (shown everywhere) and 3 s (not on its own screen), player 1
+    // at 3.5 s (not on peer 0's screen); player 2 idles.
+    let (r, u, l) = (Input::buttons(Input::RIGHT), Input::buttons(Input::UP), Input::buttons(Input::LEFT));
+    let p0 = vec![(0, Input::IDLE), (1_010_000, r), (3_000_000, u)];
+    let p1 = vec![(0, Input::IDLE), (3_500_000, l)];
+    let idle = vec![(0, Input::IDLE)];
+    let frozen = Faults { frozen_from: Some(120), ..Faults::default() };
+    let m = run_tracks(&Oracle::new(frozen), vec![p0.clone(), p1.clone(), idle.clone()], cfg(3, 5, 1));
+    // Own: 3 eligible changes (two of player 0, one of player 1), one
+    // unshown. Remote: viewer 0 misses player 1's change (1 of 1), viewer 1
+    // sees player 0's two, viewer 2 player 0's two and player 1's one.
+    assert!((m.input_changes_unshown_pct.own - 100.0 / 3.0).abs() < 0.01, "{:?}", m.input_changes_unshown_pct);
+    assert!((m.input_changes_unshown_pct.remote - 100.0 / 6.0).abs() < 0.01, "{:?}", m.input_changes_unshown_pct);
+    // The latency percentiles cover only what was shown.
+    assert_eq!(m.input_latency_ms.own.n, 2);
+    let fine = run_tracks(&Oracle::new(Faults::default()), vec![p0, p1, idle], cfg(3, 5, 1));
+    assert_eq!((fine.input_changes_unshown_pct.own, fine.input_changes_unshown_pct.remote), (0.0, 0.0));
+}

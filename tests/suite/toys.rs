@@ -36,6 +36,9 @@ pub struct Faults {
     /// Frame on which every peer runs player 0's previous input again
     /// instead of the new one (one repeated, one dropped).
     pub repeat_at: Option<u32>,
+    /// From this render on, peer 0's screen keeps showing that render's
+    /// state (a frozen screen).
+    pub frozen_from: Option<u64>,
 }
 
 /// The cheating peer-to-peer oracle.
@@ -67,6 +70,7 @@ impl Algorithm for Oracle {
             shared: self.shared.clone(),
             faults: self.faults,
             renders: 0,
+            frozen: None,
         })
     }
 }
@@ -77,6 +81,7 @@ struct OraclePeer {
     shared: Arc<Mutex<Vec<Vec<SeqInput>>>>,
     faults: Faults,
     renders: u64,
+    frozen: Option<State>,
 }
 
 impl Node for OraclePeer {
@@ -117,7 +122,12 @@ impl Node for OraclePeer {
     fn on_packet(&mut self, _ctx: &mut Ctx<'_>, _from: NodeId, _bytes: &[u8]) {}
 
     fn render(&mut self, _ctx: &RenderCtx<'_>, view: &mut View) {
-        view.show_state(&self.state);
+        if self.me == 0 && self.faults.frozen_from.is_some_and(|r| self.renders >= r) {
+            let frozen = self.frozen.get_or_insert_with(|| self.state.clone());
+            view.show_state(frozen);
+        } else {
+            view.show_state(&self.state);
+        }
         self.renders += 1;
         if self.me != 0 {
             return;

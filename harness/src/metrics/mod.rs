@@ -83,6 +83,15 @@ pub struct OwnRemote {
     pub remote: Stats,
 }
 
+/// A share (%) for the own player and for the others.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OwnRemotePct {
+    /// The client's own player.
+    pub own: f64,
+    /// Every other player.
+    pub remote: f64,
+}
+
 /// Traffic rates.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Bandwidth {
@@ -346,8 +355,15 @@ pub struct Metrics {
     pub bandwidth: Bandwidth,
     /// Server traffic (client/server runs).
     pub server_bandwidth: Option<Bandwidth>,
-    /// Input to screen, ms.
+    /// Input to screen, ms: over the changes that were shown.
     pub input_latency_ms: OwnRemote,
+    /// Changes never shown: of the effective input changes made before the
+    /// run's last second — and before its last stretch as long as the
+    /// longest latency it showed — of players a screen still showed at the
+    /// end, the share (%) that screen never showed. A latency
+    /// percentile is over shown changes only; this is what it leaves out.
+    #[serde(default)]
+    pub input_changes_unshown_pct: OwnRemotePct,
     /// Game steps executed by all nodes per simulated second.
     pub sim_steps_per_s: f64,
     /// Render samples whose authority frame was never confirmed.

@@ -13,7 +13,7 @@ use super::runs::Runs;
 use super::stats::{round4, Hist};
 use super::{
     Bandwidth, Checks, ClientMetrics, ClockError, Desync, FinalDivergence, HitAgreement, Impossible, LatencyCdf,
-    Metrics, NetworkCounts, OwnRemote, Snaps, Stalls, Timeline, TraceFacts,
+    Metrics, NetworkCounts, OwnRemote, OwnRemotePct, Snaps, Stalls, Timeline, TraceFacts,
 };
 use crate::contract::{EntityView, NodeId, Report, Topology, View};
 use crate::game::{Game, Input, PlayerState, SeqInput, State};
@@ -57,6 +57,10 @@ struct Traffic {
 /// tick is seen whole in one span at any render rate, so 30, 60 and 144 Hz
 /// screens count the same jumps.
 const SNAP_SPAN_TICKS: u64 = 2;
+/// Changes made in the run's last second (or within the longest latency
+/// the run showed) are not counted as never shown: they may simply not
+/// have had time.
+const UNSHOWN_GRACE_US: u64 = 1_000_000;
 
 /// What one screen last showed of one entity.
 #[derive(Clone, Default)]
@@ -688,6 +692,25 @@ impl Recorder {
     /// The metrics of the run, after `duration_us` of simulated time.
     pub fn finish(mut self, duration_us: u64, algorithm_steps: u64, links: &[LinkStats], delivered: u64) -> Metrics {
         self.unscored = self.pending.len() as u64;
+        // Changes a screen still showing the player never showed.
+        // A change counts once the run outlasted it by more than the
+        // longest latency this run showed for its kind (and a second):
+        // an algorithm that updates once a second is not blamed for the
+        // last second's changes.
+        let mut unshown = [[0u64; 2]; 2]; // [remote, own] × [unshown, eligible]
+        let horizons =
+            [0, 1].map(|k| duration_us.saturating_sub(UNSHOWN_GRACE_US.max(self.latency[k].max().saturating_add(1))));
+        for (viewer, view) in self.last_view.iter().enumerate() {
+            for e in view.iter().filter(|e| (e.id as usize) < self.players) {
+                let id = e.id as usize;
+                let own = (id == viewer) as usize;
+                let eligible = self.changes[id].partition_point(|&c| c <= horizons[own]);
+                let shown = self.seen[viewer][id].change.min(eligible);
+                unshown[own][0] += (eligible - shown) as u64;
+                unshown[own][1] += eligible as u64;
+            }
+        }
+        let pct = |u: [u64; 2]| if u[1] == 0 { 0.0 } else { round4(100.0 * u[0] as f64 / u[1] as f64) };
         let secs = duration_us as f64 / 1e6;
         let per_s = |x: u64| round4(x as f64 / secs);
         let rate = |t: &[Traffic]| {
@@ -751,6 +774,7 @@ impl Recorder {
                 deepest_m: round4(self.impossible.2 as f64 / 1e6),
             },
             trace_facts: self.trace_facts.clone(),
+            input_changes_unshown_pct: OwnRemotePct { own: pct(unshown[1]), remote: pct(unshown[0]) },
             bandwidth: rate(clients),
             server_bandwidth: server,
             input_latency_ms: split(&self.latency, 1e3),

@@ -35,6 +35,8 @@ pub const WATCHED: &[Watched] = &[
     Watched { name: "latency.own.p99", get: |r| r.metrics.input_latency_ms.own.p99, floor: 0.5 },
     Watched { name: "latency.remote.p50", get: |r| r.metrics.input_latency_ms.remote.p50, floor: 0.5 },
     Watched { name: "latency.remote.p99", get: |r| r.metrics.input_latency_ms.remote.p99, floor: 0.5 },
+    Watched { name: "latency.own.unshown_pct", get: |r| r.metrics.input_changes_unshown_pct.own, floor: 0.1 },
+    Watched { name: "latency.remote.unshown_pct", get: |r| r.metrics.input_changes_unshown_pct.remote, floor: 0.1 },
     Watched { name: "bandwidth.up", get: |r| r.metrics.bandwidth.up_bytes_per_s, floor: 1.0 },
     Watched { name: "bandwidth.down", get: |r| r.metrics.bandwidth.down_bytes_per_s, floor: 1.0 },
     Watched { name: "corrections", get: |r| r.metrics.corrections as f64, floor: 1.0 },

@@ -17,6 +17,8 @@ pub const ROWS: &[(&str, Getter, usize)] = &[
     ("own input latency p99 (ms)", |m| stat(&m.input_latency_ms.own, |s| s.p99), 1),
     ("remote input latency p50 (ms)", |m| stat(&m.input_latency_ms.remote, |s| s.p50), 1),
     ("remote input latency p99 (ms)", |m| stat(&m.input_latency_ms.remote, |s| s.p99), 1),
+    ("own input changes never shown (%)", |m| Some(m.input_changes_unshown_pct.own), 2),
+    ("remote input changes never shown (%)", |m| Some(m.input_changes_unshown_pct.remote), 2),
     ("own divergence mean (m)", |m| stat(&m.divergence_m.own, |s| s.mean), 3),
     ("own divergence p99 (m)", |m| stat(&m.divergence_m.own, |s| s.p99), 3),
     ("remote divergence mean (m)", |m| stat(&m.divergence_m.remote, |s| s.mean), 3),
