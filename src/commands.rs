@@ -369,8 +369,18 @@ fn resolve_algos(names: &[String]) -> Result<Vec<&'static dyn Algorithm>> {
 /// world (`--bots`, `--aoi grid|crosslist`) are an error when named, and
 /// left out of `all` (with a note).
 fn check_options(m: &mut Matrix, names: &[String], quiet: bool) -> Result<()> {
-    if m.seeds == 0 {
-        return Err(bad("--seeds must be at least 1"));
+    if !(1..=10_000).contains(&m.seeds) {
+        return Err(bad(format!("--seeds {}: expected 1..=10000", m.seeds)));
+    }
+    let jobs = (m.algos.len().max(1) as u64)
+        .saturating_mul(m.profiles.len().max(1) as u64)
+        .saturating_mul(m.specs.len().max(1) as u64)
+        .saturating_mul(m.seeds);
+    if jobs > harness::limits::MAX_MATRIX_RUNS {
+        return Err(bad(format!(
+            "{jobs} runs (algorithms × profiles × traces × seeds): the limit is {} (fewer seeds, profiles or traces)",
+            harness::limits::MAX_MATRIX_RUNS
+        )));
     }
     let why_not = |a: &dyn Algorithm| -> Option<&'static str> {
         if m.base.bots > 0 && !a.handles_bots() {
@@ -767,8 +777,8 @@ fn conform(a: ConformArgs) -> Result<()> {
     use harness::conform::{check, check_one, contracts, junit, Verdict};
     let algos: Vec<&'static dyn Algorithm> =
         if a.algo == "all" { algorithms::registry::all().to_vec() } else { vec![find_algo(&a.algo)?] };
-    if a.cases == 0 {
-        return Err(bad("--cases must be at least 1"));
+    if !(1..=harness::limits::MAX_CONFORM_CASES).contains(&a.cases) {
+        return Err(bad(format!("--cases {}: expected 1..={}", a.cases, harness::limits::MAX_CONFORM_CASES)));
     }
     let mut rows: Vec<ConformRow> = Vec::new();
     let mut failed = Vec::new();

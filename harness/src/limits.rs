@@ -24,6 +24,12 @@ pub const MAX_ENTITY_SECONDS: u64 = 100_000;
 /// Input changes across all tracks of a trace, at most (~16 bytes each).
 pub const MAX_TRACE_CHANGES: u64 = 10_000_000;
 
+/// Runs in one matrix, at most: the report holds every run's timeline
+/// and CDF points, about 10 KB of JSON a run.
+pub const MAX_MATRIX_RUNS: u64 = 20_000;
+/// Conformance cases per contract, at most.
+pub const MAX_CONFORM_CASES: u64 = 1_000_000;
+
 /// Reads `path` as UTF-8 text of at most `cap` bytes; `what` names it in
 /// errors ("profile", "trace file", …). `/dev/zero` and friends stop at the
 /// cap.
