@@ -69,6 +69,17 @@ fn resolve_trace(arg: &str) -> Result<TraceSpec> {
     TraceSpec::resolve(arg, &library::dirs("traces")).map_err(|e| bad(e.to_string()))
 }
 
+/// `cfg` with the options meant for `algo` (`--opt ALGO:key=value` names
+/// one algorithm); an option naming another algorithm is an error here,
+/// where only one runs.
+fn options_for_one(algo: &dyn Algorithm, mut cfg: RunConfig) -> Result<RunConfig> {
+    if let Some(other) = cfg.options.named_algorithms().into_iter().find(|a| *a != algo.name()) {
+        return Err(bad(format!("--opt {other}:…: this command runs only `{}`", algo.name())));
+    }
+    cfg.options = cfg.options.for_algorithm(algo.name());
+    Ok(cfg)
+}
+
 /// The run configuration `m` describes; `default_duration` when it names
 /// none.
 fn run_config(m: &MatchArgs, seed: u64, default_duration: &str) -> Result<RunConfig> {
@@ -122,6 +133,24 @@ fn run_config(m: &MatchArgs, seed: u64, default_duration: &str) -> Result<RunCon
     })
 }
 
+/// FNV-1a 64 of `text`, hex: a content fingerprint for run keys.
+fn digest(text: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in text.as_bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// The fingerprint of the trace a run played (its content, not its name).
+fn trace_digest(spec: &TraceSpec, cfg: &RunConfig) -> String {
+    match spec.instantiate(cfg.clients, cfg.duration_us, cfg.seed) {
+        Ok(t) => digest(&format!("{:?}", t.tracks)),
+        Err(_) => String::new(),
+    }
+}
+
 /// A clock as `--clock` takes it.
 fn clock_text(c: LocalClock) -> String {
     let sign = if c.offset_us < 0 { "-" } else { "+" };
@@ -167,6 +196,9 @@ fn report_of(
         uplink: per_client(|p| p.uplink.to_string()),
         downlink: per_client(|p| p.downlink.to_string()),
         options: cfg.options.0.clone(),
+        effective_options: cfg.options.effective(algo),
+        network_digest: digest(&format!("{:?}", (&plan.clients[..cfg.clients.min(plan.clients.len())], &plan.server))),
+        trace_digest: trace_digest(spec, cfg),
         transport: cfg.transport.to_string(),
         mode: mode.to_string(),
         clocks: {
@@ -225,7 +257,7 @@ fn run_cmd(a: RunArgs) -> Result<()> {
     let algo = find_algo(&a.algo)?;
     let profile = resolve_profile(&a.profile)?;
     let spec = resolve_trace(&a.trace)?;
-    let cfg = run_config(&a.common, a.seed, "60s")?;
+    let cfg = options_for_one(algo, run_config(&a.common, a.seed, "60s")?)?;
     let r = run_one(algo, &profile, &spec, &cfg)?;
     let runs = vec![r];
     print_runs(&runs, a.format, true);
@@ -236,7 +268,7 @@ fn live_cmd(a: LiveArgs) -> Result<()> {
     let algo = find_algo(&a.run.algo)?;
     let plan = resolve_profile(&a.run.profile)?;
     let spec = resolve_trace(&a.run.trace)?;
-    let cfg = run_config(&a.run.common, a.run.seed, "10s")?;
+    let cfg = options_for_one(algo, run_config(&a.run.common, a.run.seed, "10s")?)?;
     if cfg.paced {
         return Err(bad("--paced: a live run is already in real time"));
     }
@@ -292,7 +324,8 @@ fn run_matrix(m: &Matrix, threads: Option<usize>, shard: Option<(usize, usize)>,
         for spec in &m.specs {
             for algo in &m.algos {
                 for seed in 1..=m.seeds {
-                    jobs.push((jobs.len(), *algo, plan, spec, RunConfig { seed, ..m.base.clone() }));
+                    let options = m.base.options.for_algorithm(algo.name());
+                    jobs.push((jobs.len(), *algo, plan, spec, RunConfig { seed, options, ..m.base.clone() }));
                 }
             }
         }
@@ -417,8 +450,15 @@ fn check_options(m: &mut Matrix, names: &[String], quiet: bool) -> Result<()> {
         eprintln!("note: `all` leaves out {}", listed.join("; "));
     }
     m.algos = kept;
+    for named in m.base.options.named_algorithms() {
+        if !m.algos.iter().any(|a| a.name() == named) {
+            return Err(bad(format!("--opt {named}:…: `{named}` is not among the algorithms run")));
+        }
+    }
     for algo in &m.algos {
-        m.base.options.check(*algo).map_err(|e| bad(format!("--opt: {e}")))?;
+        m.base.options.for_algorithm(algo.name()).check(*algo).map_err(|e| {
+            bad(format!("--opt: {e} (to give an option to one algorithm of several: --opt ALGO:key=value)"))
+        })?;
     }
     Ok(())
 }
@@ -544,8 +584,15 @@ fn diff_cmd(base: &std::path::Path, new: &std::path::Path, tolerance: f64, metri
     let d = diff(&b, &n, tolerance / 100.0, metrics);
     let worse: Vec<_> = d.changes.iter().filter(|c| c.regression).collect();
     let better: Vec<_> = d.changes.iter().filter(|c| c.new < c.base).collect();
+    let runs_worse = {
+        let mut r: Vec<&str> = worse.iter().map(|c| c.run.as_str()).collect();
+        r.sort_unstable();
+        r.dedup();
+        r.len()
+    };
     println!(
-        "{} runs compared, tolerance {tolerance}%: {} regressed, {} improved",
+        "{} of {} runs compared, tolerance {tolerance}%: {runs_worse} runs regressed ({} metrics), {} metrics improved",
+        d.compared,
         b.runs.len(),
         worse.len(),
         better.len()
@@ -555,14 +602,28 @@ fn diff_cmd(base: &std::path::Path, new: &std::path::Path, tolerance: f64, metri
             println!("  {label:<6} {:<28} {:>12.4} -> {:<12.4} {}", c.metric, c.base, c.new, c.run);
         }
     }
+    for (k, why) in &d.inputs_changed {
+        println!("  {why}: not compared: {k}");
+    }
     for k in &d.missing {
         println!("  MISSING {k}");
     }
     for k in &d.added {
         println!("  new     {k}");
     }
+    if !d.inputs_changed.is_empty() {
+        eprintln!(
+            "syncbench: note: {} runs ran on a different network or trace under the same name; regenerate the baseline if the change is meant",
+            d.inputs_changed.len()
+        );
+    }
     if d.regressed() {
-        Err(Violation("quality regressed beyond the tolerance".into()).into())
+        let why = if d.missing.is_empty() {
+            "quality regressed beyond the tolerance"
+        } else {
+            "runs of the baseline are missing from the new report (a different configuration?)"
+        };
+        Err(Violation(why.into()).into())
     } else {
         Ok(())
     }

@@ -263,6 +263,51 @@ impl Options {
         algorithm.check_options(self).map_err(|e| format!("algorithm `{}`: {e}", algorithm.name()))
     }
 
+    /// The options meant for `algorithm` out of a list that may name
+    /// algorithms (`prediction:interp=150` applies to `prediction` only,
+    /// `interp=150` to every algorithm): prefixes for other algorithms are
+    /// dropped, this one's stripped.
+    pub fn for_algorithm(&self, algorithm: &str) -> Options {
+        let mut out = BTreeMap::new();
+        for (k, v) in &self.0 {
+            match k.split_once(':') {
+                Some((a, key)) if a == algorithm => {
+                    out.insert(key.to_string(), v.clone());
+                }
+                Some(_) => {}
+                None => {
+                    out.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
+        }
+        Options(out)
+    }
+
+    /// The algorithms the options name by prefix.
+    pub fn named_algorithms(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self.0.keys().filter_map(|k| k.split_once(':').map(|(a, _)| a)).collect();
+        v.dedup();
+        v
+    }
+
+    /// Every option `algorithm` declares, as it takes effect: the value
+    /// given or the default, numbers written canonically (`0.050` and
+    /// `5e-2` are `0.05`), so two runs that behave the same compare equal.
+    pub fn effective(&self, algorithm: &dyn Algorithm) -> BTreeMap<String, String> {
+        algorithm
+            .options()
+            .iter()
+            .map(|o| {
+                let v = self.0.get(o.name).map(String::as_str).unwrap_or(o.default);
+                let v = match (o.choices.is_empty(), v.parse::<f64>()) {
+                    (true, Ok(x)) => format!("{x}"),
+                    _ => v.to_string(),
+                };
+                (o.name.to_string(), v)
+            })
+            .collect()
+    }
+
     /// A word option, or the declared default.
     pub fn word(&self, spec: &OptionSpec) -> String {
         self.0.get(spec.name).cloned().unwrap_or_else(|| spec.default.to_string())

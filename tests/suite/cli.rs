@@ -409,3 +409,72 @@ fn replay_tells_a_malformed_scenario_from_a_failing_one() {
     assert_bad_input(&["replay", &badrow], &["badrow.toml:13"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A scratch directory with a `netem-profiles/` of its own.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("syncbench-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(d.join("netem-profiles")).unwrap();
+    d
+}
+
+fn syncbench_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_syncbench")).args(args).current_dir(dir).output().expect("binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn stating_an_option_at_its_default_changes_nothing_in_diff() {
+    let d = scratch("default-opt");
+    let run = |extra: &[&str], out: &str| {
+        let mut args = vec!["run", "--algo", "dead-reckoning", "--duration", "3s", "--format", "json"];
+        args.extend_from_slice(extra);
+        let (code, json, err) = syncbench_in(&d, &args);
+        assert_eq!(code, 0, "{err}");
+        std::fs::write(d.join(out), json).unwrap();
+    };
+    run(&[], "a.json");
+    run(&["--opt", "threshold=0.050"], "b.json");
+    let (code, out, err) = syncbench_in(&d, &["diff", "a.json", "b.json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("1 of 1 runs compared") && !out.contains("MISSING"), "{out}");
+}
+
+#[test]
+fn a_profile_edited_under_its_name_is_a_network_change_not_a_regression() {
+    let d = scratch("edited-profile");
+    let profile = d.join("netem-profiles/mine.toml");
+    let matrix = |out: &str| {
+        let args = ["matrix", "--algos", "lockstep,prediction", "--profiles", "mine", "--traces", "random-walk"];
+        let mut args = args.to_vec();
+        args.extend_from_slice(&["--seeds", "1", "--duration", "3s", "--quiet", "--out", out]);
+        // An option for one of the two algorithms only.
+        args.extend_from_slice(&["--opt", "prediction:interp=150"]);
+        let (code, _, err) = syncbench_in(&d, &args);
+        assert_eq!(code, 0, "{err}");
+    };
+    std::fs::write(&profile, "uplink = \"delay 20ms\"\ndownlink = \"delay 20ms\"\n").unwrap();
+    matrix("r1");
+    std::fs::write(&profile, "uplink = \"delay 90ms loss 5%\"\ndownlink = \"delay 90ms\"\n").unwrap();
+    matrix("r2");
+    let (code, out, err) = syncbench_in(&d, &["diff", "r1/report.json", "r2/report.json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out.matches("network changed: not compared").count(), 2, "{out}");
+    assert!(!out.contains("WORSE"), "{out}");
+    // The prefixed option reached prediction and only prediction.
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("r1/report.json")).unwrap()).unwrap();
+    let opts: Vec<_> = r["runs"].as_array().unwrap().iter().map(|x| x["options"].clone()).collect();
+    assert!(opts.iter().any(|o| o["interp"] == "150") && opts.iter().any(|o| o.get("interp").is_none()), "{opts:?}");
+    // Unprefixed, the option must suit every algorithm in the matrix.
+    let (code, _, err) = syncbench_in(
+        &d,
+        &["matrix", "--algos", "lockstep,prediction", "--profiles", "mine", "--seeds", "1", "--opt", "interp=150"],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("--opt ALGO:key=value"), "{err}");
+}

@@ -83,6 +83,11 @@ pub struct Diff {
     pub missing: Vec<String>,
     /// Runs only in the new report.
     pub added: Vec<String>,
+    /// Runs whose network (profile content under the same name) or trace
+    /// changed: their metrics are not compared.
+    pub inputs_changed: Vec<(String, &'static str)>,
+    /// Runs compared.
+    pub compared: usize,
 }
 
 impl Diff {
@@ -92,9 +97,23 @@ impl Diff {
     }
 }
 
-/// The key that matches runs across reports.
+/// The key that matches runs across reports: the effective configuration
+/// (options with their defaults filled in when the report records them, so
+/// stating a default changes nothing), by name for the profile and trace
+/// (their contents are compared separately).
 pub fn key(r: &RunReport) -> String {
-    let opts: Vec<String> = r.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let options = if r.effective_options.is_empty() { &r.options } else { &r.effective_options };
+    key_with(r, options)
+}
+
+/// The key with the options as typed: how reports written before
+/// effective options were recorded are matched.
+fn key_as_given(r: &RunReport) -> String {
+    key_with(r, &r.options)
+}
+
+fn key_with(r: &RunReport, options: &std::collections::BTreeMap<String, String>) -> String {
+    let opts: Vec<String> = options.iter().map(|(k, v)| format!("{k}={v}")).collect();
     format!(
         "{} · {} · {} · seed {} · {} clients · {}s · {} Hz · {}{}{}{}{}",
         r.algorithm,
@@ -120,10 +139,26 @@ pub fn diff(base: &Report, new: &Report, tolerance: f64, only: &[String]) -> Dif
         WATCHED.iter().filter(|w| only.is_empty() || only.iter().any(|o| o == w.name)).collect();
     for b in &base.runs {
         let k = key(b);
-        let Some(n) = new.runs.iter().find(|n| key(n) == k) else {
+        let found = if b.effective_options.is_empty() {
+            let g = key_as_given(b);
+            new.runs.iter().find(|n| key_as_given(n) == g)
+        } else {
+            new.runs.iter().find(|n| key(n) == k)
+        };
+        let Some(n) = found else {
             d.missing.push(k);
             continue;
         };
+        let differs = |x: &str, y: &str| !x.is_empty() && !y.is_empty() && x != y;
+        if differs(&b.network_digest, &n.network_digest) {
+            d.inputs_changed.push((k, "network changed"));
+            continue;
+        }
+        if differs(&b.trace_digest, &n.trace_digest) {
+            d.inputs_changed.push((k, "trace changed"));
+            continue;
+        }
+        d.compared += 1;
         for w in &watched {
             let (x, y) = ((w.get)(b), (w.get)(n));
             if x == y {
@@ -136,7 +171,8 @@ pub fn diff(base: &Report, new: &Report, tolerance: f64, only: &[String]) -> Dif
     }
     for n in &new.runs {
         let k = key(n);
-        if !base.runs.iter().any(|b| key(b) == k) {
+        let g = key_as_given(n);
+        if !base.runs.iter().any(|b| key(b) == k || (b.effective_options.is_empty() && key_as_given(b) == g)) {
             d.added.push(k);
         }
     }
@@ -165,6 +201,9 @@ mod tests {
             uplink: String::new(),
             downlink: String::new(),
             options: Default::default(),
+            effective_options: Default::default(),
+            network_digest: String::new(),
+            trace_digest: String::new(),
             transport: "unreliable".into(),
             mode: "simulated".into(),
             clocks: Vec::new(),

@@ -50,6 +50,18 @@ pub struct RunReport {
     pub downlink: String,
     /// Algorithm options given.
     pub options: std::collections::BTreeMap<String, String>,
+    /// Every option the algorithm declares as it took effect (defaults
+    /// filled in, numbers canonical): what runs are matched by.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub effective_options: std::collections::BTreeMap<String, String>,
+    /// Fingerprint of the network as resolved (every client's and the
+    /// server's profile, events included): a profile edited under the same
+    /// name is a network change, not a regression.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub network_digest: String,
+    /// Fingerprint of the trace as played (per-player inputs).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub trace_digest: String,
     /// What carried the messages (`unreliable`, `redundant:N`, `tcp-like`, `kcp[:…]`, `quic`, `quic-datagram`).
     pub transport: String,
     /// `simulated` (virtual time: reproducible) or `paced` (virtual time
