@@ -478,3 +478,38 @@ fn a_profile_edited_under_its_name_is_a_network_change_not_a_regression() {
     assert_eq!(code, 2);
     assert!(err.contains("--opt ALGO:key=value"), "{err}");
 }
+
+#[test]
+fn a_binary_copied_alone_to_an_empty_directory_finds_the_shipped_profiles_and_traces() {
+    let d = std::env::temp_dir().join(format!("syncbench-alone-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let bin = d.join("syncbench");
+    std::fs::copy(env!("CARGO_BIN_EXE_syncbench"), &bin).unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(&bin).args(args).current_dir(&d).env_remove("SYNCBENCH_HOME").output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(run(&["list", "profiles"]).contains("wifi"));
+    assert!(run(&["list", "traces"]).contains("dodge"));
+    let t = run(&[
+        "compare",
+        "--profile",
+        "wifi",
+        "--algos",
+        "lockstep",
+        "--traces",
+        "dodge",
+        "--duration",
+        "2s",
+        "--seeds",
+        "1",
+    ]);
+    assert!(t.contains("profile wifi"), "{t}");
+    // A file on disk with a shipped name overrides the built-in one.
+    std::fs::create_dir_all(d.join("netem-profiles")).unwrap();
+    std::fs::write(d.join("netem-profiles/wifi.toml"), "description = \"mine\"\nlink = \"delay 1ms\"\n").unwrap();
+    assert!(run(&["profile", "show", "wifi", "--packets", "10"]).contains("mine"));
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -170,6 +170,9 @@ impl Profile {
                 return Self::load(&p);
             }
         }
+        if let Some((name, text)) = crate::library::shipped_profiles().iter().find(|(n, _)| *n == arg) {
+            return Self::parse(text, name, &Source::BuiltIn(format!("profile {name}")));
+        }
         let known: Vec<String> = list(dirs).into_iter().map(|p| p.name).collect();
         Err(InputError::at(
             &Source::Inline(format!("--profile {arg}")),
@@ -434,6 +437,13 @@ pub fn list(dirs: &[PathBuf]) -> Vec<Profile> {
                 if !out.iter().any(|q| q.name == p.name) {
                     out.push(p);
                 }
+            }
+        }
+    }
+    for (name, text) in crate::library::shipped_profiles() {
+        if !out.iter().any(|q| q.name == *name) {
+            if let Ok(p) = Profile::parse(text, name, &Source::BuiltIn(format!("profile {name}"))) {
+                out.push(p);
             }
         }
     }

@@ -162,6 +162,10 @@ impl TraceSpec {
                 return Self::load(&p);
             }
         }
+        if let Some((name, text)) = crate::library::shipped_traces().iter().find(|(n, _)| *n == arg) {
+            let source = Source::BuiltIn(format!("trace {name}"));
+            return Ok(TraceSpec::Script(script::Script::parse(text, name, &source)?));
+        }
         let mut known: Vec<String> = generate::Generator::NAMES.iter().map(|s| s.to_string()).collect();
         known.extend(list(dirs).into_iter().map(|(n, _)| n));
         Err(InputError::at(
@@ -196,16 +200,23 @@ pub fn list(dirs: &[PathBuf]) -> Vec<(String, String)> {
                 if out.iter().any(|(n, _)| *n == name) {
                     continue;
                 }
-                let desc = std::fs::read_to_string(&f)
-                    .ok()
-                    .and_then(|t| t.lines().find_map(|l| l.trim().strip_prefix('#').map(|s| s.trim().to_string())))
-                    .unwrap_or_default();
+                let desc = std::fs::read_to_string(&f).ok().map(|t| first_comment(&t)).unwrap_or_default();
                 out.push((name, desc));
             }
         }
     }
+    for (name, text) in crate::library::shipped_traces() {
+        if !out.iter().any(|(n, _)| n == name) {
+            out.push((name.to_string(), first_comment(text)));
+        }
+    }
     out.sort();
     out
+}
+
+/// A trace file's first comment line: its description.
+fn first_comment(text: &str) -> String {
+    text.lines().find_map(|l| l.trim().strip_prefix('#').map(|s| s.trim().to_string())).unwrap_or_default()
 }
 
 #[cfg(test)]
