@@ -102,6 +102,65 @@ pub enum Command {
         after_help = "Examples:\n  syncbench compare --profile wifi\n  syncbench compare --profile 4g --algos lockstep,server-verified --traces zigzag,random-walk --seeds 3\n  syncbench compare --profile lan --out reports/lan   # also writes report.json and report.md"
     )]
     Compare(CompareArgs),
+    /// Run two configurations on the same seeds and traces and say which
+    /// metrics differ, by how much, and whether the difference outlasts the
+    /// spread across seeds (paired Student's t, 95%).
+    #[command(
+        after_help = "Examples:\n  syncbench ab --algo prediction --a-opt interp=100 --b-opt interp=150 --profile 4g\n  syncbench ab --algo lockstep --a-transport kcp --b-transport tcp-like --profile \"delay 30ms 5ms loss 2%\"\n  syncbench ab --a-algo snapshot --b-algo delta-snapshot --profile 4g --seeds 20\n  syncbench ab --algo prediction --a-profile wifi --b-profile 4g\n\nEverything else (--clients, --duration, --opt for both, …) applies to both sides.\nExit code 1 when B is significantly worse on any metric."
+    )]
+    Ab(AbArgs),
+}
+
+/// `ab`.
+#[derive(Args, Debug)]
+pub struct AbArgs {
+    /// The algorithm of both sides (unless --a-algo/--b-algo say otherwise).
+    #[arg(long)]
+    pub algo: Option<String>,
+    /// Side A's algorithm.
+    #[arg(long = "a-algo")]
+    pub a_algo: Option<String>,
+    /// Side B's algorithm.
+    #[arg(long = "b-algo")]
+    pub b_algo: Option<String>,
+    /// Options of side A only (key=value), on top of --opt.
+    #[arg(long = "a-opt")]
+    pub a_opt: Vec<String>,
+    /// Options of side B only (key=value), on top of --opt.
+    #[arg(long = "b-opt")]
+    pub b_opt: Vec<String>,
+    /// Side A's transport (default: --transport).
+    #[arg(long = "a-transport")]
+    pub a_transport: Option<String>,
+    /// Side B's transport (default: --transport).
+    #[arg(long = "b-transport")]
+    pub b_transport: Option<String>,
+    /// The network of both sides.
+    #[arg(long, default_value = "wifi")]
+    pub profile: String,
+    /// Side A's network (default: --profile).
+    #[arg(long = "a-profile")]
+    pub a_profile: Option<String>,
+    /// Side B's network (default: --profile).
+    #[arg(long = "b-profile")]
+    pub b_profile: Option<String>,
+    /// Traces, comma-separated; each side runs each trace with each seed.
+    #[arg(long, default_value = "random-walk", value_delimiter = ',')]
+    pub traces: Vec<String>,
+    /// Seeds 1..=N per trace: the pairs the test is on.
+    #[arg(long, default_value_t = 10)]
+    pub seeds: u64,
+    /// Parallel runs (default: all cores). The output does not depend on it.
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Markdown instead of aligned text.
+    #[arg(long)]
+    pub md: bool,
+    /// No progress on stderr.
+    #[arg(long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub common: MatchArgs,
 }
 
 /// `matrix`.

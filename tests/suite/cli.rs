@@ -513,3 +513,33 @@ fn a_binary_copied_alone_to_an_empty_directory_finds_the_shipped_profiles_and_tr
     assert!(run(&["profile", "show", "wifi", "--packets", "10"]).contains("mine"));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn ab_tells_two_option_values_apart_with_their_spread() {
+    let (code, out, err) = syncbench(&[
+        "ab",
+        "--algo",
+        "prediction",
+        "--a-opt",
+        "interp=100",
+        "--b-opt",
+        "interp=150",
+        "--profile",
+        "4g",
+        "--duration",
+        "5s",
+        "--seeds",
+        "4",
+        "--quiet",
+    ]);
+    // More interpolation delay: remote latency is worse by about 50 ms on
+    // every seed, which the paired test calls significant (exit 1).
+    assert_eq!(code, 1, "{out}{err}");
+    let line = out.lines().find(|l| l.starts_with("latency.remote.p50")).expect("the row");
+    assert!(line.contains("B worse") && line.contains("+5"), "{line}");
+    assert!(out.contains("identical on every pair:") && out.contains("bandwidth.up"), "{out}");
+    // The same configuration on both sides: nothing differs.
+    let (code, out, err) = syncbench(&["ab", "--algo", "lockstep", "--duration", "3s", "--seeds", "3", "--quiet"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("better on 0 metric(s), worse on 0"), "{out}");
+}

@@ -8,6 +8,7 @@
 //! input change, snaps as events, stalls as runs with freezes, input
 //! fidelity, impossible screens, hit agreement over hits).
 
+pub mod ab;
 pub mod csv;
 pub mod diff;
 pub mod html;
