@@ -53,20 +53,30 @@ pub enum Command {
     )]
     Matrix(MatrixArgs),
     /// Compare two reports run by run; exit 1 if a quality metric regressed.
+    /// Runs that differ only by seed are judged together: with several seeds
+    /// a worsening must also exceed the spread across seeds (paired Student's
+    /// t, 95%).
     #[command(
-        after_help = "Examples:\n  syncbench diff reports/baseline/quick.json reports/quick/report.json\n  syncbench diff old.json new.json --tolerance 10 --metric latency.own.p99"
+        after_help = "Examples:\n  syncbench diff reports/baseline/quick.json reports/quick/report.json\n  syncbench diff old.json new.json --tolerance 10 --metric latency.own.p99\n  syncbench diff old.json new.json --gate syncbench-gate.toml --format md >> \"$GITHUB_STEP_SUMMARY\"\n\nA gate file sets tolerances in percent: `tolerance = 5` and a [metrics] table, e.g.\n  [metrics]\n  \"snaps.per_client_min\" = 25"
     )]
     Diff {
         /// The baseline report.json.
         base: std::path::PathBuf,
         /// The new report.json.
         new: std::path::PathBuf,
-        /// Allowed worsening, percent.
-        #[arg(long, default_value_t = 5.0)]
-        tolerance: f64,
+        /// Allowed worsening, percent (every metric the gate file does not name).
+        #[arg(long)]
+        tolerance: Option<f64>,
+        /// A gate file of tolerances (TOML; see below).
+        #[arg(long)]
+        gate: Option<std::path::PathBuf>,
         /// Only these metrics (repeatable); default: every quality metric.
         #[arg(long)]
         metric: Vec<String>,
+        /// Output: aligned text, Markdown for a pull-request comment or a CI
+        /// step summary (summary first, details collapsed), or JSON.
+        #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+        format: DiffFormat,
     },
     /// Merge shard reports into one (the same as the unsharded run).
     #[command(
@@ -286,6 +296,17 @@ pub enum ProfileCmd {
         #[arg(long, value_enum, default_value_t = ListFormat::Table)]
         format: ListFormat,
     },
+}
+
+/// `diff --format`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiffFormat {
+    /// Aligned text.
+    Text,
+    /// Markdown: a summary line and tables, details in `<details>`.
+    Md,
+    /// JSON.
+    Json,
 }
 
 /// What `list` shows.

@@ -85,15 +85,53 @@ fn diff_passes_identical_and_flags_an_injected_regression() {
     let base = dir.join("report.json");
     let (code, out, _) = syncbench(&["diff", base.to_str().unwrap(), base.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
-    // Inject: one run's own latency up by half.
-    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
-    let p50 = &mut v["runs"][1]["metrics"]["input_latency_ms"]["own"]["p50"];
-    *p50 = serde_json::json!(p50.as_f64().unwrap() * 1.5 + 10.0);
-    let worse = dir.join("worse.json");
-    std::fs::write(&worse, serde_json::to_string(&v).unwrap()).unwrap();
+    // Inject: the own latency of one configuration up by half on every
+    // one of its three seeds (runs 0..3: the seeds are innermost).
+    let original: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
+    let inject = |runs: &[usize], name: &str| {
+        let mut v = original.clone();
+        for &i in runs {
+            let p50 = &mut v["runs"][i]["metrics"]["input_latency_ms"]["own"]["p50"];
+            *p50 = serde_json::json!(p50.as_f64().unwrap() * 1.5 + 10.0 + i as f64);
+        }
+        let path = dir.join(name);
+        std::fs::write(&path, serde_json::to_string(&v).unwrap()).unwrap();
+        path
+    };
+    let worse = inject(&[0, 1, 2], "worse.json");
     let (code, out, _) = syncbench(&["diff", base.to_str().unwrap(), worse.to_str().unwrap()]);
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("WORSE") && out.contains("latency.own.p50"), "{out}");
+    assert!(out.contains("WORSE") && out.contains("latency.own.p50") && out.contains("3 seeds"), "{out}");
+    // One seed of three worse: within the spread across seeds, not failed,
+    // but listed.
+    let one = inject(&[1], "one.json");
+    let (code, out, _) = syncbench(&["diff", base.to_str().unwrap(), one.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("1 worse within the seeds' noise") && out.contains("noise  latency.own.p50"), "{out}");
+    // A gate file can give the metric more room; Markdown puts the verdict first.
+    let gate = dir.join("gate.toml");
+    std::fs::write(&gate, "tolerance = 5\n[metrics]\n\"latency.own.p50\" = 200\n").unwrap();
+    let (code, out, err) = syncbench(&[
+        "diff",
+        base.to_str().unwrap(),
+        worse.to_str().unwrap(),
+        "--gate",
+        gate.to_str().unwrap(),
+        "--format",
+        "md",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("**syncbench gate: ✅ no regression**") && out.contains("Worse within tolerance"), "{out}");
+    std::fs::write(&gate, "[metrics]\n\"latency.p50\" = 20\n").unwrap();
+    let (code, _, err) =
+        syncbench(&["diff", base.to_str().unwrap(), worse.to_str().unwrap(), "--gate", gate.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("gate.toml:2") && err.contains("unknown metric"), "{err}");
+    let (code, out, _) = syncbench(&["diff", base.to_str().unwrap(), worse.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, 1);
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["verdict"], "regressed");
+    assert_eq!(j["regressed"][0]["seeds"], 3);
     // ...within a large enough tolerance it passes.
     let (code, _, _) = syncbench(&["diff", base.to_str().unwrap(), worse.to_str().unwrap(), "--tolerance", "1000"]);
     assert_eq!(code, 0);

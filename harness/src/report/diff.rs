@@ -59,11 +59,18 @@ pub const WATCHED: &[Watched] = &[
     },
 ];
 
-/// One metric of one run that moved.
+/// One metric of one configuration that moved: one run, or the mean over
+/// the seeds of a configuration.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Change {
-    /// The run's configuration key.
+    /// The configuration's key (without the seed when several seeds were
+    /// compared together).
     pub run: String,
+    /// Seeds compared (paired by seed).
+    pub seeds: usize,
+    /// With several seeds, the half-width of the 95% interval of the mean
+    /// per-seed difference (Student's t).
+    pub ci: Option<f64>,
     /// Metric name.
     pub metric: &'static str,
     /// Baseline value.
@@ -86,6 +93,11 @@ pub struct Diff {
     /// Runs whose network (profile content under the same name) or trace
     /// changed: their metrics are not compared.
     pub inputs_changed: Vec<(String, &'static str)>,
+    /// Worse, but within the metric's tolerance (let pass).
+    pub within_tolerance: Vec<Change>,
+    /// Worse beyond the tolerance on average, but within the spread across
+    /// seeds (let pass: not significant).
+    pub within_noise: Vec<Change>,
     /// Runs compared.
     pub compared: usize,
 }
@@ -113,13 +125,24 @@ fn key_as_given(r: &RunReport) -> String {
 }
 
 fn key_with(r: &RunReport, options: &std::collections::BTreeMap<String, String>) -> String {
+    key_parts(r, options, Some(r.seed))
+}
+
+/// The configuration without its seed: runs that differ only by seed form
+/// one group, compared together.
+pub fn group_key(r: &RunReport) -> String {
+    let options = if r.effective_options.is_empty() { &r.options } else { &r.effective_options };
+    key_parts(r, options, None)
+}
+
+fn key_parts(r: &RunReport, options: &std::collections::BTreeMap<String, String>, seed: Option<u64>) -> String {
     let opts: Vec<String> = options.iter().map(|(k, v)| format!("{k}={v}")).collect();
     format!(
-        "{} · {} · {} · seed {} · {} clients · {}s · {} Hz · {}{}{}{}{}",
+        "{} · {} · {}{} · {} clients · {}s · {} Hz · {}{}{}{}{}",
         r.algorithm,
         r.profile,
         r.trace,
-        r.seed,
+        seed.map_or(String::new(), |s| format!(" · seed {s}")),
         r.clients,
         r.duration_s,
         r.tick_hz,
@@ -131,12 +154,91 @@ fn key_with(r: &RunReport, options: &std::collections::BTreeMap<String, String>)
     )
 }
 
-/// Compares `new` with `base`; `tolerance` is a fraction (0.05 = 5%);
-/// `only` restricts to the named metrics.
-pub fn diff(base: &Report, new: &Report, tolerance: f64, only: &[String]) -> Diff {
+/// How much worse each metric may get before it counts: a fraction of the
+/// baseline (0.05 = 5%), per metric or the default.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tolerances {
+    /// For metrics not named.
+    pub default: f64,
+    /// By metric name.
+    pub per_metric: std::collections::BTreeMap<String, f64>,
+}
+
+impl Tolerances {
+    /// The same tolerance for every metric.
+    pub fn uniform(fraction: f64) -> Tolerances {
+        Tolerances { default: fraction, per_metric: Default::default() }
+    }
+
+    /// A gate file: `tolerance = 5` (percent, every metric) and a
+    /// `[metrics]` table of per-metric percentages.
+    pub fn parse(text: &str, source: &crate::error::Source) -> Result<Tolerances, crate::error::InputError> {
+        use crate::error::InputError;
+        let line_of = |key: &str| {
+            text.lines().position(|l| l.trim_start().trim_start_matches('"').starts_with(key)).map(|i| i + 1)
+        };
+        let t: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            let line = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+            InputError::at(source, line, format!("invalid TOML: {}", e.message()))
+        })?;
+        let pct = |key: &str, v: &toml::Value| -> Result<f64, InputError> {
+            let x = v.as_float().or_else(|| v.as_integer().map(|i| i as f64));
+            x.filter(|x| (0.0..=10_000.0).contains(x)).map(|x| x / 100.0).ok_or_else(|| {
+                InputError::at(source, line_of(key), format!("`{key}`: expected a percentage 0..=10000"))
+            })
+        };
+        let mut out = Tolerances::uniform(0.05);
+        for (k, v) in &t {
+            match k.as_str() {
+                "tolerance" => out.default = pct(k, v)?,
+                "metrics" => {
+                    let tbl = v.as_table().ok_or_else(|| {
+                        InputError::at(source, line_of(k), "`metrics`: expected a table of percentages")
+                    })?;
+                    for (m, v) in tbl {
+                        if !WATCHED.iter().any(|w| w.name == m) {
+                            let names: Vec<&str> = WATCHED.iter().map(|w| w.name).collect();
+                            return Err(InputError::at(
+                                source,
+                                line_of(m),
+                                format!("unknown metric `{m}`: expected one of {}", names.join(", ")),
+                            ));
+                        }
+                        out.per_metric.insert(m.clone(), pct(m, v)?);
+                    }
+                }
+                _ => {
+                    return Err(InputError::at(
+                        source,
+                        line_of(k),
+                        format!("unknown key `{k}`: expected tolerance or [metrics]"),
+                    ))
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The tolerance of `metric`.
+    pub fn of(&self, metric: &str) -> f64 {
+        self.per_metric.get(metric).copied().unwrap_or(self.default)
+    }
+}
+
+/// Compares `new` with `base` under `tol`; `only` restricts to the named
+/// metrics. Runs are matched by configuration and seed; runs that differ
+/// only by seed are judged together: with two or more seeds a metric
+/// regresses only when its mean got worse beyond the tolerance *and* the
+/// mean per-seed difference is outside its 95% interval (Student's t on
+/// the paired differences) — worse on average but within the spread is
+/// listed as within noise, not failed.
+pub fn diff(base: &Report, new: &Report, tol: &Tolerances, only: &[String]) -> Diff {
     let mut d = Diff::default();
     let watched: Vec<&Watched> =
         WATCHED.iter().filter(|w| only.is_empty() || only.iter().any(|o| o == w.name)).collect();
+    // Matched pairs, grouped by configuration without the seed, in report
+    // order.
+    let mut groups: Vec<(String, Vec<(&RunReport, &RunReport)>)> = Vec::new();
     for b in &base.runs {
         let k = key(b);
         let found = if b.effective_options.is_empty() {
@@ -159,14 +261,43 @@ pub fn diff(base: &Report, new: &Report, tolerance: f64, only: &[String]) -> Dif
             continue;
         }
         d.compared += 1;
+        let g = group_key(b);
+        match groups.iter_mut().find(|(k, _)| *k == g) {
+            Some((_, v)) => v.push((b, n)),
+            None => groups.push((g, vec![(b, n)])),
+        }
+    }
+    for (g, pairs) in &groups {
+        let label = if pairs.len() == 1 { key(pairs[0].0) } else { format!("{g} · {} seeds", pairs.len()) };
         for w in &watched {
-            let (x, y) = ((w.get)(b), (w.get)(n));
-            if x == y {
+            let xs: Vec<f64> = pairs.iter().map(|(b, _)| (w.get)(b)).collect();
+            let ys: Vec<f64> = pairs.iter().map(|(_, n)| (w.get)(n)).collect();
+            if xs == ys {
                 continue;
             }
+            let n = xs.len() as f64;
+            let (mb, mn) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
+            let diffs: Vec<f64> = ys.iter().zip(&xs).map(|(y, x)| y - x).collect();
+            let ci = if pairs.len() > 1 { super::table::spread(&diffs).and_then(|s| s.1) } else { None };
             let exact = ["desyncs", "interest.leaks"].contains(&w.name);
-            let regression = if exact { y > x } else { y > x * (1.0 + tolerance) + w.floor };
-            d.changes.push(Change { run: k.clone(), metric: w.name, base: x, new: y, regression });
+            let worse = mn > mb || (exact && ys.iter().zip(&xs).any(|(y, x)| y > x));
+            let beyond = exact || mn > mb * (1.0 + tol.of(w.name)) + w.floor;
+            let significant = exact || ci.is_none_or(|h| mn - mb > h);
+            let c = Change {
+                run: label.clone(),
+                seeds: pairs.len(),
+                ci,
+                metric: w.name,
+                base: mb,
+                new: mn,
+                regression: worse && beyond && significant,
+            };
+            if worse && beyond && !significant {
+                d.within_noise.push(c.clone());
+            } else if worse && !beyond {
+                d.within_tolerance.push(c.clone());
+            }
+            d.changes.push(c);
         }
     }
     for n in &new.runs {
@@ -219,16 +350,16 @@ mod tests {
     #[test]
     fn identical_reports_pass_and_an_injected_regression_fails() {
         let base = Report::new("0", vec![run(50.0)]);
-        assert!(!diff(&base, &base, 0.05, &[]).regressed());
+        assert!(!diff(&base, &base, &Tolerances::uniform(0.05), &[]).regressed());
         let worse = Report::new("0", vec![run(60.0)]);
-        let d = diff(&base, &worse, 0.05, &[]);
+        let d = diff(&base, &worse, &Tolerances::uniform(0.05), &[]);
         assert!(d.regressed());
         assert_eq!(d.changes[0].metric, "latency.own.p50");
         let slightly = Report::new("0", vec![run(51.0)]);
-        assert!(!diff(&base, &slightly, 0.05, &[]).regressed(), "within 5%");
+        assert!(!diff(&base, &slightly, &Tolerances::uniform(0.05), &[]).regressed(), "within 5%");
         let better = Report::new("0", vec![run(40.0)]);
-        assert!(!diff(&base, &better, 0.05, &[]).regressed());
+        assert!(!diff(&base, &better, &Tolerances::uniform(0.05), &[]).regressed());
         let empty = Report::new("0", vec![]);
-        assert!(diff(&base, &empty, 0.05, &[]).regressed(), "a missing run is a regression");
+        assert!(diff(&base, &empty, &Tolerances::uniform(0.05), &[]).regressed(), "a missing run is a regression");
     }
 }
