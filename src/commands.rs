@@ -1042,7 +1042,7 @@ struct ConformRow {
 }
 
 fn conform(a: ConformArgs) -> Result<()> {
-    use harness::conform::{check, check_one, contracts, junit, Verdict};
+    use harness::conform::{contracts, junit, Verdict};
     let algos: Vec<&'static dyn Algorithm> =
         if a.algo == "all" { algorithms::registry::all().to_vec() } else { vec![find_algo(&a.algo)?] };
     if !(1..=harness::limits::MAX_CONFORM_CASES).contains(&a.cases) {
@@ -1055,8 +1055,31 @@ fn conform(a: ConformArgs) -> Result<()> {
         write_atomic(&path, &s.to_toml(&format!("{name} broke `{contract}`: {why}")))?;
         Ok(path.display().to_string())
     };
+    // Progress on a terminal: cases done of all, with an estimate of what
+    // is left (cases take about as long as each other).
+    let total = (algos.len() * contracts::all().len()) as u64 * a.cases
+        + if a.controls { algorithms::controls::all().len() as u64 * a.cases } else { 0 };
+    let started = std::time::Instant::now();
+    let finished_before = std::sync::atomic::AtomicU64::new(0);
+    let show = std::io::stderr().is_terminal();
+    let progress = |label: &str, done: u64| {
+        if !show {
+            return;
+        }
+        let all = finished_before.load(std::sync::atomic::Ordering::Relaxed) + done;
+        let secs = started.elapsed().as_secs_f64();
+        let eta = if all > 0 { secs * (total.saturating_sub(all)) as f64 / all as f64 } else { 0.0 };
+        eprint!("\r\x1b[2Kconform: {label}: {all}/{total} cases, {secs:.0} s, about {eta:.0} s left");
+    };
+    let run_contract = |algo: &dyn Algorithm, c: &harness::conform::contracts::Contract| {
+        let label = format!("{} / {}", algo.name(), c.name);
+        let r = harness::conform::check_one_with_progress(algo, c, a.cases, a.seed, &|d, _| progress(&label, d));
+        finished_before.fetch_add(a.cases, std::sync::atomic::Ordering::Relaxed);
+        r
+    };
     for algo in &algos {
-        for r in check(*algo, a.cases, a.seed) {
+        let results: Vec<_> = contracts::all().iter().map(|c| run_contract(*algo, c)).collect();
+        for r in results {
             let (outcome, file) = match &r.verdict {
                 Verdict::Pass => (None, None),
                 Verdict::NotApplicable(why) => (Some(Ok(why.clone())), None),
@@ -1075,7 +1098,7 @@ fn conform(a: ConformArgs) -> Result<()> {
     if a.controls {
         for (control, contract) in algorithms::controls::all() {
             let c = contracts::all().iter().find(|c| c.name == *contract).expect("controls name real contracts");
-            let r = check_one(*control, c, a.cases, a.seed);
+            let r = run_contract(*control, c);
             let (outcome, file) = match &r.verdict {
                 Verdict::Fail(why) => {
                     let file =
@@ -1089,6 +1112,9 @@ fn conform(a: ConformArgs) -> Result<()> {
             };
             rows.push(ConformRow { algorithm: format!("control:{}", control.name()), contract, outcome, file });
         }
+    }
+    if show {
+        eprintln!();
     }
     // The table: algorithm × contract.
     let names: Vec<&str> = contracts::all().iter().map(|c| c.name).collect();

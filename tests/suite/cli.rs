@@ -543,3 +543,23 @@ fn ab_tells_two_option_values_apart_with_their_spread() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("better on 0 metric(s), worse on 0"), "{out}");
 }
+
+#[test]
+fn shrunk_counterexamples_are_short_files_that_replay_exactly() {
+    let d = std::env::temp_dir().join(format!("syncbench-shrunk-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    let (code, _, err) = syncbench(&["conform", "--controls", "--cases", "5", "--out", d.to_str().unwrap()]);
+    assert_eq!(code, 0, "every control is caught: {err}");
+    let files: Vec<_> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().path()).collect();
+    assert!(files.len() >= 7, "{files:?}");
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        assert!(text.lines().count() < 60, "{}: {} lines", f.display(), text.lines().count());
+        // The replay reproduces the failure the header states, word for word.
+        let why = text.lines().next().unwrap().split_once(": ").unwrap().1.to_string();
+        let (code, out, _) = syncbench(&["replay", f.to_str().unwrap()]);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains(&format!("FAIL: {why}")), "{}: {why}\n{out}", f.display());
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

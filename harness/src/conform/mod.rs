@@ -82,6 +82,18 @@ pub fn check(algorithm: &dyn Algorithm, cases: u64, seed: u64) -> Vec<ContractRe
 
 /// Runs one contract.
 pub fn check_one(algorithm: &dyn Algorithm, c: &Contract, cases: u64, seed: u64) -> ContractResult {
+    check_one_with_progress(algorithm, c, cases, seed, &|_, _| {})
+}
+
+/// Runs one contract on all cores, calling `progress(done, cases)` after
+/// each batch of cases.
+pub fn check_one_with_progress(
+    algorithm: &dyn Algorithm,
+    c: &Contract,
+    cases: u64,
+    seed: u64,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> ContractResult {
     if !(c.applies)(algorithm.topology()) {
         return ContractResult {
             contract: c.name,
@@ -98,32 +110,60 @@ pub fn check_one(algorithm: &dyn Algorithm, c: &Contract, cases: u64, seed: u64)
             counterexample: None,
         };
     }
-    let mut not_applicable = None;
-    for i in 0..cases {
-        let mut s = (c.case)(algorithm, seed.wrapping_mul(1_000_003).wrapping_add(i));
-        s.contract = c.name.to_string();
-        match (c.check)(algorithm, &s) {
-            Verdict::Pass => {}
-            Verdict::NotApplicable(why) => not_applicable = Some(why),
-            Verdict::Fail(_) => {
-                let (s, why) = shrink(algorithm, c, s);
-                return ContractResult {
-                    contract: c.name,
-                    cases: i + 1,
-                    verdict: Verdict::Fail(why),
-                    counterexample: Some(s),
-                };
+    // Cases run in parallel batches; results are read in case order, so
+    // the first failing (or not-applicable) case is the one a sequential
+    // run would find, whatever the thread count.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(cases.max(1) as usize);
+    let batch = (threads * 4) as u64;
+    let mut done = 0u64;
+    while done < cases {
+        let n = batch.min(cases - done);
+        let verdicts: Vec<(Scenario, Verdict)> = std::thread::scope(|scope| {
+            let chunk = n.div_ceil(threads as u64);
+            let handles: Vec<_> = (0..threads as u64)
+                .map(|t| {
+                    scope.spawn(move || {
+                        let (lo, hi) = (done + t * chunk, (done + (t + 1) * chunk).min(done + n));
+                        (lo..hi)
+                            .map(|i| {
+                                let mut s = (c.case)(algorithm, seed.wrapping_mul(1_000_003).wrapping_add(i));
+                                s.contract = c.name.to_string();
+                                let v = (c.check)(algorithm, &s);
+                                (s, v)
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles.into_iter().flat_map(|h| h.join().expect("a case panicked")).collect()
+        });
+        for (k, (s, v)) in verdicts.into_iter().enumerate() {
+            let i = done + k as u64;
+            match v {
+                Verdict::Pass => {}
+                Verdict::NotApplicable(why) => {
+                    return ContractResult {
+                        contract: c.name,
+                        cases: i + 1,
+                        verdict: Verdict::NotApplicable(why),
+                        counterexample: None,
+                    };
+                }
+                Verdict::Fail(_) => {
+                    let (s, why) = shrink(algorithm, c, s);
+                    return ContractResult {
+                        contract: c.name,
+                        cases: i + 1,
+                        verdict: Verdict::Fail(why),
+                        counterexample: Some(s),
+                    };
+                }
             }
         }
-        if not_applicable.is_some() {
-            break;
-        }
+        done += n;
+        progress(done, cases);
     }
-    let verdict = match not_applicable {
-        Some(why) => Verdict::NotApplicable(why),
-        None => Verdict::Pass,
-    };
-    ContractResult { contract: c.name, cases, verdict, counterexample: None }
+    ContractResult { contract: c.name, cases, verdict: Verdict::Pass, counterexample: None }
 }
 
 /// Replays a scenario against its contract.
@@ -158,6 +198,27 @@ fn shrink(algorithm: &dyn Algorithm, c: &Contract, mut s: Scenario) -> (Scenario
             let mut t = s.clone();
             t.bots /= 2;
             v.push(t);
+        }
+        // A shorter run: half as long (at least a second, and past the
+        // heal or outage the contract needs), the trace cut with it.
+        let floor = [s.heal_at_us, s.outage_us.map(|o| o.1)].into_iter().flatten().max().unwrap_or(0) + 1_000_000;
+        if s.duration_us / 2 >= floor.max(1_000_000) {
+            let mut t = s.clone();
+            t.duration_us /= 2;
+            for tr in &mut t.trace.tracks {
+                tr.segments.retain(|(at, _)| *at < t.duration_us);
+            }
+            v.push(t);
+        }
+        // Fewer trace lines: each change but the first, dropped in turn (the
+        // input before it is held on).
+        for (p, tr) in s.trace.tracks.iter().enumerate() {
+            for k in 1..tr.segments.len() {
+                let mut t = s.clone();
+                t.trace.tracks[p].segments.remove(k);
+                t.trace.tracks[p].segments.dedup_by(|b, a| a.1 == b.1);
+                v.push(t);
+            }
         }
         for dir in 0..2 {
             let n = if dir == 0 { &s.uplink } else { &s.downlink };
@@ -195,7 +256,7 @@ fn shrink(algorithm: &dyn Algorithm, c: &Contract, mut s: Scenario) -> (Scenario
         }
         v
     };
-    'outer: for _ in 0..32 {
+    'outer: for _ in 0..256 {
         for t in candidates(&s) {
             if let Some(w) = fails(&t) {
                 s = t;

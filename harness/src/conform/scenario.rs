@@ -37,7 +37,7 @@ use crate::net::profile::{Direction, Event, EventKind, NetworkPlan, Profile};
 use crate::net::transport::TransportKind;
 use crate::runner::RunConfig;
 use crate::time::{parse_duration, Micros};
-use crate::trace::script::{write_exact, Script};
+use crate::trace::script::{write_changes, Script};
 use crate::trace::Trace;
 use crate::world::{Aoi, World};
 use std::collections::BTreeMap;
@@ -167,9 +167,8 @@ impl Scenario {
                 a.hysteresis_um
             ));
         }
-        let ticks = self.duration_us.div_ceil(1_000_000 / self.tick_hz as u64);
         s.push_str("trace = \"\"\"\n");
-        s.push_str(&write_exact(&self.trace, self.tick_hz, ticks, ""));
+        s.push_str(&write_changes(&self.trace));
         s.push_str("\"\"\"\n");
         s
     }

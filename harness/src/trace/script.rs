@@ -336,6 +336,24 @@ pub fn parse_keys(toks: &[&str]) -> Result<Input, String> {
 
 /// Writes `trace` in the exact per-tick form at `rate` rows per second for
 /// `ticks` rows. Parsing the result gives back the same inputs at every tick.
+/// Writes `trace` as player sections of its changes, each at its exact
+/// microsecond: as exact as the per-tick form, and one line per change
+/// instead of one per tick — what scenario files embed.
+pub fn write_changes(trace: &Trace) -> String {
+    let mut out = String::from("syncbench-trace 1\n");
+    for (p, track) in trace.tracks.iter().enumerate() {
+        out.push_str(&format!("player {p}\n"));
+        for (t, input) in &track.segments {
+            out.push_str(&format!("{t}us {input}\n"));
+        }
+        if let Some(r) = track.repeat_us {
+            out.push_str(&format!("repeat {r}us\n"));
+        }
+    }
+    out
+}
+
+/// Writes `trace` in the exact per-tick form: `ticks` rows at `rate`.
 pub fn write_exact(trace: &Trace, rate: u32, ticks: u64, header: &str) -> String {
     let mut out = String::new();
     for l in header.lines() {
