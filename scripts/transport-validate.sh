@@ -33,7 +33,7 @@
 # less.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-5}
 DURATION=${DURATION:-60}
 GRACE=${GRACE:-20}
 OUT=${OUT:-$ROOT/reports/transport-validation.md}
