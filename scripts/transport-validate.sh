@@ -19,7 +19,7 @@
 # direction crosses two impaired links); "both" makes the receiver send the
 # same stream back and measures both directions; "nagle" leaves Nagle on.
 #
-# RUNS (3) runs of DURATION (60) seconds per profile; the full default set
+# RUNS (5) runs of DURATION (60) seconds per profile; the full default set
 # takes about 5 x RUNS x (DURATION + 5) seconds. The Linux runs are saved as
 # target/transport-validate/linux/<profile>-<run>.json; the model runs
 # (`$SYNCBENCH profile stream ... --seed RUN+1`, SYNCBENCH defaults to
