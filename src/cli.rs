@@ -77,6 +77,11 @@ pub enum Command {
         /// step summary (summary first, details collapsed), or JSON.
         #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
         format: DiffFormat,
+        /// Pass when runs ran on a changed network or trace under the same
+        /// name (they are reported, not compared); without it they fail the
+        /// gate, which cannot judge them.
+        #[arg(long = "accept-input-changes")]
+        accept_input_changes: bool,
     },
     /// Merge shard reports into one (the same as the unsharded run).
     #[command(

@@ -32,8 +32,8 @@ pub fn dispatch(cmd: Command) -> Result<()> {
         Command::Compare(a) => compare(a),
         Command::Ab(a) => ab(a),
         Command::Matrix(a) => matrix(a),
-        Command::Diff { base, new, tolerance, gate, metric, format } => {
-            diff_cmd(&base, &new, tolerance, gate.as_deref(), &metric, format)
+        Command::Diff { base, new, tolerance, gate, metric, format, accept_input_changes } => {
+            diff_cmd(&base, &new, tolerance, gate.as_deref(), &metric, format, accept_input_changes)
         }
         Command::Merge { inputs, out, quiet } => merge(&inputs, &out, quiet),
         Command::Profile(ProfileCmd::Show { profile, packets, spacing, payload, seed, format }) => {
@@ -146,6 +146,16 @@ fn digest(text: &str) -> String {
     format!("{h:016x}")
 }
 
+/// The fingerprint of the network a run had: each client's and the
+/// server's links as they behave (netem, events, correlation) — not the
+/// profiles' names, descriptions or sources.
+fn network_digest(plan: &NetworkPlan, clients: usize) -> String {
+    let behaviour =
+        |p: &harness::net::Profile| format!("{} | {} | {:?} | {:?}", p.uplink, p.downlink, p.events, p.correlation);
+    let all: Vec<String> = (0..clients).map(|i| behaviour(plan.client(i))).chain([behaviour(&plan.server)]).collect();
+    digest(&all.join("\n"))
+}
+
 /// The fingerprint of the trace a run played (its content, not its name).
 fn trace_digest(spec: &TraceSpec, cfg: &RunConfig) -> String {
     match spec.instantiate(cfg.clients, cfg.duration_us, cfg.seed) {
@@ -200,7 +210,7 @@ fn report_of(
         downlink: per_client(|p| p.downlink.to_string()),
         options: cfg.options.0.clone(),
         effective_options: cfg.options.effective(algo),
-        network_digest: digest(&format!("{:?}", (&plan.clients[..cfg.clients.min(plan.clients.len())], &plan.server))),
+        network_digest: network_digest(plan, cfg.clients),
         trace_digest: trace_digest(spec, cfg),
         transport: cfg.transport.to_string(),
         mode: mode.to_string(),
@@ -699,6 +709,7 @@ fn diff_cmd(
     gate: Option<&std::path::Path>,
     metrics: &[String],
     format: crate::cli::DiffFormat,
+    accept_input_changes: bool,
 ) -> Result<()> {
     use crate::cli::DiffFormat;
     use harness::report::diff::{diff, Change, Tolerances, WATCHED};
@@ -818,11 +829,12 @@ fn diff_cmd(
             }
         }
     }
-    if !d.inputs_changed.is_empty() {
-        eprintln!(
-            "syncbench: note: {} runs ran on a different network or trace under the same name; regenerate the baseline if the change is meant",
+    if !d.inputs_changed.is_empty() && !accept_input_changes {
+        return Err(Violation(format!(
+            "{} runs ran on a different network or trace under the same name: the gate cannot judge them (regenerate the baseline if the change is meant, or pass --accept-input-changes)",
             d.inputs_changed.len()
-        );
+        ))
+        .into());
     }
     if d.regressed() {
         let why = if d.missing.is_empty() {
@@ -1039,6 +1051,8 @@ struct ConformRow {
     /// `None`: pass (or, for a control, caught); `Ok`: not applicable; `Err`: failed.
     outcome: Option<Result<String, String>>,
     file: Option<String>,
+    cases: u64,
+    seconds: f64,
 }
 
 fn conform(a: ConformArgs) -> Result<()> {
@@ -1073,13 +1087,15 @@ fn conform(a: ConformArgs) -> Result<()> {
     };
     let run_contract = |algo: &dyn Algorithm, c: &harness::conform::contracts::Contract| {
         let label = format!("{} / {}", algo.name(), c.name);
+        // Wall time, for JUnit's `time` only: no result depends on it.
+        let t0 = std::time::Instant::now();
         let r = harness::conform::check_one_with_progress(algo, c, a.cases, a.seed, &|d, _| progress(&label, d));
         finished_before.fetch_add(a.cases, std::sync::atomic::Ordering::Relaxed);
-        r
+        (r, t0.elapsed().as_secs_f64())
     };
     for algo in &algos {
         let results: Vec<_> = contracts::all().iter().map(|c| run_contract(*algo, c)).collect();
-        for r in results {
+        for (r, seconds) in results {
             let (outcome, file) = match &r.verdict {
                 Verdict::Pass => (None, None),
                 Verdict::NotApplicable(why) => (Some(Ok(why.clone())), None),
@@ -1092,13 +1108,20 @@ fn conform(a: ConformArgs) -> Result<()> {
                     (Some(Err(why.clone())), file)
                 }
             };
-            rows.push(ConformRow { algorithm: algo.name().to_string(), contract: r.contract, outcome, file });
+            rows.push(ConformRow {
+                algorithm: algo.name().to_string(),
+                contract: r.contract,
+                outcome,
+                file,
+                cases: r.cases,
+                seconds,
+            });
         }
     }
     if a.controls {
         for (control, contract) in algorithms::controls::all() {
             let c = contracts::all().iter().find(|c| c.name == *contract).expect("controls name real contracts");
-            let r = run_contract(*control, c);
+            let (r, seconds) = run_contract(*control, c);
             let (outcome, file) = match &r.verdict {
                 Verdict::Fail(why) => {
                     let file =
@@ -1110,7 +1133,14 @@ fn conform(a: ConformArgs) -> Result<()> {
                     (Some(Err(format!("not caught: {other:?}"))), None)
                 }
             };
-            rows.push(ConformRow { algorithm: format!("control:{}", control.name()), contract, outcome, file });
+            rows.push(ConformRow {
+                algorithm: format!("control:{}", control.name()),
+                contract,
+                outcome,
+                file,
+                cases: r.cases,
+                seconds,
+            });
         }
     }
     if show {
@@ -1161,6 +1191,9 @@ fn conform(a: ConformArgs) -> Result<()> {
                 contract: r.contract,
                 outcome: r.outcome.clone(),
                 scenario: r.file.clone(),
+                cases: r.cases,
+                seconds: r.seconds,
+                seed: a.seed,
             })
             .collect();
         write_atomic(path, &junit::render(&jrows))?;

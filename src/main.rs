@@ -4,8 +4,8 @@
 //! or writes reports. Exit codes: 0 fine, 1 a violation found, 2 bad usage
 //! or bad input.
 
-/// `print!` that ends the program quietly when stdout is closed (`| head`)
-/// instead of panicking, as command-line tools conventionally do.
+/// `print!` that stops printing quietly when stdout is closed (`| head`)
+/// instead of panicking; the command's exit code stands.
 macro_rules! print {
     ($($arg:tt)*) => { $crate::stdout_write(format_args!($($arg)*)) };
 }
@@ -47,14 +47,24 @@ impl std::fmt::Display for Violation {
 
 impl std::error::Error for Violation {}
 
-/// Writes to stdout; a reader that went away (a closed pipe) ends the
-/// program with exit code 0, any other write error with 2.
+/// Set once the reader of stdout went away: nothing more is printed, and
+/// the command still finishes and exits with its own verdict (so `syncbench
+/// diff … | head` under `pipefail` still fails on a regression).
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes to stdout; a closed pipe stops the printing quietly, any other
+/// write error ends the program with 2.
 pub fn stdout_write(args: std::fmt::Arguments<'_>) {
     use std::io::Write;
+    use std::sync::atomic::Ordering;
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_fmt(args) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+            return;
         }
         eprintln!("syncbench: error: cannot write to stdout: {e}");
         std::process::exit(2);

@@ -64,14 +64,26 @@ pub fn write_set(dir: &Path, files: &[(&str, String)]) -> anyhow::Result<()> {
 pub fn check_set(report: &Path) -> Option<String> {
     let dir = report.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = report.file_name()?.to_str()?;
-    let Ok(manifest) = std::fs::read_to_string(dir.join(MANIFEST)) else {
+    let cap = harness::limits::MAX_REPORT_FILE;
+    let Ok(manifest) = harness::limits::read_text(&dir.join(MANIFEST), harness::limits::MAX_INPUT_FILE, "manifest")
+    else {
         let siblings = ["report.csv", "report.md", "report.html"].iter().any(|s| dir.join(s).exists());
         return (name == "report.json" && siblings)
             .then(|| format!("{}: no {MANIFEST}: the report set was cut short or predates manifests", dir.display()));
     };
     for line in manifest.lines().filter(|l| !l.starts_with('#')) {
         let Some((want, file)) = line.split_once(' ') else { continue };
-        let got = std::fs::read(dir.join(file)).map(|b| fingerprint(&b)).unwrap_or_default();
+        // Names of files beside the manifest only: no paths.
+        if file.contains(['/', '\\']) || file.starts_with('.') {
+            return Some(format!(
+                "{}: {MANIFEST} names `{}`, not a file of the set",
+                dir.display(),
+                harness::error::echo(file)
+            ));
+        }
+        let got = harness::limits::read_text(&dir.join(file), cap, "report file")
+            .map(|t| fingerprint(t.as_bytes()))
+            .unwrap_or_default();
         if got != want {
             return Some(format!(
                 "{}: {file} does not belong to this report set (another run's, or cut short)",

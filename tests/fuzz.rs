@@ -6,9 +6,9 @@
 //! reach deep into the parsers instead of dying at the first byte.
 //!
 //! Every case must return — an `Ok`, or an error naming its source — never
-//! panic, never take longer than [`CASE_LIMIT`], never allocate more than
-//! [`ALLOC_LIMIT`] (the allocator below refuses beyond it, which aborts the
-//! test). `SYNCBENCH_FUZZ_CASES` sets the cases per target (default 4,000:
+//! panic, never take longer than [`CASE_LIMIT`]; the whole process never
+//! holds more than [`ALLOC_LIMIT`] (the allocator below refuses beyond it,
+//! which aborts the test binary). `SYNCBENCH_FUZZ_CASES` sets the cases per target (default 4,000:
 //! 20,000 over the five targets, which `cargo test` and so CI run); a
 //! failure is shrunk and stored in `proptest-regressions/fuzz.txt`, which is
 //! committed and replayed first on every later run.
@@ -24,7 +24,8 @@ use proptest::prelude::*;
 use std::alloc::System;
 use std::time::{Duration, Instant};
 
-/// No case may hold more than this at once.
+/// The test process may not hold more than this at once (all cases,
+/// across the parallel targets).
 const ALLOC_LIMIT: usize = 512 << 20;
 /// No case may run longer than this (a hang detector, not a speed target:
 /// every case here takes well under a millisecond).

@@ -206,6 +206,12 @@ fn conform_catches_controls_writes_junit_and_replays() {
     assert!(out.contains("control:lockstep-own-seed") && out.contains("caught"), "{out}");
     let xml = std::fs::read_to_string(&junit).unwrap();
     assert!(xml.contains("<testsuite name=\"lockstep\"") && xml.contains("failures=\"0\""), "{xml}");
+    // Times, the seed and the command to reproduce; controls named for what
+    // they must do; contracts that do not apply are not "skipped" cases.
+    assert!(xml.contains("time=\"") && xml.contains("name=\"seed\" value=\"1\""), "{xml}");
+    assert!(xml.contains("syncbench conform --algo lockstep --cases 3 --seed 1"), "{xml}");
+    assert!(xml.contains("name=\"catches no-desync\"") && xml.contains("negative-control"), "{xml}");
+    assert!(!xml.contains("<skipped") && xml.contains("name=\"not-applicable\""), "{xml}");
     // The control's counterexample replays to the same failure: exit 1.
     let file = dir.join("lockstep-own-seed.no-desync.toml");
     let (code, out, _) = syncbench(&["replay", file.to_str().unwrap()]);
@@ -462,9 +468,22 @@ fn a_profile_edited_under_its_name_is_a_network_change_not_a_regression() {
     std::fs::write(&profile, "uplink = \"delay 90ms loss 5%\"\ndownlink = \"delay 90ms\"\n").unwrap();
     matrix("r2");
     let (code, out, err) = syncbench_in(&d, &["diff", "r1/report.json", "r2/report.json"]);
-    assert_eq!(code, 0, "{out}{err}");
+    // Not judged as regressions — but the gate cannot pass what it could
+    // not judge, unless told to.
+    assert_eq!(code, 1, "{out}{err}");
     assert_eq!(out.matches("network changed: not compared").count(), 2, "{out}");
-    assert!(!out.contains("WORSE"), "{out}");
+    assert!(!out.contains("WORSE") && err.contains("--accept-input-changes"), "{out}{err}");
+    let (code, _, err) = syncbench_in(&d, &["diff", "r1/report.json", "r2/report.json", "--accept-input-changes"]);
+    assert_eq!(code, 0, "{err}");
+    // A profile's description is not its network.
+    std::fs::write(
+        &profile,
+        "description = \"reworded\"\nuplink = \"delay 90ms loss 5%\"\ndownlink = \"delay 90ms\"\n",
+    )
+    .unwrap();
+    matrix("r3");
+    let (code, out, err) = syncbench_in(&d, &["diff", "r2/report.json", "r3/report.json"]);
+    assert_eq!(code, 0, "{out}{err}");
     // The prefixed option reached prediction and only prediction.
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(d.join("r1/report.json")).unwrap()).unwrap();

@@ -272,7 +272,8 @@ fn changes_a_frozen_screen_never_shows_are_counted_not_hidden() {
     let p1 = vec![(0, Input::IDLE), (3_500_000, l)];
     let idle = vec![(0, Input::IDLE)];
     let frozen = Faults { frozen_from: Some(120), ..Faults::default() };
-    let m = run_tracks(&Oracle::new(frozen), vec![p0.clone(), p1.clone(), idle.clone()], cfg(3, 5, 1));
+    // (6 s: changes before the last two seconds are judged.)
+    let m = run_tracks(&Oracle::new(frozen), vec![p0.clone(), p1.clone(), idle.clone()], cfg(3, 6, 1));
     // Own: 3 eligible changes (two of player 0, one of player 1), one
     // unshown. Remote: viewer 0 misses player 1's change (1 of 1), viewer 1
     // sees player 0's two, viewer 2 player 0's two and player 1's one.
@@ -280,6 +281,6 @@ fn changes_a_frozen_screen_never_shows_are_counted_not_hidden() {
     assert!((m.input_changes_unshown_pct.remote - 100.0 / 6.0).abs() < 0.01, "{:?}", m.input_changes_unshown_pct);
     // The latency percentiles cover only what was shown.
     assert_eq!(m.input_latency_ms.own.n, 2);
-    let fine = run_tracks(&Oracle::new(Faults::default()), vec![p0, p1, idle], cfg(3, 5, 1));
+    let fine = run_tracks(&Oracle::new(Faults::default()), vec![p0, p1, idle], cfg(3, 6, 1));
     assert_eq!((fine.input_changes_unshown_pct.own, fine.input_changes_unshown_pct.remote), (0.0, 0.0));
 }

@@ -7,8 +7,9 @@
 //! Envelope: `"SB", version 2, from: u16, to: u16, seq: u32` (11 bytes,
 //! little-endian), `tag: [u8; 32]`, then the algorithm's bytes. `tag` is
 //! HMAC-SHA256 (ring) over the 11 header bytes and the payload, keyed by
-//! the sender's key, which is derived from a per-session secret (256 bits
-//! from the OS) and handed to the peers at setup, as a handshake would;
+//! the key of the (sender, receiver) pair — derived from a per-session
+//! secret (256 bits from the OS) and handed to the two at setup, as a
+//! handshake would — so no peer can forge another's traffic to a third;
 //! `seq` counts the sender's datagrams to that receiver from 1.
 //!
 //! The gate's checks, in order — the first that fails names the drop:
@@ -41,10 +42,11 @@ pub const MAX_DATAGRAM: usize = 48 * 1024;
 const MAGIC: [u8; 2] = *b"SB";
 const VERSION: u8 = 2;
 
-/// A node's key, derived from the session secret.
-pub fn node_key(secret: &[u8; 32], node: u16) -> hmac::Key {
+/// The key of traffic from node `from` to node `to`, derived from the
+/// session secret: only those two hold it.
+pub fn pair_key(secret: &[u8; 32], from: u16, to: u16) -> hmac::Key {
     let master = hmac::Key::new(hmac::HMAC_SHA256, secret);
-    let derived = hmac::sign(&master, format!("syncbench live node {node}").as_bytes());
+    let derived = hmac::sign(&master, format!("syncbench live {from}->{to}").as_bytes());
     hmac::Key::new(hmac::HMAC_SHA256, derived.as_ref())
 }
 
@@ -189,7 +191,8 @@ impl Window {
 pub struct Gate {
     me: u16,
     /// Per peer node: the address its datagrams come from (its relay
-    /// socket, or one external relay's for every peer) and its key.
+    /// socket, or one external relay's for every peer) and the key of its
+    /// traffic to this node.
     peers: Vec<Option<(SocketAddr, hmac::Key)>>,
     windows: Vec<Window>,
     /// What was dropped.
@@ -254,8 +257,9 @@ mod tests {
         SocketAddr::from(([127, 0, 0, 1], port))
     }
 
+    /// The key of node `n`'s traffic to node 0.
     fn key(n: u16) -> hmac::Key {
-        node_key(&[7; 32], n)
+        pair_key(&[7; 32], n, 0)
     }
 
     #[test]
@@ -273,7 +277,7 @@ mod tests {
         let mut tampered = Envelope { from: 1, to: 0, seq: 3 }.wrap(&key(1), b"x");
         *tampered.last_mut().unwrap() ^= 1;
         assert_eq!(g.admit(addr(1001), &tampered, tampered.len()), None, "payload changed");
-        let elsewhere = Envelope { from: 1, to: 2, seq: 4 }.wrap(&key(1), b"x");
+        let elsewhere = Envelope { from: 1, to: 2, seq: 4 }.wrap(&pair_key(&[7; 32], 1, 2), b"x");
         assert_eq!(g.admit(addr(1001), &elsewhere, elsewhere.len()), None, "for another node");
         assert_eq!(
             g.drops,

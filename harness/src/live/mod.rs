@@ -146,7 +146,8 @@ struct NodeState {
     player: Option<usize>,
     /// Next envelope sequence number per receiver.
     next_seq: Vec<u32>,
-    key: ring::hmac::Key,
+    /// The key of this node's traffic to each node.
+    keys: Vec<ring::hmac::Key>,
     gate: Gate,
 }
 
@@ -215,7 +216,7 @@ pub fn run_live(
     let mut secret = [0u8; 32];
     ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut secret)
         .map_err(|_| LiveError::Config("the OS gave no random bytes for the session key".into()))?;
-    let key_of = move |i: usize| envelope::node_key(&secret, i as u16);
+    let key_of = move |i: usize, j: usize| envelope::pair_key(&secret, i as u16, j as u16);
     for i in 0..n {
         let id = NodeId(i as u16);
         let player = setup.player_of_node(id);
@@ -241,7 +242,7 @@ pub fn run_live(
             ticks: 0,
             player,
             next_seq: vec![1; n],
-            key: key_of(i),
+            keys: (0..n).map(|j| key_of(i, j)).collect(),
             gate: Gate::new(i as u16, Vec::new()),
         });
     }
@@ -265,13 +266,13 @@ pub fn run_live(
             // which the forwarder drops), so it can deliver to nodes that
             // have not sent anything yet.
             for (i, sock) in net.node_socks.iter().enumerate() {
-                let hello = Envelope { from: i as u16, to: i as u16, seq: 0 }.wrap(&key_of(i), &[]);
+                let hello = Envelope { from: i as u16, to: i as u16, seq: 0 }.wrap(&key_of(i, i), &[]);
                 sock.send_to(&hello, a).await.map_err(io)?;
             }
         }
         let net = Rc::new(net);
         for (j, node) in nodes.iter_mut().enumerate() {
-            let peers = (0..n).map(|i| (i != j).then(|| (net.relay_addrs[i], key_of(i)))).collect();
+            let peers = (0..n).map(|i| (i != j).then(|| (net.relay_addrs[i], key_of(i, j)))).collect();
             node.gate = Gate::new(j as u16, peers);
         }
         let sess = Rc::new(RefCell::new(Session {
@@ -568,7 +569,7 @@ fn envelope(s: &mut Session, i: usize, j: usize, bytes: Vec<u8>, out: &mut Outgo
     let st = &mut s.nodes[i];
     let seq = st.next_seq[j];
     st.next_seq[j] = seq.wrapping_add(1).max(1);
-    out.push((j, Envelope { from: i as u16, to: j as u16, seq }.wrap(&st.key, &bytes)));
+    out.push((j, Envelope { from: i as u16, to: j as u16, seq }.wrap(&st.keys[j], &bytes)));
 }
 
 /// Sends node `i`'s datagrams to its relay socket — or, without a relay

@@ -358,9 +358,8 @@ pub struct Metrics {
     /// Input to screen, ms: over the changes that were shown.
     pub input_latency_ms: OwnRemote,
     /// Changes never shown: of the effective input changes made before the
-    /// run's last second — and before its last stretch as long as the
-    /// longest latency it showed — of players a screen still showed at the
-    /// end, the share (%) that screen never showed. A latency
+    /// run's last two seconds, of players a screen still showed at the end,
+    /// the share (%) that screen never showed. A latency
     /// percentile is over shown changes only; this is what it leaves out.
     #[serde(default)]
     pub input_changes_unshown_pct: OwnRemotePct,

@@ -57,10 +57,10 @@ struct Traffic {
 /// tick is seen whole in one span at any render rate, so 30, 60 and 144 Hz
 /// screens count the same jumps.
 const SNAP_SPAN_TICKS: u64 = 2;
-/// Changes made in the run's last second (or within the longest latency
-/// the run showed) are not counted as never shown: they may simply not
-/// have had time.
-const UNSHOWN_GRACE_US: u64 = 1_000_000;
+/// Changes made in the run's last two seconds are not counted as never
+/// shown: they may simply not have had time (an algorithm that updates
+/// once a second shows a change up to a second and a round trip late).
+const UNSHOWN_GRACE_US: u64 = 2_000_000;
 
 /// What one screen last showed of one entity.
 #[derive(Clone, Default)]

@@ -138,7 +138,7 @@ pub fn group_key(r: &RunReport) -> String {
 fn key_parts(r: &RunReport, options: &std::collections::BTreeMap<String, String>, seed: Option<u64>) -> String {
     let opts: Vec<String> = options.iter().map(|(k, v)| format!("{k}={v}")).collect();
     format!(
-        "{} · {} · {}{} · {} clients · {}s · {} Hz · {}{}{}{}{}",
+        "{} · {} · {}{} · {} clients · {}s · {} Hz{} · {}{}{}{}{}",
         r.algorithm,
         r.profile,
         r.trace,
@@ -146,6 +146,14 @@ fn key_parts(r: &RunReport, options: &std::collections::BTreeMap<String, String>
         r.clients,
         r.duration_s,
         r.tick_hz,
+        {
+            let rates: Vec<String> = r.render_hz.iter().map(|h| h.to_string()).collect();
+            if r.render_hz.iter().all(|&h| h == 60) {
+                String::new()
+            } else {
+                format!(" · render {}", rates.join(","))
+            }
+        },
         r.transport,
         if opts.is_empty() { String::new() } else { format!(" · {}", opts.join(" ")) },
         if r.clocks.is_empty() { String::new() } else { format!(" · clocks {}", r.clocks.join(",")) },
@@ -239,13 +247,24 @@ pub fn diff(base: &Report, new: &Report, tol: &Tolerances, only: &[String]) -> D
     // Matched pairs, grouped by configuration without the seed, in report
     // order.
     let mut groups: Vec<(String, Vec<(&RunReport, &RunReport)>)> = Vec::new();
+    let mut group_index: std::collections::BTreeMap<String, usize> = Default::default();
+    // The new report's runs by key (first wins), for lookups in O(log n).
+    let mut by_key: std::collections::BTreeMap<String, &RunReport> = Default::default();
+    let mut by_given: std::collections::BTreeMap<String, &RunReport> = Default::default();
+    for n in &new.runs {
+        by_key.entry(key(n)).or_insert(n);
+        by_given.entry(key_as_given(n)).or_insert(n);
+    }
+    let (base_keys, base_given): (std::collections::BTreeSet<String>, std::collections::BTreeSet<String>) = (
+        base.runs.iter().map(key).collect(),
+        base.runs.iter().filter(|b| b.effective_options.is_empty()).map(key_as_given).collect(),
+    );
     for b in &base.runs {
         let k = key(b);
         let found = if b.effective_options.is_empty() {
-            let g = key_as_given(b);
-            new.runs.iter().find(|n| key_as_given(n) == g)
+            by_given.get(&key_as_given(b)).copied()
         } else {
-            new.runs.iter().find(|n| key(n) == k)
+            by_key.get(&k).copied()
         };
         let Some(n) = found else {
             d.missing.push(k);
@@ -262,9 +281,12 @@ pub fn diff(base: &Report, new: &Report, tol: &Tolerances, only: &[String]) -> D
         }
         d.compared += 1;
         let g = group_key(b);
-        match groups.iter_mut().find(|(k, _)| *k == g) {
-            Some((_, v)) => v.push((b, n)),
-            None => groups.push((g, vec![(b, n)])),
+        match group_index.get(&g) {
+            Some(&i) => groups[i].1.push((b, n)),
+            None => {
+                group_index.insert(g.clone(), groups.len());
+                groups.push((g, vec![(b, n)]));
+            }
         }
     }
     for (g, pairs) in &groups {
@@ -302,8 +324,7 @@ pub fn diff(base: &Report, new: &Report, tol: &Tolerances, only: &[String]) -> D
     }
     for n in &new.runs {
         let k = key(n);
-        let g = key_as_given(n);
-        if !base.runs.iter().any(|b| key(b) == k || (b.effective_options.is_empty() && key_as_given(b) == g)) {
+        if !base_keys.contains(&k) && !base_given.contains(&key_as_given(n)) {
             d.added.push(k);
         }
     }

@@ -334,8 +334,6 @@ pub fn parse_keys(toks: &[&str]) -> Result<Input, String> {
     Ok(input)
 }
 
-/// Writes `trace` in the exact per-tick form at `rate` rows per second for
-/// `ticks` rows. Parsing the result gives back the same inputs at every tick.
 /// Writes `trace` as player sections of its changes, each at its exact
 /// microsecond: as exact as the per-tick form, and one line per change
 /// instead of one per tick — what scenario files embed.
@@ -353,7 +351,8 @@ pub fn write_changes(trace: &Trace) -> String {
     out
 }
 
-/// Writes `trace` in the exact per-tick form: `ticks` rows at `rate`.
+/// Writes `trace` in the exact per-tick form at `rate` rows per second for
+/// `ticks` rows. Parsing the result gives back the same inputs at every tick.
 pub fn write_exact(trace: &Trace, rate: u32, ticks: u64, header: &str) -> String {
     let mut out = String::new();
     for l in header.lines() {

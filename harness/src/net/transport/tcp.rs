@@ -179,6 +179,8 @@ pub struct Tcp {
     ack_at: Option<Micros>,
     /// When this end last sent data (interactive mode: it sends too).
     last_data_sent: Option<Micros>,
+    /// Bytes received in order and not yet acknowledged.
+    unacked_bytes: usize,
 }
 
 impl Default for Tcp {
@@ -240,6 +242,7 @@ impl Tcp {
             ack_pending: false,
             ack_at: None,
             last_data_sent: None,
+            unacked_bytes: 0,
         }
     }
 
@@ -270,6 +273,7 @@ impl Tcp {
     fn datagram(&mut self, now: Micros, seg: Option<(u64, &[u8])>) -> Vec<u8> {
         self.ack_pending = false;
         self.ack_at = None;
+        self.unacked_bytes = 0;
         if seg.is_some() {
             self.last_data_sent = Some(now);
         }
@@ -422,8 +426,10 @@ impl Tcp {
             // where the ACK waits up to 40 ms to ride on that data.
             // Out-of-order data, duplicates and filled holes are ACKed at
             // once either way (they carry the loss signal).
+            // More than a full segment unacknowledged is ACKed at once too
+            // (Linux's "more than one MSS received" rule).
             let interactive = self.last_data_sent.is_some_and(|t| now.since(t) < DELAYED_ACK_US * 5);
-            if urgent || !interactive {
+            if urgent || !interactive || self.unacked_bytes > MSS {
                 let d = self.datagram(now, None);
                 out.send.push(d);
             } else if self.ack_at.is_none() {
@@ -444,6 +450,7 @@ impl Tcp {
         if seq <= self.rcv_nxt {
             let skip = (self.rcv_nxt - seq) as usize;
             self.stream.extend_from_slice(&payload[skip..]);
+            self.unacked_bytes += payload.len() - skip;
             self.rcv_nxt = end;
             self.ts_recent = ts_val;
             // Fill from what waited out of order.

@@ -210,11 +210,15 @@ proptest! {
             e.send(Micros(i as u64 * 1_000), vec![i as u8; 20], &mut out);
         }
         for (k, j) in junk.into_iter().enumerate() {
-            // Half the junk starts like a KCP segment of this conversation
-            // (conv 1, a valid command).
+            // A third of the junk starts like a KCP segment of this
+            // conversation (conv 1, a valid command), a third like a
+            // TCP-like datagram.
             let mut d = Vec::new();
-            if k % 2 == 0 {
-                d.extend_from_slice(&[1, 0, 0, 0, 81 + j.first().map_or(0, |b| b % 4)]);
+            match k % 3 {
+                0 => d.extend_from_slice(&[1, 0, 0, 0, 81 + j.first().map_or(0, |b| b % 4)]),
+                // A TCP-like header's kind and flags.
+                1 => d.extend_from_slice(&[b'T', j.first().map_or(0, |b| b % 2)]),
+                _ => {}
             }
             d.extend(j);
             e.receive(Micros(30_000 + k as u64), &seal(d), &mut out);
