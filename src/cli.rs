@@ -312,6 +312,8 @@ pub enum DiffFormat {
     Md,
     /// JSON.
     Json,
+    /// JUnit XML: a test case per configuration.
+    Junit,
 }
 
 /// What `list` shows.

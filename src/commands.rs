@@ -762,6 +762,7 @@ fn diff_cmd(
         format!("{:.4} -> {:.4}{ci}", c.base, c.new)
     };
     match format {
+        DiffFormat::Junit => print!("{}", harness::report::diff::to_junit(&d, accept_input_changes)),
         DiffFormat::Json => {
             let ch = |c: &Change| serde_json::json!({"run": c.run, "metric": c.metric, "base": c.base, "new": c.new, "seeds": c.seeds, "ci95": c.ci, "regression": c.regression});
             let j = serde_json::json!({

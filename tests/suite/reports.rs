@@ -132,6 +132,10 @@ fn diff_passes_identical_and_flags_an_injected_regression() {
     let j: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(j["verdict"], "regressed");
     assert_eq!(j["regressed"][0]["seeds"], 3);
+    let (code, xml, _) = syncbench(&["diff", base.to_str().unwrap(), worse.to_str().unwrap(), "--format", "junit"]);
+    assert_eq!(code, 1);
+    assert!(xml.contains("<testsuite name=\"syncbench diff\" tests=\"4\"") && xml.contains("failures=\"1\""), "{xml}");
+    assert!(xml.contains("latency.own.p50: ") && xml.contains("name=\"seeds\" value=\"3\""), "{xml}");
     // ...within a large enough tolerance it passes.
     let (code, _, _) = syncbench(&["diff", base.to_str().unwrap(), worse.to_str().unwrap(), "--tolerance", "1000"]);
     assert_eq!(code, 0);
