@@ -1023,6 +1023,14 @@ fn profile_show(arg: &str, packets: u64, spacing: &str, payload: usize, seed: u6
             m.duplicate * 100.0
         );
         println!("          netem: {spec}");
+        if let Some(r) = spec.rate {
+            // tc's units surprise: `bps` is bytes per second, `bit` bits.
+            println!(
+                "          rate: {} bytes/s = {:.3} Mbit/s (as tc reads it: `kbps`, `mbps` are bytes per second; `kbit`, `mbit` are bits)",
+                r.bytes_per_s,
+                r.bytes_per_s as f64 * 8.0 / 1e6
+            );
+        }
         if let LossModel::Random { p: lp, corr } = spec.loss {
             if corr.is_set() && p.correlation == harness::net::Correlation::Kernel {
                 println!(

@@ -311,8 +311,10 @@ impl Netem {
     }
 
     /// Parses a netem option string (everything after `netem` in a `tc`
-    /// command line).
+    /// command line) — or a whole pasted `[sudo] tc qdisc add|change|replace
+    /// dev IF … netem OPTIONS` line, whose options are taken.
     pub fn parse(text: &str) -> Result<Netem, NetemError> {
+        let text = strip_tc_command(text)?;
         let mut t = Tokens { toks: text.split_whitespace().collect(), i: 0 };
         let mut n = Netem::clean();
         let mut gap_seen = false;
@@ -596,6 +598,22 @@ pub fn time(t: &str) -> Option<u64> {
     (0.0..1e18).contains(&us).then_some(us as u64)
 }
 
+/// The options of a pasted `tc … netem …` line, or `text` unchanged.
+fn strip_tc_command(text: &str) -> Result<&str, NetemError> {
+    let trimmed = text.trim_start();
+    let rest = trimmed.strip_prefix("sudo ").map(str::trim_start).unwrap_or(trimmed);
+    if rest.split_whitespace().next() != Some("tc") {
+        return Ok(text);
+    }
+    match rest.find(" netem") {
+        Some(i) => Ok(&rest[i + " netem".len()..]),
+        None => Err(NetemError {
+            token: "tc".into(),
+            expected: "a `tc qdisc … netem OPTIONS` line (this one names no netem qdisc)".into(),
+        }),
+    }
+}
+
 /// The longest delay, jitter or slot time a description may state.
 pub const MAX_TIME_US: u64 = 3_600_000_000;
 
@@ -765,6 +783,18 @@ mod tests {
         assert!(Netem::parse("reorder 25%").is_err(), "reorder needs a delay");
         let e = Netem::parse("delay 10ms gap 5").unwrap_err();
         assert_eq!(e.token, "gap");
+    }
+
+    #[test]
+    fn a_pasted_tc_line_is_its_netem_options() {
+        let want = Netem::parse("delay 50ms 10ms loss 1%").unwrap();
+        for line in [
+            "tc qdisc add dev eth0 root netem delay 50ms 10ms loss 1%",
+            "sudo tc qdisc change dev wlan0 parent 1:1 handle 10: netem delay 50ms 10ms loss 1%",
+        ] {
+            assert_eq!(Netem::parse(line).unwrap(), want, "{line}");
+        }
+        assert!(Netem::parse("tc qdisc add dev eth0 root tbf rate 1mbit").unwrap_err().to_string().contains("netem"));
     }
 
     #[test]

@@ -149,7 +149,7 @@ impl Profile {
     /// Resolves one `--profile` item (see the module docs).
     pub fn resolve(arg: &str, dirs: &[PathBuf]) -> Result<Profile, InputError> {
         let first = arg.split_whitespace().next().unwrap_or("");
-        if KEYWORDS.contains(&first) {
+        if KEYWORDS.contains(&first) || first == "tc" || first == "sudo" {
             let source = Source::Inline(format!("--profile \"{arg}\""));
             let n = Netem::parse(arg).map_err(|e| InputError::at(&source, None, e.to_string()))?;
             return Ok(Profile {
