@@ -470,6 +470,16 @@ pub struct CompareArgs {
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Table columns (algorithms as rows), comma-separated: own-lat,
+    /// remote-lat, own-lat-p99, remote-lat-p99, own-div, remote-div,
+    /// own-div-p99, remote-div-p99, frozen, snaps, down, up, corrections,
+    /// unshown, desyncs. Default: the full table if it fits the terminal
+    /// ($COLUMNS, else 100), else own-lat … down.
+    #[arg(long, value_delimiter = ',')]
+    pub metrics: Vec<String>,
+    /// Every metric, metrics as rows, however wide.
+    #[arg(long = "all-metrics")]
+    pub all_metrics: bool,
     /// No progress on stderr.
     #[arg(long)]
     pub quiet: bool,

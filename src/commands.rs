@@ -515,8 +515,18 @@ fn compare(a: CompareArgs) -> Result<()> {
         base: run_config(&a.common, 1, "60s")?,
     };
     check_options(&mut m, &a.algos, a.quiet)?;
+    let known: Vec<&str> = harness::report::table::COLUMNS.iter().map(|c| c.0).collect();
+    if let Some(bad_col) = a.metrics.iter().find(|c| !known.contains(&c.as_str())) {
+        return Err(bad(format!("--metrics {bad_col}: expected one of {}", known.join(", "))));
+    }
     let report = run_matrix(&m, a.jobs, None, a.quiet)?;
-    print_runs(&report.runs, a.format, false);
+    if a.format == Format::Table && !a.all_metrics {
+        // Fit the terminal: $COLUMNS when the shell exports it, else 100.
+        let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).filter(|w| *w >= 40).unwrap_or(100);
+        print!("{}", table::compare_fit(&report.runs, width, &a.metrics).map_err(bad)?);
+    } else {
+        print_runs(&report.runs, a.format, false);
+    }
     if let Some(dir) = &a.out {
         write_reports(dir, &report, a.quiet)?;
     }

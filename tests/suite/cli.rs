@@ -582,3 +582,32 @@ fn shrunk_counterexamples_are_short_files_that_replay_exactly() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn compare_fits_a_100_column_terminal_and_picks_metrics() {
+    let (code, out, err) = syncbench(&["compare", "--profile", "wifi", "--duration", "2s", "--seeds", "2", "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    let widest = out.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(widest <= 100, "{widest} columns:\n{out}");
+    assert!(out.contains("algorithm") && out.contains("rollback") && out.contains('±'), "{out}");
+    let (code, out, _) = syncbench(&[
+        "compare",
+        "--profile",
+        "wifi",
+        "--duration",
+        "2s",
+        "--seeds",
+        "1",
+        "--quiet",
+        "--metrics",
+        "remote-lat-p99,up",
+    ]);
+    assert_eq!(code, 0);
+    let header = out.lines().nth(1).unwrap();
+    assert!(header.contains("rem p99 ms") && header.contains("up B/s") && !header.contains("own div"), "{header}");
+    assert_bad_input(&["compare", "--profile", "wifi", "--metrics", "speed"], &["--metrics speed", "own-lat"]);
+    // The full table on request.
+    let (_, out, _) =
+        syncbench(&["compare", "--profile", "lan", "--duration", "1s", "--seeds", "1", "--quiet", "--all-metrics"]);
+    assert!(out.contains("remote input changes never shown (%)"), "{out}");
+}

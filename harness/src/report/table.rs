@@ -213,6 +213,134 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
     out
 }
 
+/// The columns of the algorithms-as-rows table: the name `--metrics` takes,
+/// the header, the getter, decimals.
+pub const COLUMNS: &[(&str, &str, Getter, usize)] = &[
+    ("own-lat", "own lat ms", |m| stat(&m.input_latency_ms.own, |s| s.p50), 1),
+    ("remote-lat", "rem lat ms", |m| stat(&m.input_latency_ms.remote, |s| s.p50), 1),
+    ("own-lat-p99", "own p99 ms", |m| stat(&m.input_latency_ms.own, |s| s.p99), 1),
+    ("remote-lat-p99", "rem p99 ms", |m| stat(&m.input_latency_ms.remote, |s| s.p99), 1),
+    ("own-div", "own div m", |m| stat(&m.divergence_m.own, |s| s.mean), 3),
+    ("remote-div", "rem div m", |m| stat(&m.divergence_m.remote, |s| s.mean), 3),
+    ("own-div-p99", "own div p99", |m| stat(&m.divergence_m.own, |s| s.p99), 3),
+    ("remote-div-p99", "rem div p99", |m| stat(&m.divergence_m.remote, |s| s.p99), 3),
+    ("frozen", "frozen ms", |m| Some(m.stalls.freeze_ms_per_client), 0),
+    ("snaps", "snaps/min", |m| Some(m.snaps.per_client_per_min), 1),
+    ("down", "down B/s", |m| Some(m.bandwidth.down_bytes_per_s), 0),
+    ("up", "up B/s", |m| Some(m.bandwidth.up_bytes_per_s), 0),
+    ("corrections", "corrections", |m| Some(m.corrections as f64), 0),
+    ("unshown", "unshown %", |m| Some(m.input_changes_unshown_pct.remote.max(m.input_changes_unshown_pct.own)), 2),
+    ("desyncs", "desyncs", |m| Some(m.desyncs as f64), 0),
+];
+
+/// The columns shown by default: the metrics that decide.
+pub const DEFAULT_COLUMNS: &[&str] = &["own-lat", "remote-lat", "own-div", "remote-div", "frozen", "snaps", "down"];
+
+/// `compare`'s table for a terminal `width` columns wide: the full
+/// metrics-as-rows table when it fits and no `columns` were asked for,
+/// else algorithms as rows with `columns` (default [`DEFAULT_COLUMNS`]),
+/// each cell the mean over seeds ± its 95% interval. `Err` names an unknown
+/// column.
+pub fn compare_fit(runs: &[RunReport], width: usize, columns: &[String]) -> Result<String, String> {
+    if columns.is_empty() {
+        let full = compare(runs, false);
+        // (Titles may run long; the table must fit.)
+        if full.lines().filter(|l| !l.contains(" · ")).all(|l| l.chars().count() <= width) {
+            return Ok(full);
+        }
+    }
+    let names: Vec<&str> =
+        if columns.is_empty() { DEFAULT_COLUMNS.to_vec() } else { columns.iter().map(String::as_str).collect() };
+    let mut cols = Vec::new();
+    for n in names {
+        match COLUMNS.iter().find(|c| c.0 == n) {
+            Some(c) => cols.push(c),
+            None => {
+                let known: Vec<&str> = COLUMNS.iter().map(|c| c.0).collect();
+                return Err(format!("--metrics {n}: expected one of {}", known.join(", ")));
+            }
+        }
+    }
+    let mut groups: Vec<(String, String)> = Vec::new();
+    for r in runs {
+        let g = (r.profile.clone(), r.trace.clone());
+        if !groups.contains(&g) {
+            groups.push(g);
+        }
+    }
+    let mut out = String::new();
+    for (profile, trace) in groups {
+        let in_group: Vec<&RunReport> = runs.iter().filter(|r| r.profile == profile && r.trace == trace).collect();
+        let mut algos: Vec<&str> = Vec::new();
+        for r in &in_group {
+            if !algos.contains(&r.algorithm.as_str()) {
+                algos.push(&r.algorithm);
+            }
+        }
+        let seeds = in_group.iter().filter(|r| r.algorithm == algos[0]).count();
+        let first = in_group[0];
+        out.push_str(&format!(
+            "{profile} · {trace} · {} · {} clients · {}s · {} seed{}{}\n",
+            first.transport,
+            first.clients,
+            first.duration_s,
+            seeds,
+            if seeds == 1 { "" } else { "s, mean ±95% CI" },
+            first.world_suffix()
+        ));
+        // Fit: with the spread if it fits, else means only, else fewer
+        // columns — each step said under the table.
+        let cell = |a: &str, get: Getter, dec: usize, with_spread: bool| {
+            let vals: Vec<f64> = in_group.iter().filter(|r| r.algorithm == a).filter_map(|r| get(&r.metrics)).collect();
+            match spread(&vals) {
+                None => "–".to_string(),
+                Some((mean, None)) => fmt(mean, dec),
+                Some((mean, Some(ci))) => {
+                    let half = fmt(ci, dec);
+                    if !with_spread || half.trim_start_matches(['0', '.']).is_empty() {
+                        fmt(mean, dec)
+                    } else {
+                        format!("{}±{half}", fmt(mean, dec))
+                    }
+                }
+            }
+        };
+        let mut shown = cols.len();
+        let mut with_spread = true;
+        let table = loop {
+            let mut header = vec!["algorithm".to_string()];
+            header.extend(cols[..shown].iter().map(|c| c.1.to_string()));
+            let rows: Vec<Vec<String>> = algos
+                .iter()
+                .map(|a| {
+                    let mut row = vec![a.to_string()];
+                    row.extend(cols[..shown].iter().map(|(_, _, get, dec)| cell(a, *get, *dec, with_spread)));
+                    row
+                })
+                .collect();
+            let t = render(&header, &rows, false);
+            if t.lines().all(|l| l.chars().count() <= width) || shown == 1 {
+                break t;
+            }
+            if with_spread {
+                with_spread = false;
+            } else {
+                shown -= 1;
+            }
+        };
+        out.push_str(&table);
+        if !with_spread && seeds > 1 {
+            out.push_str("(the ±95% intervals did not fit the terminal: --format md or a wider $COLUMNS shows them)\n");
+        }
+        if shown < cols.len() {
+            let left: Vec<&str> = cols[shown..].iter().map(|c| c.0).collect();
+            out.push_str(&format!("(left out to fit: {}; pick columns with --metrics)\n", left.join(", ")));
+        }
+        out.push('\n');
+    }
+    Ok(out)
+}
+
 /// A simulated run and the same match live, side by side with the ratio
 /// live / simulated (– where either is missing or the simulated value is 0).
 pub fn against_sim(sim: &RunReport, live: &RunReport, markdown: bool) -> String {
