@@ -21,10 +21,17 @@ const COLUMNS: &[Column] = &[
     ("tick_hz", |r| r.tick_hz.to_string()),
     ("transport", |r| r.transport.clone()),
     ("topology", |r| r.topology.clone()),
+    ("options", |r| {
+        let o = if r.effective_options.is_empty() { &r.options } else { &r.effective_options };
+        o.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")
+    }),
+    ("render_hz", |r| r.render_hz.iter().map(|h| h.to_string()).collect::<Vec<_>>().join(" ")),
     ("own_latency_p50_ms", |r| num(r.metrics.input_latency_ms.own.p50)),
     ("own_latency_p99_ms", |r| num(r.metrics.input_latency_ms.own.p99)),
     ("remote_latency_p50_ms", |r| num(r.metrics.input_latency_ms.remote.p50)),
     ("remote_latency_p99_ms", |r| num(r.metrics.input_latency_ms.remote.p99)),
+    ("own_changes_unshown_pct", |r| num(r.metrics.input_changes_unshown_pct.own)),
+    ("remote_changes_unshown_pct", |r| num(r.metrics.input_changes_unshown_pct.remote)),
     ("own_divergence_mean_m", |r| num(r.metrics.divergence_m.own.mean)),
     ("own_divergence_p99_m", |r| num(r.metrics.divergence_m.own.p99)),
     ("remote_divergence_mean_m", |r| num(r.metrics.divergence_m.remote.mean)),
