@@ -140,29 +140,64 @@ fn fmt(v: f64, decimals: usize) -> String {
     format!("{v:.decimals$}")
 }
 
+/// The runs of one (profile, trace): its algorithms in order, seeds each.
+struct Group<'a> {
+    profile: String,
+    trace: String,
+    runs: Vec<&'a RunReport>,
+    algos: Vec<&'a str>,
+    seeds: usize,
+}
+
+/// Runs grouped by (profile, trace), in report order.
+fn groups(runs: &[RunReport]) -> Vec<Group<'_>> {
+    let mut keys: Vec<(&str, &str)> = Vec::new();
+    for r in runs {
+        let k = (r.profile.as_str(), r.trace.as_str());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys.into_iter()
+        .map(|(profile, trace)| {
+            let in_group: Vec<&RunReport> = runs.iter().filter(|r| r.profile == profile && r.trace == trace).collect();
+            let mut algos: Vec<&str> = Vec::new();
+            for r in &in_group {
+                if !algos.contains(&r.algorithm.as_str()) {
+                    algos.push(&r.algorithm);
+                }
+            }
+            let seeds = in_group.iter().filter(|r| r.algorithm == algos[0]).count();
+            Group { profile: profile.to_string(), trace: trace.to_string(), runs: in_group, algos, seeds }
+        })
+        .collect()
+}
+
+/// A cell: the mean of `vals`, with its 95% interval when `with_spread`
+/// and it does not round to nothing; "–" without values.
+fn cell(vals: &[f64], dec: usize, with_spread: bool) -> String {
+    match spread(vals) {
+        None => "–".to_string(),
+        Some((mean, None)) => fmt(mean, dec),
+        Some((mean, Some(ci))) => {
+            let half = fmt(ci, dec);
+            if !with_spread || half.trim_start_matches(['0', '.']).is_empty() {
+                fmt(mean, dec)
+            } else {
+                format!("{}±{half}", fmt(mean, dec))
+            }
+        }
+    }
+}
+
 /// Runs side by side: one column per algorithm, one table per (profile,
 /// trace). Over several seeds each cell is the mean and the half-width of
 /// its 95% confidence interval (`0.155±0.041`); the title says whether
 /// players touched in the trace's ideal world (with contact, `vs ideal` is
 /// chaotic).
 pub fn compare(runs: &[RunReport], markdown: bool) -> String {
-    let mut groups: Vec<(String, String)> = Vec::new();
-    for r in runs {
-        let g = (r.profile.clone(), r.trace.clone());
-        if !groups.contains(&g) {
-            groups.push(g);
-        }
-    }
     let mut out = String::new();
-    for (profile, trace) in groups {
-        let in_group: Vec<&RunReport> = runs.iter().filter(|r| r.profile == profile && r.trace == trace).collect();
-        let mut algos: Vec<&str> = Vec::new();
-        for r in &in_group {
-            if !algos.contains(&r.algorithm.as_str()) {
-                algos.push(&r.algorithm);
-            }
-        }
-        let seeds = in_group.iter().filter(|r| r.algorithm == algos[0]).count();
+    for Group { profile, trace, runs: in_group, algos, seeds } in groups(runs) {
         let first = in_group[0];
         let touch = in_group.iter().any(|r| r.metrics.trace_facts.contact_frames > 0);
         let contact = if touch { "players touch" } else { "contact-free" };
@@ -190,19 +225,7 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
                 for a in &algos {
                     let vals: Vec<f64> =
                         in_group.iter().filter(|r| r.algorithm == *a).filter_map(|r| get(&r.metrics)).collect();
-                    row.push(match spread(&vals) {
-                        None => "–".to_string(),
-                        Some((mean, None)) => fmt(mean, *dec),
-                        Some((mean, Some(ci))) => {
-                            // An interval that rounds to nothing is not shown.
-                            let half = fmt(ci, *dec);
-                            if half.trim_start_matches(['0', '.']).is_empty() {
-                                fmt(mean, *dec)
-                            } else {
-                                format!("{}±{half}", fmt(mean, *dec))
-                            }
-                        }
-                    });
+                    row.push(cell(&vals, *dec, true));
                 }
                 row
             })
@@ -261,23 +284,8 @@ pub fn compare_fit(runs: &[RunReport], width: usize, columns: &[String]) -> Resu
             }
         }
     }
-    let mut groups: Vec<(String, String)> = Vec::new();
-    for r in runs {
-        let g = (r.profile.clone(), r.trace.clone());
-        if !groups.contains(&g) {
-            groups.push(g);
-        }
-    }
     let mut out = String::new();
-    for (profile, trace) in groups {
-        let in_group: Vec<&RunReport> = runs.iter().filter(|r| r.profile == profile && r.trace == trace).collect();
-        let mut algos: Vec<&str> = Vec::new();
-        for r in &in_group {
-            if !algos.contains(&r.algorithm.as_str()) {
-                algos.push(&r.algorithm);
-            }
-        }
-        let seeds = in_group.iter().filter(|r| r.algorithm == algos[0]).count();
+    for Group { profile, trace, runs: in_group, algos, seeds } in groups(runs) {
         let first = in_group[0];
         out.push_str(&format!(
             "{profile} · {trace} · {} · {} clients · {}s · {} seed{}{}\n",
@@ -290,20 +298,9 @@ pub fn compare_fit(runs: &[RunReport], width: usize, columns: &[String]) -> Resu
         ));
         // Fit: with the spread if it fits, else means only, else fewer
         // columns — each step said under the table.
-        let cell = |a: &str, get: Getter, dec: usize, with_spread: bool| {
+        let column = |a: &str, get: Getter, dec: usize, with_spread: bool| {
             let vals: Vec<f64> = in_group.iter().filter(|r| r.algorithm == a).filter_map(|r| get(&r.metrics)).collect();
-            match spread(&vals) {
-                None => "–".to_string(),
-                Some((mean, None)) => fmt(mean, dec),
-                Some((mean, Some(ci))) => {
-                    let half = fmt(ci, dec);
-                    if !with_spread || half.trim_start_matches(['0', '.']).is_empty() {
-                        fmt(mean, dec)
-                    } else {
-                        format!("{}±{half}", fmt(mean, dec))
-                    }
-                }
-            }
+            cell(&vals, dec, with_spread)
         };
         let mut shown = cols.len();
         let mut with_spread = true;
@@ -314,7 +311,7 @@ pub fn compare_fit(runs: &[RunReport], width: usize, columns: &[String]) -> Resu
                 .iter()
                 .map(|a| {
                     let mut row = vec![a.to_string()];
-                    row.extend(cols[..shown].iter().map(|(_, _, get, dec)| cell(a, *get, *dec, with_spread)));
+                    row.extend(cols[..shown].iter().map(|(_, _, get, dec)| column(a, *get, *dec, with_spread)));
                     row
                 })
                 .collect();
