@@ -612,19 +612,7 @@ fn ab(a: AbArgs) -> Result<()> {
             .map(|i| cells.iter().map(|c| c[i].chars().count()).chain([header[i].len()]).max().unwrap_or(0))
             .collect();
         println!();
-        println!(
-            "{:<w0$}  {:>w1$}  {:>w2$}  {:>w3$}  {}",
-            header[0],
-            header[1],
-            header[2],
-            header[3],
-            header[4],
-            w0 = w[0],
-            w1 = w[1],
-            w2 = w[2],
-            w3 = w[3]
-        );
-        for c in &cells {
+        let line = |c: [&str; 5]| {
             println!(
                 "{:<w0$}  {:>w1$}  {:>w2$}  {:>w3$}  {}",
                 c[0],
@@ -637,6 +625,10 @@ fn ab(a: AbArgs) -> Result<()> {
                 w2 = w[2],
                 w3 = w[3]
             );
+        };
+        line(header);
+        for c in &cells {
+            line([&c[0], &c[1], &c[2], &c[3], &c[4]]);
         }
     }
     if !same.is_empty() {
