@@ -183,6 +183,74 @@ fn html_table(runs: &[RunReport]) -> String {
     out
 }
 
+/// How the runs were made: per algorithm its effective options and
+/// transport; per profile its links as resolved; the run settings and
+/// seeds — everything a reader needs to reproduce a number.
+fn provenance(runs: &[super::RunReport]) -> String {
+    let mut out = String::from("<details open><summary>How these runs were made</summary>\n<table>\n");
+    out += "<tr><th>algorithm</th><th>transport</th><th>options as they took effect</th></tr>\n";
+    let mut seen: Vec<(&str, &str, String)> = Vec::new();
+    for r in runs {
+        let opts = if r.effective_options.is_empty() { &r.options } else { &r.effective_options };
+        let opts: Vec<String> = opts.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let row = (r.algorithm.as_str(), r.transport.as_str(), opts.join(" "));
+        if !seen.contains(&row) {
+            out += &format!(
+                "<tr><td>{}</td><td>{}</td><td><code>{}</code></td></tr>\n",
+                esc(row.0),
+                esc(row.1),
+                esc(&row.2)
+            );
+            seen.push(row);
+        }
+    }
+    out += "</table>\n<table>\n<tr><th>profile</th><th>uplink</th><th>downlink</th></tr>\n";
+    let mut profiles: Vec<(&str, &str, &str)> = Vec::new();
+    for r in runs {
+        let row = (r.profile.as_str(), r.uplink.as_str(), r.downlink.as_str());
+        if !profiles.contains(&row) {
+            out += &format!(
+                "<tr><td>{}</td><td><code>{}</code></td><td><code>{}</code></td></tr>\n",
+                esc(row.0),
+                esc(row.1),
+                esc(row.2)
+            );
+            profiles.push(row);
+        }
+    }
+    let mut seeds: std::collections::BTreeMap<(&str, &str, &str), std::collections::BTreeSet<u64>> = Default::default();
+    for r in runs {
+        seeds.entry((r.algorithm.as_str(), r.profile.as_str(), r.trace.as_str())).or_default().insert(r.seed);
+    }
+    let mut settings: Vec<String> = Vec::new();
+    for r in runs {
+        let list = &seeds[&(r.algorithm.as_str(), r.profile.as_str(), r.trace.as_str())];
+        let renders: Vec<String> = r.render_hz.iter().map(|h| h.to_string()).collect();
+        let renders = if r.render_hz.iter().all(|h| Some(h) == r.render_hz.first()) {
+            renders.first().cloned().unwrap_or_default()
+        } else {
+            renders.join(",")
+        };
+        let s = format!(
+            "{} clients · {} s · {} Hz ticks · {renders} Hz renders · seeds {}{}",
+            r.clients,
+            r.duration_s,
+            r.tick_hz,
+            list.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(","),
+            r.world_suffix()
+        );
+        if !settings.contains(&s) {
+            settings.push(s);
+        }
+    }
+    out += "</table>\n<ul>\n";
+    for s in settings {
+        out += &format!("<li>{}</li>\n", esc(&s));
+    }
+    out += "</ul>\n</details>\n";
+    out
+}
+
 /// The page.
 pub fn render(report: &Report) -> String {
     let runs = &report.runs;
@@ -193,6 +261,7 @@ pub fn render(report: &Report) -> String {
         runs.len(),
         esc(&report.schema)
     );
+    body += &provenance(runs);
     if !report.failed.is_empty() {
         body += "<h2>Failed runs</h2>\n<ul>\n";
         for f in &report.failed {
