@@ -693,18 +693,16 @@ impl Recorder {
     pub fn finish(mut self, duration_us: u64, algorithm_steps: u64, links: &[LinkStats], delivered: u64) -> Metrics {
         self.unscored = self.pending.len() as u64;
         // Changes a screen still showing the player never showed.
-        // A change counts once the run outlasted it by more than the
-        // longest latency this run showed for its kind (and a second):
-        // an algorithm that updates once a second is not blamed for the
-        // last second's changes.
+        // A change counts once the run outlasted it by the grace: a fixed
+        // span (a horizon that followed the run's own latency would let a
+        // worse run count fewer changes).
         let mut unshown = [[0u64; 2]; 2]; // [remote, own] × [unshown, eligible]
-        let horizons =
-            [0, 1].map(|k| duration_us.saturating_sub(UNSHOWN_GRACE_US.max(self.latency[k].max().saturating_add(1))));
+        let horizon = duration_us.saturating_sub(UNSHOWN_GRACE_US);
         for (viewer, view) in self.last_view.iter().enumerate() {
             for e in view.iter().filter(|e| (e.id as usize) < self.players) {
                 let id = e.id as usize;
                 let own = (id == viewer) as usize;
-                let eligible = self.changes[id].partition_point(|&c| c <= horizons[own]);
+                let eligible = self.changes[id].partition_point(|&c| c <= horizon);
                 let shown = self.seen[viewer][id].change.min(eligible);
                 unshown[own][0] += (eligible - shown) as u64;
                 unshown[own][1] += eligible as u64;

@@ -51,11 +51,6 @@ impl Hist {
         }
     }
 
-    /// The largest value recorded (0 when empty).
-    pub fn max(&self) -> u64 {
-        self.0.max()
-    }
-
     /// Number of values.
     pub fn len(&self) -> u64 {
         self.0.len()
