@@ -136,14 +136,12 @@ fn run_config(m: &MatchArgs, seed: u64, default_duration: &str) -> Result<RunCon
     })
 }
 
-/// FNV-1a 64 of `text`, hex: a content fingerprint for run keys.
+/// FNV-1a 64 of `text` (the game's checksum hasher), hex: a content
+/// fingerprint for run keys.
 fn digest(text: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in text.as_bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{h:016x}")
+    let mut h = harness::game::Fnv64::new();
+    h.write(text.as_bytes());
+    format!("{:016x}", h.finish())
 }
 
 /// The fingerprint of the network a run had: each client's and the
@@ -157,11 +155,8 @@ fn network_digest(plan: &NetworkPlan, clients: usize) -> String {
 }
 
 /// The fingerprint of the trace a run played (its content, not its name).
-fn trace_digest(spec: &TraceSpec, cfg: &RunConfig) -> String {
-    match spec.instantiate(cfg.clients, cfg.duration_us, cfg.seed) {
-        Ok(t) => digest(&format!("{:?}", t.tracks)),
-        Err(_) => String::new(),
-    }
+fn trace_digest(trace: &harness::trace::Trace) -> String {
+    digest(&format!("{:?}", trace.tracks))
 }
 
 /// A clock as `--clock` takes it.
@@ -175,7 +170,7 @@ fn run_one(algo: &dyn Algorithm, plan: &NetworkPlan, spec: &TraceSpec, cfg: &Run
     let trace = spec.instantiate(cfg.clients, cfg.duration_us, cfg.seed).map_err(|e| bad(e.to_string()))?;
     let result = run_plan(algo, plan, &trace, cfg).map_err(|e| bad(e.to_string()))?;
     let mode = if cfg.paced { "paced" } else { "simulated" };
-    Ok(report_of(algo, plan, spec, cfg, result.metrics, mode))
+    Ok(report_of(algo, plan, spec, &trace, cfg, result.metrics, mode))
 }
 
 /// A report entry for `metrics` measured in `mode`.
@@ -183,6 +178,7 @@ fn report_of(
     algo: &dyn Algorithm,
     plan: &NetworkPlan,
     spec: &TraceSpec,
+    trace: &harness::trace::Trace,
     cfg: &RunConfig,
     metrics: harness::metrics::Metrics,
     mode: &str,
@@ -211,7 +207,7 @@ fn report_of(
         options: cfg.options.0.clone(),
         effective_options: cfg.options.effective(algo),
         network_digest: network_digest(plan, cfg.clients),
-        trace_digest: trace_digest(spec, cfg),
+        trace_digest: trace_digest(trace),
         transport: cfg.transport.to_string(),
         mode: mode.to_string(),
         clocks: {
@@ -288,7 +284,7 @@ fn live_cmd(a: LiveArgs) -> Result<()> {
     let trace = spec.instantiate(cfg.clients, cfg.duration_us, cfg.seed).map_err(|e| bad(e.to_string()))?;
     let sim = if a.against_sim {
         let result = run_plan(algo, &plan, &trace, &cfg).map_err(|e| bad(e.to_string()))?;
-        Some(report_of(algo, &plan, &spec, &cfg, result.metrics, "simulated"))
+        Some(report_of(algo, &plan, &spec, &trace, &cfg, result.metrics, "simulated"))
     } else {
         None
     };
@@ -308,7 +304,7 @@ fn live_cmd(a: LiveArgs) -> Result<()> {
         harness::live::LiveError::Config(m) => bad(m),
         other => anyhow::anyhow!(other),
     })?;
-    let mut live = report_of(algo, &plan, &spec, &cfg, result.metrics, "live");
+    let mut live = report_of(algo, &plan, &spec, &trace, &cfg, result.metrics, "live");
     live.live = Some(result.counters);
     let runs: Vec<RunReport> = sim.into_iter().chain([live]).collect();
     match a.run.format {

@@ -23,12 +23,9 @@ pub const MANIFEST: &str = "report.manifest";
 
 /// FNV-1a 64 of `bytes`, as 16 hex digits: a fingerprint, not a MAC.
 fn fingerprint(bytes: &[u8]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{h:016x}")
+    let mut h = harness::game::Fnv64::new();
+    h.write(bytes);
+    format!("{:016x}", h.finish())
 }
 
 /// Writes a set of files into `dir`: the old manifest goes first, every

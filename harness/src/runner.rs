@@ -243,11 +243,7 @@ impl Transports {
         if self.kind == TransportKind::Unreliable {
             return None;
         }
-        if !self.endpoints.contains_key(&(at, peer)) {
-            for (a, b) in [(at, peer), (peer, at)] {
-                let e = Endpoint::new(self.kind, a, b, self.seed, now).expect("reliable kinds have endpoints");
-                self.endpoints.insert((a, b), e);
-            }
+        if Endpoint::open_pair(&mut self.endpoints, self.kind, self.seed, at, peer, now) {
             self.arm(sched, peer, at);
         }
         self.endpoints.get_mut(&(at, peer))

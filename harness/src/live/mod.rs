@@ -499,11 +499,7 @@ fn endpoint(
     }
     // The first use of a pair opens both ends (the transport timers task
     // fires the peer's, which starts a handshake if the transport has one).
-    if !endpoints.contains_key(&(at, peer)) {
-        for (a, b) in [(at, peer), (peer, at)] {
-            endpoints.insert((a, b), Endpoint::new(kind, a, b, seed, now).expect("reliable kinds have endpoints"));
-        }
-    }
+    Endpoint::open_pair(endpoints, kind, seed, at, peer, now);
     endpoints.get_mut(&(at, peer))
 }
 

@@ -144,6 +144,29 @@ impl Endpoint {
         }
     }
 
+    /// Opens the connection between `at` and `peer` in `endpoints` if it is
+    /// not open yet — both ends at once, as a connection has two; returns
+    /// whether it did (the caller then arms the peer's timer, which starts
+    /// a handshake if the transport has one). Nothing for `Unreliable`.
+    pub fn open_pair(
+        endpoints: &mut std::collections::BTreeMap<(usize, usize), Endpoint>,
+        kind: TransportKind,
+        seed: u64,
+        at: usize,
+        peer: usize,
+        now: Micros,
+    ) -> bool {
+        if endpoints.contains_key(&(at, peer)) {
+            return false;
+        }
+        for (a, b) in [(at, peer), (peer, at)] {
+            if let Some(e) = Endpoint::new(kind, a, b, seed, now) {
+                endpoints.insert((a, b), e);
+            }
+        }
+        endpoints.contains_key(&(at, peer))
+    }
+
     /// The local node sends `msg` at `now`.
     pub fn send(&mut self, now: Micros, msg: Vec<u8>, out: &mut Output) {
         match self {
@@ -184,6 +207,53 @@ impl Endpoint {
             Endpoint::Quic(e) => e.next_timer(),
         }
     }
+}
+
+/// Appends `msg` to a byte stream, its length in front (LEB128): the
+/// application's framing on the stream transports.
+pub(crate) fn frame(stream: &mut std::collections::VecDeque<u8>, msg: &[u8]) {
+    let mut len = msg.len();
+    loop {
+        let byte = (len & 0x7f) as u8;
+        len >>= 7;
+        stream.push_back(if len > 0 { byte | 0x80 } else { byte });
+        if len == 0 {
+            break;
+        }
+    }
+    stream.extend(msg);
+}
+
+/// Moves every complete length-prefixed message out of `buf` into `out`.
+/// A length over `max`, or a prefix longer than a `u32`'s — framing no
+/// honest peer writes — drops the stream's bytes.
+pub(crate) fn deframe(buf: &mut Vec<u8>, max: usize, out: &mut Vec<Vec<u8>>) {
+    let mut at = 0;
+    loop {
+        let (mut len, mut shift, mut i) = (0usize, 0u32, at);
+        let header = loop {
+            let Some(&b) = buf.get(i) else { break None };
+            i += 1;
+            len |= ((b & 0x7f) as usize) << shift;
+            if b & 0x80 == 0 {
+                break Some(i);
+            }
+            shift += 7;
+            if shift > 28 {
+                buf.clear();
+                return;
+            }
+        };
+        let Some(start) = header else { break };
+        if len > max {
+            buf.clear();
+            return;
+        }
+        let Some(msg) = buf.get(start..start + len) else { break };
+        out.push(msg.to_vec());
+        at = start + len;
+    }
+    buf.drain(..at);
 }
 
 /// FNV-1a 32 of `bytes`.

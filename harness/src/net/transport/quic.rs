@@ -35,7 +35,7 @@
 //! the packets quinn declared lost.
 
 use super::quic_crypto::{self, with_rng};
-use super::{seal, Output};
+use super::{deframe, frame, seal, Output};
 use crate::rng::Stream;
 use crate::time::Micros;
 use quinn_proto::{
@@ -199,16 +199,7 @@ impl Quic {
         if self.queued.len() + msg.len() > MAX_QUEUED_BYTES {
             return;
         }
-        let mut len = msg.len();
-        loop {
-            let byte = (len & 0x7f) as u8;
-            len >>= 7;
-            self.queued.push_back(if len > 0 { byte | 0x80 } else { byte });
-            if len == 0 {
-                break;
-            }
-        }
-        self.queued.extend(msg);
+        frame(&mut self.queued, &msg);
         self.flush_stream();
     }
 
@@ -332,7 +323,7 @@ impl Quic {
                     let _ = chunks.finalize();
                 };
             }
-            deframe(&mut self.received, &mut out.deliver);
+            deframe(&mut self.received, MAX_MESSAGE, &mut out.deliver);
             if !self.datagrams && !self.queued.is_empty() {
                 self.flush_stream();
             }
@@ -361,38 +352,6 @@ impl Quic {
             self.timer = next.map(|t| self.micros(t).max(now));
         }
     }
-}
-
-/// Moves every complete length-prefixed message out of `buf`. A length
-/// over [`MAX_MESSAGE`] (only a hostile peer sends one) drops the stream's
-/// bytes.
-fn deframe(buf: &mut Vec<u8>, out: &mut Vec<Vec<u8>>) {
-    let mut at = 0;
-    loop {
-        let (mut len, mut shift, mut i) = (0usize, 0u32, at);
-        let header = loop {
-            let Some(&b) = buf.get(i) else { break None };
-            i += 1;
-            len |= ((b & 0x7f) as usize) << shift;
-            if b & 0x80 == 0 {
-                break Some(i);
-            }
-            shift += 7;
-            if shift > 28 {
-                buf.clear();
-                return;
-            }
-        };
-        let Some(start) = header else { break };
-        if len > MAX_MESSAGE {
-            buf.clear();
-            return;
-        }
-        let Some(msg) = buf.get(start..start + len) else { break };
-        out.push(msg.to_vec());
-        at = start + len;
-    }
-    buf.drain(..at);
 }
 
 /// quinn's transport defaults, with datagrams on for `quic-datagram`.

@@ -46,7 +46,7 @@
 //! window: u16, ts_val: u32, ts_ecr: u32 [, n: u8, 3 bytes padding,
 //! n × (start: u32, end: u32)], payload` — then the 4-byte check.
 
-use super::{seal, Cursor, Output};
+use super::{deframe, frame, seal, Cursor, Output};
 use crate::time::Micros;
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
@@ -70,7 +70,7 @@ const MAX_SACK_BLOCKS: usize = 3;
 /// hostile peer).
 const MAX_BUFFERED: usize = 16 << 20;
 /// The largest message a length prefix may announce.
-const MAX_MESSAGE: u64 = 4 << 20;
+const MAX_MESSAGE: usize = 4 << 20;
 
 /// How the application configured the socket.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -379,16 +379,7 @@ impl Tcp {
         if self.unsent.len() + msg.len() > MAX_BUFFERED {
             return; // a dead peer: the send buffer is full
         }
-        let mut len = msg.len() as u64;
-        loop {
-            let byte = (len & 0x7f) as u8;
-            len >>= 7;
-            self.unsent.push_back(if len > 0 { byte | 0x80 } else { byte });
-            if len == 0 {
-                break;
-            }
-        }
-        self.unsent.extend(msg);
+        frame(&mut self.unsent, &msg);
         self.transmit(now, out);
     }
 
@@ -470,7 +461,7 @@ impl Tcp {
             if self.last_ooo.is_some_and(|s| s < self.rcv_nxt) {
                 self.last_ooo = None;
             }
-            self.deframe(out);
+            deframe(&mut self.stream, MAX_MESSAGE, &mut out.deliver);
             filled
         } else {
             if self.ooo_bytes + payload.len() <= MAX_BUFFERED && !self.ooo.contains_key(&seq) {
@@ -480,36 +471,6 @@ impl Tcp {
             }
             true
         }
-    }
-
-    /// Hands every complete message in the stream to the node.
-    fn deframe(&mut self, out: &mut Output) {
-        let mut at = 0;
-        loop {
-            let (mut len, mut shift, mut i) = (0u64, 0u32, at);
-            let start = loop {
-                let Some(&b) = self.stream.get(i) else { break None };
-                i += 1;
-                len |= ((b & 0x7f) as u64) << shift;
-                if b & 0x80 == 0 {
-                    break Some(i);
-                }
-                shift += 7;
-                if shift > 28 {
-                    break Some(usize::MAX);
-                }
-            };
-            let Some(start) = start else { break };
-            if start == usize::MAX || len > MAX_MESSAGE {
-                // Framing no honest peer produces: the stream is unusable.
-                self.stream.clear();
-                return;
-            }
-            let Some(msg) = self.stream.get(start..start + len as usize) else { break };
-            out.deliver.push(msg.to_vec());
-            at = start + len as usize;
-        }
-        self.stream.drain(..at);
     }
 
     /// The sending half: cumulative ACK, SACK blocks, RTT, RACK, CUBIC.
