@@ -366,10 +366,12 @@ pub struct MatchArgs {
     /// exact): `--clock=-40ms@+200ppm,0,+25ms`. Tests clock sync and timers against drift.
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     pub clock: Vec<String>,
-    /// Drop packets netem's `corrupt` damaged, as a real UDP stack's checksum does (default:
-    /// deliver the flipped bytes, so decoders are tested against them).
-    #[arg(long = "drop-corrupted")]
-    pub drop_corrupted: bool,
+    /// What a receiver gets of a packet netem's `corrupt` damaged: `drop` (default) — the UDP
+    /// checksum discards it, as Linux does with the kernel's netem (reports/netem-corrupt.md);
+    /// `deliver` — the flipped bytes arrive, as to a sender with SO_NO_CHECK, so decoders are
+    /// tested against them.
+    #[arg(long, value_enum, default_value_t = Corrupted::Drop)]
+    pub corrupted: Corrupted,
     /// Algorithm option key=value (repeatable); `list algorithms` shows each algorithm's.
     #[arg(long = "opt")]
     pub opt: Vec<String>,
@@ -485,4 +487,13 @@ pub struct CompareArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub common: MatchArgs,
+}
+
+/// What a receiver gets of a corrupted packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Corrupted {
+    /// Discarded by the UDP checksum (what the kernel's netem leads to).
+    Drop,
+    /// Delivered with the flipped bit.
+    Deliver,
 }

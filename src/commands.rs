@@ -58,6 +58,14 @@ fn bad(msg: impl Into<String>) -> anyhow::Error {
     BadInput(msg.into()).into()
 }
 
+/// What a profile argument written as a tc line or in tc's byte units
+/// means, said before it runs.
+fn profile_notes(arg: &str) -> Vec<String> {
+    let mut notes: Vec<String> = harness::net::netem::tc_prefix_note(arg).into_iter().collect();
+    notes.extend(harness::net::netem::byte_rate_notes(arg));
+    notes
+}
+
 fn find_algo(name: &str) -> Result<&'static dyn Algorithm> {
     algorithms::registry::find(name).ok_or_else(|| {
         bad(format!("unknown algorithm `{name}`: expected one of {}", algorithms::registry::names().join(", ")))
@@ -65,6 +73,9 @@ fn find_algo(name: &str) -> Result<&'static dyn Algorithm> {
 }
 
 fn resolve_profile(arg: &str) -> Result<NetworkPlan> {
+    for note in profile_notes(arg) {
+        eprintln!("syncbench: note: {note}");
+    }
     NetworkPlan::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))
 }
 
@@ -103,7 +114,7 @@ fn run_config(m: &MatchArgs, seed: u64, default_duration: &str) -> Result<RunCon
         options: Options::parse(&m.opt).map_err(|e| bad(format!("--opt {e}")))?,
         transport: TransportKind::parse(&m.transport).map_err(|e| bad(format!("--transport: {e}")))?,
         paced: m.paced,
-        drop_corrupted: m.drop_corrupted,
+        drop_corrupted: m.corrupted == crate::cli::Corrupted::Drop,
         world: World::parse_arena(&m.arena).map_err(|e| bad(format!("--arena: {e}")))?,
         bots: m.bots,
         aoi: match &m.aoi {
@@ -218,7 +229,7 @@ fn report_of(
                 used.into_iter().map(clock_text).collect()
             }
         },
-        drop_corrupted: cfg.drop_corrupted,
+        deliver_corrupted: !cfg.drop_corrupted,
         arena: cfg.world.label(),
         bots: cfg.bots,
         aoi: cfg.aoi.as_ref().map(AoiSetting::of),
@@ -1001,6 +1012,9 @@ fn profile_show(arg: &str, packets: u64, spacing: &str, payload: usize, seed: u6
         println!("  source: {}", p.source);
     }
     println!("  correlation: {}", p.correlation.name());
+    for note in profile_notes(arg) {
+        println!("  note: {note}");
+    }
     println!("  probe: {packets} packets of {payload} B every {spacing_us} us per direction, seed {seed}");
     println!();
     println!(
@@ -1024,9 +1038,9 @@ fn profile_show(arg: &str, packets: u64, spacing: &str, payload: usize, seed: u6
         if let Some(r) = spec.rate {
             // tc's units surprise: `bps` is bytes per second, `bit` bits.
             println!(
-                "          rate: {} bytes/s = {:.3} Mbit/s (as tc reads it: `kbps`, `mbps` are bytes per second; `kbit`, `mbit` are bits)",
-                r.bytes_per_s,
-                r.bytes_per_s as f64 * 8.0 / 1e6
+                "          rate: {:.3} Mbit/s = {} bytes/s (tc's `kbit`, `mbit` are bits; `kbps`, `mbps` bytes per second)",
+                r.bytes_per_s as f64 * 8.0 / 1e6,
+                r.bytes_per_s
             );
         }
         if let LossModel::Random { p: lp, corr } = spec.loss {

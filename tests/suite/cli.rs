@@ -589,7 +589,10 @@ fn compare_fits_a_100_column_terminal_and_picks_metrics() {
     assert_eq!(code, 0, "{err}");
     let widest = out.lines().map(|l| l.chars().count()).max().unwrap();
     assert!(widest <= 100, "{widest} columns:\n{out}");
-    assert!(out.contains("algorithm") && out.contains("rollback") && out.contains('±'), "{out}");
+    assert!(out.contains("algorithm") && out.contains("rollback"), "{out}");
+    // The spread is in the cells, not only in a note under the table.
+    let rows_with_spread = out.lines().filter(|l| !l.starts_with('(') && l.contains('±') && !l.contains(" · ")).count();
+    assert!(rows_with_spread >= 6, "{rows_with_spread} rows show a spread:\n{out}");
     let (code, out, _) = syncbench(&[
         "compare",
         "--profile",
@@ -610,4 +613,34 @@ fn compare_fits_a_100_column_terminal_and_picks_metrics() {
     let (_, out, _) =
         syncbench(&["compare", "--profile", "lan", "--duration", "1s", "--seeds", "1", "--quiet", "--all-metrics"]);
     assert!(out.contains("remote input changes never shown (%)"), "{out}");
+}
+
+#[test]
+fn a_pasted_tc_line_runs_and_says_what_it_dropped() {
+    let line = "tc qdisc add dev eth0 root netem delay 50ms loss 1%";
+    let (code, out, err) = syncbench(&["run", "--algo", "lockstep", "--profile", line, "--duration", "2s"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("uplink: delay 50ms loss 1%"), "{out}");
+    assert!(err.contains("device eth0 ignored"), "{err}");
+    // Byte units are pointed out; the canonical form is in bits.
+    let (code, out, _) = syncbench(&["profile", "show", "delay 5ms rate 1mbps", "--packets", "100"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("`rate 1mbps` is bytes per second to tc: 8.000 Mbit/s") && out.contains("rate 8000000bit"),
+        "{out}"
+    );
+}
+
+#[test]
+fn corruption_is_dropped_by_default_as_the_kernels_netem_makes_it() {
+    // reports/netem-corrupt.md: behind Linux's UDP checksum no damaged
+    // datagram reaches the socket, so lockstep on a corrupting link only
+    // loses packets; delivered flips make it desync (exit 1).
+    let args = ["run", "--algo", "lockstep", "--profile", "corrupt 1%", "--duration", "5s"];
+    let (code, _, err) = syncbench(&args);
+    assert_eq!(code, 0, "{err}");
+    let mut deliver = args.to_vec();
+    deliver.extend(["--corrupted", "deliver"]);
+    let (code, _, err) = syncbench(&deliver);
+    assert_eq!(code, 1, "{err}");
 }

@@ -168,7 +168,8 @@ fn damaged_packets_never_crash_an_algorithm() {
     // numbers, counts): a debug build panics on any overflow they cause.
     for algo in algorithms::registry::names() {
         for seed in 1..=3 {
-            let m = run_named(algo, "delay 20ms 5ms corrupt 5%", "random-walk", cfg(3, 10, seed));
+            let c = harness::runner::RunConfig { drop_corrupted: false, ..cfg(3, 10, seed) };
+            let m = run_named(algo, "delay 20ms 5ms corrupt 5%", "random-walk", c);
             assert!(m.network.corrupted > 0, "{algo}");
         }
     }

@@ -527,7 +527,9 @@ impl fmt::Display for Netem {
             parts.push(format!("gap {}", self.gap));
         }
         if let Some(r) = self.rate {
-            let mut s = format!("rate {}bps", r.bytes_per_s);
+            // In bits, the unit a reader checks against a link's rating
+            // (tc's `bps` is bytes per second, a common surprise).
+            let mut s = format!("rate {}bit", r.bytes_per_s * 8);
             if r.packet_overhead != 0 || r.cell_size != 0 {
                 s += &format!(" {}", r.packet_overhead);
                 if r.cell_size != 0 {
@@ -596,6 +598,42 @@ pub fn time(t: &str) -> Option<u64> {
     };
     let us = (value * scale).round();
     (0.0..1e18).contains(&us).then_some(us as u64)
+}
+
+/// What is dropped from a pasted `tc … netem …` line, said to the user:
+/// `None` when `text` is a plain option string (or no netem line at all).
+pub fn tc_prefix_note(text: &str) -> Option<String> {
+    let options = strip_tc_command(text).ok()?;
+    if options.len() == text.len() {
+        return None;
+    }
+    let prefix = text[..text.len() - options.len()].trim();
+    let device = prefix.split_whitespace().skip_while(|w| *w != "dev").nth(1).unwrap_or("?");
+    Some(format!(
+        "took the netem options of a pasted tc line: `{prefix}` dropped, device {device} ignored; the options apply to both directions of every client's link"
+    ))
+}
+
+/// A warning for each rate written in tc's byte units (`kbps`, `mbps`, …):
+/// tc reads `1mbps` as 1 MB/s = 8 Mbit/s, which is rarely what was meant.
+pub fn byte_rate_notes(text: &str) -> Vec<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut notes = Vec::new();
+    for w in words.windows(2).filter(|w| w[0] == "rate") {
+        let unit = w[1].trim_start_matches(|c: char| c.is_ascii_digit() || c == '.').to_ascii_lowercase();
+        if unit.ends_with("bps") {
+            if let Some(bytes) = rate(w[1]) {
+                let bits =
+                    format!("{}{}", &w[1][..w[1].len() - unit.len()], unit.trim_end_matches("ps").to_owned() + "it");
+                notes.push(format!(
+                    "`rate {}` is bytes per second to tc: {:.3} Mbit/s; for bits write `rate {bits}`",
+                    w[1],
+                    bytes as f64 * 8.0 / 1e6
+                ));
+            }
+        }
+    }
+    notes
 }
 
 /// The options of a pasted `tc … netem …` line, or `text` unchanged.
@@ -680,6 +718,22 @@ pub fn rate(t: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pasted_tc_line_and_byte_rates_are_pointed_out() {
+        let note = tc_prefix_note("sudo tc qdisc add dev eth0 root netem delay 50ms loss 1%").unwrap();
+        assert!(note.contains("device eth0 ignored"), "{note}");
+        assert!(note.contains("`sudo tc qdisc add dev eth0 root netem` dropped"), "{note}");
+        assert_eq!(tc_prefix_note("delay 50ms"), None);
+        let notes = byte_rate_notes("delay 5ms rate 1mbps limit 20");
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].contains("8.000 Mbit/s") && notes[0].contains("`rate 1mbit`"), "{}", notes[0]);
+        assert!(byte_rate_notes("rate 1mbit rate 5kibps")[0].contains("`rate 5kibit`"));
+        // The canonical form spells the rate in bits and reads back the same.
+        let n = Netem::parse("rate 1mbps").unwrap();
+        assert_eq!(n.to_string(), "rate 8000000bit");
+        assert_eq!(Netem::parse(&n.to_string()).unwrap(), n);
+    }
 
     #[test]
     fn parses_the_common_forms() {

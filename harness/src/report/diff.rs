@@ -159,7 +159,7 @@ fn key_parts(r: &RunReport, options: &std::collections::BTreeMap<String, String>
         r.transport,
         if opts.is_empty() { String::new() } else { format!(" · {}", opts.join(" ")) },
         if r.clocks.is_empty() { String::new() } else { format!(" · clocks {}", r.clocks.join(",")) },
-        if r.drop_corrupted { " · corrupted dropped" } else { "" },
+        if r.deliver_corrupted { " · corrupted delivered" } else { "" },
         r.world_suffix()
     )
 }
@@ -362,7 +362,7 @@ mod tests {
             transport: "unreliable".into(),
             mode: "simulated".into(),
             clocks: Vec::new(),
-            drop_corrupted: false,
+            deliver_corrupted: false,
             arena: "standard".into(),
             bots: 0,
             aoi: None,

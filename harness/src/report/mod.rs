@@ -73,10 +73,11 @@ pub struct RunReport {
     /// every clock was exact.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clocks: Vec<String>,
-    /// Corrupted packets were dropped at the receiver (`--drop-corrupted`)
-    /// rather than delivered; written only when set.
+    /// Corrupted packets were delivered with their flipped bits
+    /// (`--corrupted deliver`) rather than dropped by the UDP checksum;
+    /// written only when set.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub drop_corrupted: bool,
+    pub deliver_corrupted: bool,
     /// The arena (`--arena`): written only when not `standard`.
     #[serde(default = "standard", skip_serializing_if = "is_standard")]
     pub arena: String,

@@ -175,6 +175,45 @@ fn groups(runs: &[RunReport]) -> Vec<Group<'_>> {
 
 /// A cell: the mean of `vals`, with its 95% interval when `with_spread`
 /// and it does not round to nothing; "–" without values.
+/// How a cell shows the spread across seeds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Spread {
+    /// `mean±half` at the column's decimals.
+    Full,
+    /// `mean±half` with the half-width to two significant figures and the
+    /// mean to the same place (`777.5±1889.8` → `800±1900`): the usual way
+    /// to write a measurement with its uncertainty, and narrower.
+    Rounded,
+    /// The mean only.
+    None,
+}
+
+/// `mean±half` rounded as [`Spread::Rounded`] says.
+fn rounded_cell(mean: f64, half: f64, dec: usize) -> String {
+    if !(half.is_finite() && half > 0.0) {
+        return fmt(mean, dec);
+    }
+    // The place of the half-width's second significant figure.
+    let place = half.log10().floor() as i32 - 1;
+    if place >= 0 {
+        let unit = 10f64.powi(place);
+        let r = |v: f64| format!("{:.0}", (v / unit).round() * unit);
+        format!("{}±{}", r(mean), r(half))
+    } else {
+        let d = ((-place) as usize).min(dec);
+        format!("{}±{}", fmt(mean, d), fmt(half, d))
+    }
+}
+
+fn spread_cell(vals: &[f64], dec: usize, how: Spread) -> String {
+    match (how, spread(vals)) {
+        (Spread::Rounded, Some((mean, Some(ci)))) if !fmt(ci, dec).trim_start_matches(['0', '.']).is_empty() => {
+            rounded_cell(mean, ci, dec)
+        }
+        _ => cell(vals, dec, how == Spread::Full),
+    }
+}
+
 fn cell(vals: &[f64], dec: usize, with_spread: bool) -> String {
     match spread(vals) {
         None => "–".to_string(),
@@ -231,9 +270,38 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
             })
             .collect();
         out.push_str(&render(&header, &rows, markdown));
+        if markdown {
+            // Provenance: every option as it took effect, defaults filled.
+            out.push_str("\nOptions as they took effect:\n\n");
+            for a in &algos {
+                let r = in_group.iter().find(|r| r.algorithm == *a).expect("an algorithm of the group has a run");
+                let opts: Vec<String> = r.effective_options.iter().map(|(k, v)| format!("`{k}={v}`")).collect();
+                out.push_str(&format!("- {a}: {}\n", if opts.is_empty() { "–".into() } else { opts.join(" ") }));
+            }
+        } else {
+            out.push_str(&options_set(&in_group, &algos));
+        }
         out.push('\n');
     }
     out
+}
+
+/// Under a text table: the options given on the command line, per
+/// algorithm (the rest are the defaults `list algorithms` shows; JSON,
+/// CSV, Markdown and HTML carry every effective option).
+fn options_set(runs: &[&RunReport], algos: &[&str]) -> String {
+    let mut parts = Vec::new();
+    for a in algos {
+        if let Some(r) = runs.iter().find(|r| r.algorithm == *a && !r.options.is_empty()) {
+            let opts: Vec<String> = r.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            parts.push(format!("{a} {}", opts.join(" ")));
+        }
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("options set: {} (the others at their defaults)\n", parts.join("; "))
+    }
 }
 
 /// The columns of the algorithms-as-rows table: the name `--metrics` takes,
@@ -298,12 +366,12 @@ pub fn compare_fit(runs: &[RunReport], width: usize, columns: &[String]) -> Resu
         ));
         // Fit: with the spread if it fits, else means only, else fewer
         // columns — each step said under the table.
-        let column = |a: &str, get: Getter, dec: usize, with_spread: bool| {
+        let column = |a: &str, get: Getter, dec: usize, how: Spread| {
             let vals: Vec<f64> = in_group.iter().filter(|r| r.algorithm == a).filter_map(|r| get(&r.metrics)).collect();
-            cell(&vals, dec, with_spread)
+            spread_cell(&vals, dec, how)
         };
         let mut shown = cols.len();
-        let mut with_spread = true;
+        let mut how = Spread::Full;
         let table = loop {
             let mut header = vec!["algorithm".to_string()];
             header.extend(cols[..shown].iter().map(|c| c.1.to_string()));
@@ -311,7 +379,7 @@ pub fn compare_fit(runs: &[RunReport], width: usize, columns: &[String]) -> Resu
                 .iter()
                 .map(|a| {
                     let mut row = vec![a.to_string()];
-                    row.extend(cols[..shown].iter().map(|(_, _, get, dec)| column(a, *get, *dec, with_spread)));
+                    row.extend(cols[..shown].iter().map(|(_, _, get, dec)| column(a, *get, *dec, how)));
                     row
                 })
                 .collect();
@@ -319,14 +387,20 @@ pub fn compare_fit(runs: &[RunReport], width: usize, columns: &[String]) -> Resu
             if t.lines().all(|l| l.chars().count() <= width) || shown == 1 {
                 break t;
             }
-            if with_spread {
-                with_spread = false;
-            } else {
-                shown -= 1;
+            match how {
+                Spread::Full => how = Spread::Rounded,
+                Spread::Rounded => how = Spread::None,
+                Spread::None => shown -= 1,
             }
         };
         out.push_str(&table);
-        if !with_spread && seeds > 1 {
+        out.push_str(&options_set(&in_group, &algos));
+        if how == Spread::Rounded && seeds > 1 {
+            out.push_str(
+                "(±95% intervals to two significant figures to fit the terminal; --format md shows them in full)\n",
+            );
+        }
+        if how == Spread::None && seeds > 1 {
             out.push_str("(the ±95% intervals did not fit the terminal: --format md or a wider $COLUMNS shows them)\n");
         }
         if shown < cols.len() {
@@ -473,4 +547,19 @@ pub fn single(r: &RunReport, markdown: bool) -> String {
         out.push_str(&format!("violation: {v}\n"));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounded_spread_keeps_two_significant_figures() {
+        assert_eq!(rounded_cell(777.5, 1889.8, 1), "800±1900");
+        assert_eq!(rounded_cell(70.2, 7.7, 1), "70.2±7.7");
+        assert_eq!(rounded_cell(153.9, 41.5, 1), "154±42");
+        assert_eq!(rounded_cell(0.154, 0.580, 3), "0.15±0.58");
+        assert_eq!(rounded_cell(0.1234, 0.0042, 3), "0.123±0.004");
+        assert_eq!(rounded_cell(5.0, 0.0, 1), "5.0");
+    }
 }
