@@ -112,6 +112,9 @@ pub enum Command {
     /// Inspect a network profile: resolved parameters and measured behaviour.
     #[command(subcommand)]
     Profile(ProfileCmd),
+    /// Traces from play: turn a CSV of timestamped inputs into a trace script.
+    #[command(subcommand)]
+    Trace(TraceCmd),
     /// Run several algorithms on one profile and print them side by side.
     #[command(
         after_help = "Examples:\n  syncbench compare --profile wifi\n  syncbench compare --profile 4g --algos lockstep,server-verified --traces zigzag,random-walk --seeds 3\n  syncbench compare --profile lan --out reports/lan   # also writes report.json and report.md"
@@ -235,6 +238,24 @@ pub struct ConformArgs {
     pub out: std::path::PathBuf,
 }
 
+/// `trace` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum TraceCmd {
+    /// Read a CSV recording of play (time_ms|time_s|time_us, player, keys or up/down/left/right/jump/
+    /// shoot columns, optional aim_x, aim_y; one row per change) and write it as a trace script
+    /// that plays the same inputs. `--trace FILE.csv` also runs a recording directly.
+    #[command(
+        after_help = "Examples:\n  syncbench trace convert match-0412.csv --out traces/duel-human.trace\n  syncbench trace convert inputs.csv            # the script on stdout\n\nCSV:\n  # a duel, logged by my game\n  time_ms,player,keys,aim_x,aim_y\n  0,0,,0,0\n  183.4,0,R,0,0\n  201,1,U+S,12,-40"
+    )]
+    Convert {
+        /// The CSV recording.
+        file: std::path::PathBuf,
+        /// Write the script here instead of stdout.
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+    },
+}
+
 /// `profile` subcommands.
 #[derive(Subcommand, Debug)]
 pub enum ProfileCmd {
@@ -356,9 +377,15 @@ pub struct MatchArgs {
     /// Duration per run: 60s, 2m, 1500ms [default: 60s; 10s for `live`; 20s for `matrix --quick`].
     #[arg(long)]
     pub duration: Option<String>,
-    /// Game step and node tick rate, Hz.
-    #[arg(long = "tick-rate", default_value_t = 60)]
-    pub tick_rate: u32,
+    /// Game step and node tick rate, Hz [default: the game's `tick_hz`, else 60].
+    #[arg(long = "tick-rate")]
+    pub tick_rate: Option<u32>,
+    /// The reference game's numbers: a preset (arena, brawler, shooter, mmo) or a game file
+    /// (TOML: max_speed, acceleration, friction, gravity, jump_speed, player_size, shot_cooldown_ms,
+    /// shot_range, arena, arena_scale, tick_hz; see games/) [default: arena — 6 m/s, 0.8 m players,
+    /// a 40 m x 30 m room, 60 Hz].
+    #[arg(long)]
+    pub game: Option<String>,
     /// Render rate of the clients, Hz; a list gives one per client (the last repeats): 60,144,30.
     #[arg(long = "render-rate", default_value = "60", value_delimiter = ',')]
     pub render_rate: Vec<u32>,
@@ -379,9 +406,9 @@ pub struct MatchArgs {
     #[arg(long, default_value = "unreliable")]
     pub transport: String,
     /// The arena: `standard` (40 m x 30 m, five walls) or an open field WIDTHxHEIGHT in
-    /// metres with a pillar every 50 m: `--arena 400x400`.
-    #[arg(long, default_value = "standard")]
-    pub arena: String,
+    /// metres with a pillar every 50 m: `--arena 400x400` [default: the game's arena].
+    #[arg(long)]
+    pub arena: Option<String>,
     /// Server-driven entities that wander by the game's rules (entity ids after the players).
     #[arg(long, default_value_t = 0)]
     pub bots: usize,

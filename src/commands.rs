@@ -1,9 +1,9 @@
 //! The subcommands: resolve names, run matches, print reports.
 
-use crate::cli::ProfileCmd;
 use crate::cli::{
     AbArgs, Command, CompareArgs, ConformArgs, Format, ListFormat, ListWhat, LiveArgs, MatchArgs, MatrixArgs, RunArgs,
 };
+use crate::cli::{ProfileCmd, TraceCmd};
 use crate::output::write_atomic;
 use crate::{BadInput, Violation};
 use anyhow::Result;
@@ -36,6 +36,7 @@ pub fn dispatch(cmd: Command) -> Result<()> {
             diff_cmd(&base, &new, tolerance, gate.as_deref(), &metric, format, accept_input_changes)
         }
         Command::Merge { inputs, out, quiet } => merge(&inputs, &out, quiet),
+        Command::Trace(TraceCmd::Convert { file, out }) => trace_convert(&file, out.as_deref()),
         Command::Profile(ProfileCmd::Show { profile, packets, spacing, payload, seed, format }) => {
             profile_show(&profile, packets, &spacing, payload, seed, format)
         }
@@ -105,17 +106,25 @@ fn run_config(m: &MatchArgs, seed: u64, default_duration: &str) -> Result<RunCon
     // The run's size is bounded before anything (the trace first) is built.
     harness::limits::check_run(m.clients.saturating_add(m.bots), duration_us)
         .map_err(|e| bad(format!("run too large (--clients, --bots, --duration): {e}")))?;
+    let game = match &m.game {
+        None => harness::game::GameSettings::default(),
+        Some(g) => harness::game::GameSettings::resolve(g).map_err(|e| bad(format!("--game: {e}")))?,
+    };
     Ok(RunConfig {
         clients: m.clients,
         duration_us,
         seed,
-        tick_hz: m.tick_rate,
+        tick_hz: m.tick_rate.or(game.tick_hz).unwrap_or(60),
         render_hz: m.render_rate.clone(),
         options: Options::parse(&m.opt).map_err(|e| bad(format!("--opt {e}")))?,
         transport: TransportKind::parse(&m.transport).map_err(|e| bad(format!("--transport: {e}")))?,
         paced: m.paced,
         drop_corrupted: m.corrupted == crate::cli::Corrupted::Drop,
-        world: World::parse_arena(&m.arena).map_err(|e| bad(format!("--arena: {e}")))?,
+        world: match &m.arena {
+            Some(a) => World::parse_arena(a).map_err(|e| bad(format!("--arena: {e}")))?,
+            None => game.world(),
+        },
+        game,
         bots: m.bots,
         aoi: match &m.aoi {
             None if m.aoi_radius.is_some() || m.aoi_hysteresis.is_some() => {
@@ -230,6 +239,7 @@ fn report_of(
             }
         },
         deliver_corrupted: !cfg.drop_corrupted,
+        game: cfg.game.clone(),
         arena: cfg.world.label(),
         bots: cfg.bots,
         aoi: cfg.aoi.as_ref().map(AoiSetting::of),
@@ -397,6 +407,7 @@ fn run_matrix(m: &Matrix, threads: Option<usize>, shard: Option<(usize, usize)>,
         eprintln!();
     }
     let mut report = Report::new(env!("CARGO_PKG_VERSION"), Vec::with_capacity(jobs.len()));
+    report.command = command_line();
     for (job, r) in jobs.iter().zip(results) {
         match r.into_inner().expect("no poisoning").expect("every job ran") {
             Ok(run) => report.runs.push(run),
@@ -858,13 +869,69 @@ fn diff_cmd(
     }
 }
 
+/// This process's command line for a report's header, shell-quoted, as
+/// `syncbench …`: without `--out`, `--jobs` and `--quiet`, which cannot
+/// change the results (so the same matrix gives the same bytes whatever
+/// its output directory or thread count).
+fn command_line() -> String {
+    let mut words = vec!["syncbench".to_string()];
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--out" | "--jobs" => {
+                args.next();
+            }
+            "--quiet" => {}
+            _ if a.starts_with("--out=") || a.starts_with("--jobs=") => {}
+            _ => words.push(a),
+        }
+    }
+    words.iter().map(|w| shell_quote(w)).collect::<Vec<_>>().join(" ")
+}
+
+/// `w` as a POSIX shell word: as is when it is safe, else single-quoted.
+fn shell_quote(w: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "-_./:=,+@%^".contains(c);
+    if !w.is_empty() && w.chars().all(safe) {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}
+
+/// A shard's command without its `--shard K/N`.
+fn without_shard(command: &str) -> String {
+    let words: Vec<&str> = command.split(' ').collect();
+    let mut out: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        if words[i] == "--shard" {
+            i += 2;
+            continue;
+        }
+        if !words[i].starts_with("--shard=") {
+            out.push(words[i]);
+        }
+        i += 1;
+    }
+    out.join(" ")
+}
+
 fn merge(inputs: &[std::path::PathBuf], out: &std::path::Path, quiet: bool) -> Result<()> {
     let mut merged = Report::new(env!("CARGO_PKG_VERSION"), Vec::new());
+    let mut commands = Vec::new();
     for p in inputs {
         let r = read_report(p)?;
+        commands.push(without_shard(&r.command));
         merged.runs.extend(r.runs);
         merged.failed.extend(r.failed);
     }
+    // Shards of one matrix: its command without `--shard`, as the unsharded
+    // run would have written; else this merge's own command.
+    merged.command = match commands.first() {
+        Some(c) if !c.is_empty() && commands.iter().all(|x| x == c) => c.clone(),
+        _ => command_line(),
+    };
     merged.runs.sort_by_key(|r| r.index);
     merged.failed.sort_by_key(|f| f.index);
     if let Some(w) = merged.runs.windows(2).find(|w| w[0].index == w[1].index) {
@@ -1361,6 +1428,35 @@ fn profile_stream(
                 r.acks as f64 / (minutes * 60.0)
             );
         }
+    }
+    Ok(())
+}
+
+/// `trace convert`: a CSV recording of play as a trace script.
+fn trace_convert(file: &std::path::Path, out: Option<&std::path::Path>) -> Result<()> {
+    let TraceSpec::Script(script) = TraceSpec::load_csv(file).map_err(|e| bad(e.to_string()))? else {
+        unreachable!("a CSV recording loads as a script")
+    };
+    let changes: usize = script
+        .sections
+        .iter()
+        .map(|(_, b)| match b {
+            harness::trace::script::Body::Segments(t) => t.segments.len(),
+            harness::trace::script::Body::Generate(_) => 0,
+        })
+        .sum();
+    let note = format!(
+        "converted from {} by `syncbench trace convert`: {} players, {changes} input changes",
+        file.file_name().and_then(|n| n.to_str()).unwrap_or("a recording"),
+        script.sections.len()
+    );
+    let text = harness::trace::csv::to_script_text(&script, &note);
+    match out {
+        Some(path) => {
+            std::fs::write(path, &text).map_err(|e| bad(format!("{}: cannot write: {e}", path.display())))?;
+            eprintln!("wrote {} ({note})", path.display());
+        }
+        None => print!("{text}"),
     }
     Ok(())
 }

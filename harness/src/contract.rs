@@ -98,7 +98,6 @@
 //! by name from the CLI.
 
 use crate::game::{Game, SeqInput, State};
-use crate::metrics::recorder::Recorder;
 use crate::time::Micros;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -452,6 +451,21 @@ pub enum Report {
     },
 }
 
+/// What watches the nodes through their [`Ctx`]: the harness's recorder.
+/// A trait here, implemented by `metrics::recorder`, so the contract does
+/// not depend on the measuring (the recorder depends on the contract's
+/// types, not the other way round).
+pub(crate) trait Observer {
+    /// The input player `p` holds at `t`, with a new sequence number.
+    fn sample_input(&mut self, p: usize, t: Micros) -> SeqInput;
+    /// A server's authoritative state.
+    fn publish_authority(&mut self, t: Micros, state: &State);
+    /// A peer's confirmed state and the inputs that made it.
+    fn publish_confirmed(&mut self, node: NodeId, t: Micros, state: &State, inputs: &[SeqInput]);
+    /// Something only the algorithm knows.
+    fn report(&mut self, node: NodeId, t: Micros, local: i64, tick: u64, what: Report);
+}
+
 /// A node's doorway to the world during a tick or a packet.
 pub struct Ctx<'a> {
     pub(crate) now_global: Micros,
@@ -461,7 +475,7 @@ pub struct Ctx<'a> {
     pub(crate) setup: &'a Setup,
     pub(crate) game: &'a Game,
     pub(crate) outbox: &'a mut Vec<(NodeId, Vec<u8>)>,
-    pub(crate) recorder: &'a mut Recorder,
+    pub(crate) recorder: &'a mut dyn Observer,
 }
 
 impl Ctx<'_> {

@@ -57,6 +57,8 @@ pub struct RunConfig {
     pub drop_corrupted: bool,
     /// The arena.
     pub world: World,
+    /// The reference game's numbers (`--game`): speeds, sizes, jump, shot.
+    pub game: crate::game::GameSettings,
     /// Server-driven bots after the players.
     pub bots: usize,
     /// The area of interest (`None`: not set, nothing measured against it).
@@ -91,6 +93,7 @@ impl Default for RunConfig {
             paced: false,
             drop_corrupted: true,
             world: World::Standard,
+            game: crate::game::GameSettings::default(),
             bots: 0,
             aoi: None,
         }
@@ -356,7 +359,7 @@ pub(crate) fn prepare(
 ) -> Result<Prepared, RunError> {
     check_config(algorithm, plan, cfg)?;
     let session_seed = mix64(cfg.seed ^ 0x5E55_1011);
-    let game = Game::new(cfg.world.game_config(cfg.tick_hz, cfg.bots, session_seed));
+    let game = Game::new(cfg.game.config(cfg.world, cfg.tick_hz, cfg.bots, session_seed));
     // The session's random seed is in the initial state every node is given:
     // the game's pick-ups appear in the same places for everyone.
     let initial = game.initial_state_seeded(cfg.clients, session_seed);

@@ -15,7 +15,7 @@
 //! assert_eq!(aoi.method, AoiMethod::Grid);
 //! ```
 
-use crate::game::{Arena, GameConfig};
+use crate::game::Arena;
 
 /// The arena a run plays in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -65,12 +65,6 @@ impl World {
             World::Standard => "standard".into(),
             World::Field { width_m, height_m } => format!("{width_m}x{height_m}"),
         }
-    }
-
-    /// The game configuration for this world with `bots` bots seeded by
-    /// `seed`, at `tick_hz`.
-    pub fn game_config(self, tick_hz: u32, bots: usize, seed: u64) -> GameConfig {
-        GameConfig { tick_hz, arena: self.arena(), bots, bot_seed: seed, ..GameConfig::default() }
     }
 }
 

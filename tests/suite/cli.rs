@@ -644,3 +644,60 @@ fn corruption_is_dropped_by_default_as_the_kernels_netem_makes_it() {
     let (code, _, err) = syncbench(&deliver);
     assert_eq!(code, 1, "{err}");
 }
+
+#[test]
+fn a_csv_recording_runs_in_compare_and_converts_to_the_same_trace() {
+    // tests/data/duel.csv: two players' inputs as a game would log them.
+    let (code, out, err) = syncbench(&[
+        "compare",
+        "--profile",
+        "wifi",
+        "--traces",
+        "tests/data/duel.csv",
+        "--clients",
+        "2",
+        "--duration",
+        "15s",
+        "--seeds",
+        "2",
+        "--quiet",
+        "--algos",
+        "prediction,lockstep",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("trace duel") && out.contains("prediction"), "{out}");
+    // Converted to a script, it is the same trace (the same digest).
+    let dir = std::env::temp_dir().join(format!("syncbench-convert-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("duel.trace");
+    let (code, _, err) = syncbench(&["trace", "convert", "tests/data/duel.csv", "--out", script.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let digest = |trace: &str| {
+        let (code, out, err) = syncbench(&[
+            "run",
+            "--algo",
+            "lockstep",
+            "--trace",
+            trace,
+            "--clients",
+            "2",
+            "--duration",
+            "5s",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v["runs"][0]["trace_digest"].as_str().unwrap().to_string()
+    };
+    assert_eq!(digest("tests/data/duel.csv"), digest(script.to_str().unwrap()));
+    // A recording with fewer players than the run is refused, not padded.
+    assert_bad_input(
+        &["run", "--algo", "lockstep", "--trace", "tests/data/duel.csv", "--clients", "3"],
+        &["duel.csv", "player 2"],
+    );
+    let bad = dir.join("bad.csv");
+    std::fs::write(&bad, "time_ms,player,keys\n0,0,R\n10,0,X\n").unwrap();
+    assert_bad_input(&["trace", "convert", bad.to_str().unwrap()], &["bad.csv:3", "expected keys"]);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -4,6 +4,7 @@ mod cli;
 mod conformance;
 mod determinism;
 mod frame;
+mod game;
 mod ggrs;
 mod interest;
 mod lockstep;

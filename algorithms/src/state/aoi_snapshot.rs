@@ -14,9 +14,8 @@
 //! still holds it — so an entity appears when the view that brought it is
 //! due, and disappears when the view that dropped it is.
 
-use super::snapshot::quantize;
 use crate::interest::{index_for, InterestSets, Pos, SpatialIndex};
-use crate::support::delta::Quantized;
+use crate::support::delta::{quantize, Quantized};
 use crate::support::render_lerp::TickLerp;
 use crate::support::sparse_delta::{self, SparseWorld};
 use crate::support::uplink::{InputUplink, ServerInputs};

@@ -22,7 +22,7 @@
 //! area of interest).
 
 use super::aoi_snapshot::{AoiClient, AoiServer};
-use crate::support::delta::{self, Quantized};
+use crate::support::delta::{self, quantize, Quantized};
 use crate::support::interpolation::{Dry, InterpolationBuffer, Snap};
 use crate::support::render_lerp::TickLerp;
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
@@ -116,11 +116,6 @@ impl Algorithm for Snapshots {
             uplink: InputUplink::new(3),
         })
     }
-}
-
-/// Every entity of `s`, quantized as both snapshot codecs carry it.
-pub(crate) fn quantize(s: &State) -> Vec<Quantized> {
-    s.players.iter().map(|p| Quantized::from_um(p.x, p.y, p.z)).collect()
 }
 
 fn snap(frame: u32, world: &[Quantized], dt: i64) -> Snap {

@@ -21,6 +21,12 @@ pub struct Quantized {
     pub z: i32,
 }
 
+/// Every entity of `s`, quantized as the snapshot codecs (whole-world and
+/// area-of-interest) carry it.
+pub fn quantize(s: &harness::game::State) -> Vec<Quantized> {
+    s.players.iter().map(|p| Quantized::from_um(p.x, p.y, p.z)).collect()
+}
+
 impl Quantized {
     /// From micrometres, rounded to the nearest millimetre.
     pub fn from_um(x: i32, y: i32, z: i32) -> Quantized {

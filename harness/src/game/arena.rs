@@ -141,6 +141,22 @@ impl Arena {
         }
     }
 
+    /// This arena with every length multiplied by `k` (a game whose
+    /// players are `k` times bigger keeps the same room in player sizes).
+    pub fn scaled(self, k: f64) -> Arena {
+        let s = |v: i64| (v as f64 * k).round() as i64;
+        Arena {
+            width: s(self.width),
+            height: s(self.height),
+            walls: self
+                .walls
+                .iter()
+                .map(|w| Aabb { min_x: s(w.min_x), min_y: s(w.min_y), max_x: s(w.max_x), max_y: s(w.max_y) })
+                .collect(),
+            spread_spawns: self.spread_spawns,
+        }
+    }
+
     /// An open field of `width` × `height` µm (large-world scenarios): a
     /// 2 m × 2 m pillar every 50 m for entities to bump into, and spawn
     /// points spread over the whole field.

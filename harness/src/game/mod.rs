@@ -13,9 +13,11 @@
 mod arena;
 mod input;
 mod rules;
+mod settings;
 mod state;
 
 pub use arena::{Aabb, Arena};
 pub use input::{Input, SeqInput};
 pub use rules::{Game, GameConfig};
+pub use settings::{GameSettings, PRESETS as GAME_PRESETS};
 pub use state::{Fnv64, Item, PlayerState, State};

@@ -326,11 +326,24 @@ pub struct InterestMetrics {
     pub index_examined_per_tick: Option<f64>,
 }
 
+impl Metrics {
+    /// A distance in metres as a multiple of the player's size (`None` for a
+    /// report written before the size was recorded).
+    pub fn in_player_sizes(&self, metres: f64) -> Option<f64> {
+        (self.player_size_m > 0.0).then(|| metres / self.player_size_m)
+    }
+}
+
 /// Every number of one run (the `metrics` object of a report).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Metrics {
     /// Displayed vs authority, metres.
     pub divergence_m: OwnRemote,
+    /// The side of a player's square in this run's game, m: divergence
+    /// divided by it reads the same across games of different scales
+    /// ([`Metrics::in_player_sizes`]).
+    #[serde(default)]
+    pub player_size_m: f64,
     /// Displayed vs ideal world, metres.
     pub ideal_divergence_m: OwnRemote,
     /// Frames on which a peer's confirmed state differed from the replay.

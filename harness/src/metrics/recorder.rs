@@ -753,6 +753,7 @@ impl Recorder {
         let split = |h: &[Hist; 2], scale: f64| OwnRemote { own: h[1].stats(scale), remote: h[0].stats(scale) };
         Metrics {
             divergence_m: split(&self.div, 1e6),
+            player_size_m: round4(2.0 * self.game.config().half_size as f64 / 1e6),
             ideal_divergence_m: split(&self.ideal_div, 1e6),
             desyncs: self.desynced_frames.iter().filter(|d| **d).count() as u64,
             corrections: self.corrections,
@@ -891,4 +892,19 @@ fn diff_player(p: usize, want: &PlayerState, got: &PlayerState) -> Vec<String> {
         ("facing", (want.facing_x as i64) * 3 + want.facing_y as i64, (got.facing_x as i64) * 3 + got.facing_y as i64),
     ];
     fields.iter().filter(|(_, w, g)| w != g).map(|(name, w, g)| format!("player{p}.{name}: {w} vs {g}")).collect()
+}
+
+impl crate::contract::Observer for Recorder {
+    fn sample_input(&mut self, p: usize, t: Micros) -> SeqInput {
+        Recorder::sample_input(self, p, t)
+    }
+    fn publish_authority(&mut self, t: Micros, state: &State) {
+        Recorder::publish_authority(self, t, state)
+    }
+    fn publish_confirmed(&mut self, node: NodeId, t: Micros, state: &State, inputs: &[SeqInput]) {
+        Recorder::publish_confirmed(self, node, t, state, inputs)
+    }
+    fn report(&mut self, node: NodeId, t: Micros, local: i64, tick: u64, what: Report) {
+        Recorder::report(self, node, t, local, tick, what)
+    }
 }

@@ -281,6 +281,10 @@ pub fn diff(base: &Report, new: &Report, tol: &Tolerances, only: &[String]) -> D
             d.inputs_changed.push((k, "trace changed"));
             continue;
         }
+        if b.game != n.game {
+            d.inputs_changed.push((k, "game's numbers changed"));
+            continue;
+        }
         d.compared += 1;
         let g = group_key(b);
         match group_index.get(&g) {
@@ -363,6 +367,7 @@ mod tests {
             mode: "simulated".into(),
             clocks: Vec::new(),
             deliver_corrupted: false,
+            game: Default::default(),
             arena: "standard".into(),
             bots: 0,
             aoi: None,

@@ -12,6 +12,7 @@ pub mod ab;
 pub mod csv;
 pub mod diff;
 pub mod html;
+mod svg;
 pub mod table;
 
 use crate::metrics::Metrics;
@@ -78,6 +79,10 @@ pub struct RunReport {
     /// written only when set.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub deliver_corrupted: bool,
+    /// The reference game's numbers the run played (`--game`): speeds,
+    /// player size, jump, shot, room.
+    #[serde(default)]
+    pub game: crate::game::GameSettings,
     /// The arena (`--arena`): written only when not `standard`.
     #[serde(default = "standard", skip_serializing_if = "is_standard")]
     pub arena: String,
@@ -99,6 +104,9 @@ impl RunReport {
     /// ` · arena 400x400 · 2000 bots · aoi grid 30m+2m`.
     pub fn world_suffix(&self) -> String {
         let mut s = String::new();
+        if !self.game.is_reference() {
+            s += &format!(" · game {}", self.game.name);
+        }
         if self.arena != "standard" {
             s += &format!(" · arena {}", self.arena);
         }
@@ -157,6 +165,11 @@ pub struct Report {
     pub schema: String,
     /// `syncbench <version>`.
     pub tool: String,
+    /// The command line that made the report, shell-quoted (options that
+    /// cannot change the results, such as `--out` and `--jobs`, left out);
+    /// empty when not recorded.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub command: String,
     /// The runs, in a stable order.
     pub runs: Vec<RunReport>,
     /// Runs that could not complete (an error or a panic), with the reason.
@@ -178,7 +191,13 @@ pub struct FailedRun {
 impl Report {
     /// A report of `runs` by tool version `version`.
     pub fn new(version: &str, runs: Vec<RunReport>) -> Report {
-        Report { schema: SCHEMA.to_string(), tool: format!("syncbench {version}"), runs, failed: Vec::new() }
+        Report {
+            schema: SCHEMA.to_string(),
+            tool: format!("syncbench {version}"),
+            command: String::new(),
+            runs,
+            failed: Vec::new(),
+        }
     }
 
     /// Parses a report, checking its schema.

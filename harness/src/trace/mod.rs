@@ -2,10 +2,13 @@
 //!
 //! A trace is, per player, a list of segments `(start, input)`: the input
 //! held from `start` until the next segment (optionally looping). Traces
-//! come from three places, all compiled to the same [`Trace`]:
+//! come from four places, all compiled to the same [`Trace`]:
 //!
 //! - **scripts**: the human-writable text format in `traces/*.trace`
 //!   (see [`script`] for the grammar);
+//! - **recordings of play**: a CSV of timestamped inputs from the user's
+//!   own game (`--trace play.csv`; `syncbench trace convert` turns one
+//!   into a script), see [`csv`];
 //! - **generators**: seeded, named patterns (`idle`, `random-walk`,
 //!   `zigzag`, `stop-go`, `strafe-shoot`), see [`generate`];
 //! - the **exact per-tick form** that failing property tests write out: one
@@ -14,6 +17,7 @@
 //! The harness samples a player's input by global time with
 //! [`Trace::input_at`]; the ideal world uses the same function.
 
+pub mod csv;
 pub mod generate;
 pub mod script;
 
@@ -150,6 +154,9 @@ impl TraceSpec {
     /// `traces/dodge.trace`), or a path to a trace file.
     pub fn resolve(arg: &str, dirs: &[PathBuf]) -> Result<TraceSpec, InputError> {
         let path = Path::new(arg);
+        if arg.ends_with(".csv") {
+            return Self::load_csv(path);
+        }
         if arg.ends_with(".trace") || arg.contains('/') {
             return Self::load(path);
         }
@@ -173,6 +180,14 @@ impl TraceSpec {
             None,
             format!("unknown trace `{arg}`: expected a generator, a name from traces/, or a path to a .trace file (known: {})", known.join(", ")),
         ))
+    }
+
+    /// Loads a CSV recording of play ([`csv`]).
+    pub fn load_csv(path: &Path) -> Result<TraceSpec, InputError> {
+        let source = Source::File(path.display().to_string());
+        let text = crate::limits::read_text(path, crate::limits::MAX_INPUT_FILE, "input recording")?;
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("recording");
+        Ok(TraceSpec::Script(csv::parse(&text, stem, &source)?))
     }
 
     /// Loads a trace file.
