@@ -159,6 +159,15 @@ def ggrs():
     ).strip()
 
 
+def my_netcode():
+    out = subprocess.run(
+        ["cargo", "run", "--release", "--quiet", "-p", "my-netcode", "--", "compare", "--profile", "wifi",
+         "--duration", "20s", "--algos", "server-verified,my-netcode", "--quiet",
+         "--metrics", "own-lat,remote-lat,own-div,remote-div,snaps,down"],
+        cwd=ROOT, check=True, capture_output=True, text=True, env={**__import__("os").environ, "COLUMNS": "100"})
+    return "```\n" + out.stdout.rstrip() + "\n```"
+
+
 TABLES = {
     "main": main_table,
     "lanes": lanes,
@@ -171,6 +180,7 @@ TABLES = {
     "transports": transports,
     "redundancy": redundancy,
     "conform": conform,
+    "my-netcode": my_netcode,
 }
 SLOW = {"ggrs": ggrs}
 

@@ -94,8 +94,10 @@
 //! assert!(result.metrics.input_latency_ms.own.p50 >= 60.0);
 //! ```
 //!
-//! Register it in the `algorithms` crate's registry to make it selectable
-//! by name from the CLI.
+//! To select it by name from the command line, build your own binary on
+//! the `syncbench` library — `syncbench::Cli::new().algorithm(&Echo).run()`
+//! (see `examples/my-netcode/`) — or, inside this repository, register it
+//! in the `algorithms` crate's registry.
 
 use crate::game::{Game, SeqInput, State};
 use crate::time::Micros;

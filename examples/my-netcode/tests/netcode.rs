@@ -1,0 +1,72 @@
+//! my-netcode under syncbench, as its CI runs it: the conformance
+//! contracts, assertions on its own metrics, and the regression gate
+//! against the baseline this crate commits.
+
+use my_netcode::MyNetcode;
+use std::process::Command;
+use syncbench::harness::conform::{check, Verdict};
+use syncbench::Match;
+
+#[test]
+fn keeps_every_contract_that_applies() {
+    for r in check(&MyNetcode, 100, 1) {
+        assert!(
+            !matches!(r.verdict, Verdict::Fail(_)),
+            "{}: {:?} (counterexample: {:?})",
+            r.contract,
+            r.verdict,
+            r.counterexample.map(|s| s.to_toml("my-netcode"))
+        );
+    }
+}
+
+#[test]
+fn sends_half_the_downlink_of_every_tick_snapshots_for_at_most_an_interval_more_latency() {
+    let server_verified = syncbench::catalog::find("server-verified").unwrap();
+    let run = |a| Match::new(a).profile("wifi").seconds(30).seed(2).run().unwrap();
+    let (mine, theirs) = (run(&MyNetcode), run(server_verified));
+    let (m, t) = (&mine.metrics, &theirs.metrics);
+    assert_eq!(m.desyncs, 0);
+    assert!(m.violations.is_empty(), "{:?}", m.violations);
+    let down = m.bandwidth.down_bytes_per_s / t.bandwidth.down_bytes_per_s;
+    assert!((0.35..=0.6).contains(&down), "downlink ×{down:.2} of server-verified's");
+    // 30 Hz pictures drawn over one interval: at most ~33 ms more.
+    let extra = m.input_latency_ms.remote.p50 - t.input_latency_ms.remote.p50;
+    assert!(extra < 40.0, "remote latency {extra:.1} ms above server-verified's");
+}
+
+#[test]
+fn passes_the_gate_against_its_committed_baseline() {
+    // What CI does: the same compare as `baseline/report.json` was made
+    // with (see baseline/README.md), then the diff against it.
+    let dir = std::env::temp_dir().join(format!("my-netcode-gate-{}", std::process::id()));
+    let bin = env!("CARGO_BIN_EXE_my-netcode");
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = Command::new(bin)
+        .current_dir(root)
+        .args(["compare", "--algos", "my-netcode", "--profile", "wifi", "--seeds", "3", "--duration", "20s", "--quiet"])
+        .arg("--out")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let diff = Command::new(bin)
+        .current_dir(root)
+        .args(["diff", "baseline/report.json"])
+        .arg(dir.join("report.json"))
+        .args(["--gate", "gate.toml"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&diff.stdout);
+    assert_eq!(diff.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&diff.stderr));
+    // Every baseline run found its counterpart (same effective config).
+    assert!(text.contains("3 of 3 runs compared"), "{text}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn its_binary_lists_it_beside_the_built_in_algorithms() {
+    let out = Command::new(env!("CARGO_BIN_EXE_my-netcode")).args(["list", "algorithms"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("my-netcode") && text.contains("lockstep") && text.contains("--opt send-every=2"), "{text}");
+}

@@ -1,0 +1,212 @@
+//! `conform` and `replay`: the conformance contracts on generated scenarios, and a written scenario re-run.
+
+use super::*;
+
+/// One cell of the conformance table.
+pub(super) struct ConformRow {
+    algorithm: String,
+    contract: &'static str,
+    /// `None`: pass (or, for a control, caught); `Ok`: not applicable; `Err`: failed.
+    outcome: Option<Result<String, String>>,
+    file: Option<String>,
+    cases: u64,
+    seconds: f64,
+}
+
+pub(super) fn conform(a: ConformArgs) -> Result<()> {
+    use harness::conform::{contracts, junit, Verdict};
+    let algos: Vec<&'static dyn Algorithm> =
+        if a.algo == "all" { crate::catalog::all() } else { vec![find_algo(&a.algo)?] };
+    if !(1..=harness::limits::MAX_CONFORM_CASES).contains(&a.cases) {
+        return Err(bad(format!("--cases {}: expected 1..={}", a.cases, harness::limits::MAX_CONFORM_CASES)));
+    }
+    let mut rows: Vec<ConformRow> = Vec::new();
+    let mut failed = Vec::new();
+    let write_case = |name: &str, contract: &str, s: &harness::conform::Scenario, why: &str| -> Result<String> {
+        let path = a.out.join(format!("{name}.{contract}.toml"));
+        write_atomic(&path, &s.to_toml(&format!("{name} broke `{contract}`: {why}")))?;
+        Ok(path.display().to_string())
+    };
+    // Progress on a terminal: cases done of all, with an estimate of what
+    // is left (cases take about as long as each other).
+    let total = (algos.len() * contracts::all().len()) as u64 * a.cases
+        + if a.controls { algorithms::controls::all().len() as u64 * a.cases } else { 0 };
+    let started = std::time::Instant::now();
+    let finished_before = std::sync::atomic::AtomicU64::new(0);
+    let show = std::io::stderr().is_terminal();
+    let progress = |label: &str, done: u64| {
+        if !show {
+            return;
+        }
+        let all = finished_before.load(std::sync::atomic::Ordering::Relaxed) + done;
+        let secs = started.elapsed().as_secs_f64();
+        let eta = if all > 0 { secs * (total.saturating_sub(all)) as f64 / all as f64 } else { 0.0 };
+        eprint!("\r\x1b[2Kconform: {label}: {all}/{total} cases, {secs:.0} s, about {eta:.0} s left");
+    };
+    let run_contract = |algo: &dyn Algorithm, c: &harness::conform::contracts::Contract| {
+        let label = format!("{} / {}", algo.name(), c.name);
+        // Wall time, for JUnit's `time` only: no result depends on it.
+        let t0 = std::time::Instant::now();
+        let r = harness::conform::check_one_with_progress(algo, c, a.cases, a.seed, &|d, _| progress(&label, d));
+        finished_before.fetch_add(a.cases, std::sync::atomic::Ordering::Relaxed);
+        (r, t0.elapsed().as_secs_f64())
+    };
+    for algo in &algos {
+        let results: Vec<_> = contracts::all().iter().map(|c| run_contract(*algo, c)).collect();
+        for (r, seconds) in results {
+            let (outcome, file) = match &r.verdict {
+                Verdict::Pass => (None, None),
+                Verdict::NotApplicable(why) => (Some(Ok(why.clone())), None),
+                Verdict::Fail(why) => {
+                    let file = match &r.counterexample {
+                        Some(s) => Some(write_case(algo.name(), r.contract, s, why)?),
+                        None => None,
+                    };
+                    failed.push(format!("{} broke {}: {why}", algo.name(), r.contract));
+                    (Some(Err(why.clone())), file)
+                }
+            };
+            rows.push(ConformRow {
+                algorithm: algo.name().to_string(),
+                contract: r.contract,
+                outcome,
+                file,
+                cases: r.cases,
+                seconds,
+            });
+        }
+    }
+    if a.controls {
+        for (control, contract) in algorithms::controls::all() {
+            let c = contracts::all().iter().find(|c| c.name == *contract).expect("controls name real contracts");
+            let (r, seconds) = run_contract(*control, c);
+            let (outcome, file) = match &r.verdict {
+                Verdict::Fail(why) => {
+                    let file =
+                        r.counterexample.as_ref().map(|s| write_case(control.name(), contract, s, why)).transpose()?;
+                    (None, file) // caught: the control "passes" the test
+                }
+                other => {
+                    failed.push(format!("negative control {} was not caught by {contract}", control.name()));
+                    (Some(Err(format!("not caught: {other:?}"))), None)
+                }
+            };
+            rows.push(ConformRow {
+                algorithm: format!("control:{}", control.name()),
+                contract,
+                outcome,
+                file,
+                cases: r.cases,
+                seconds,
+            });
+        }
+    }
+    if show {
+        eprintln!();
+    }
+    // The table: algorithm × contract.
+    let names: Vec<&str> = contracts::all().iter().map(|c| c.name).collect();
+    let mut algos_seen: Vec<String> = Vec::new();
+    for r in &rows {
+        if !algos_seen.contains(&r.algorithm) {
+            algos_seen.push(r.algorithm.clone());
+        }
+    }
+    let width = algos_seen.iter().map(|s| s.len()).max().unwrap_or(10).max(9);
+    print!("{:<width$}", "algorithm");
+    for n in &names {
+        print!("  {n:>w$}", w = n.len().max(6));
+    }
+    println!();
+    for alg in &algos_seen {
+        print!("{alg:<width$}");
+        for n in &names {
+            let cell = match rows.iter().find(|r| r.algorithm == *alg && r.contract == *n).map(|r| &r.outcome) {
+                None => "",
+                Some(None) if alg.starts_with("control:") => "caught",
+                Some(None) => "pass",
+                Some(Some(Ok(_))) => "n/a",
+                Some(Some(Err(_))) => "FAIL",
+            };
+            print!("  {cell:>w$}", w = n.len().max(6));
+        }
+        println!();
+    }
+    println!(
+        "({} cases per contract, seed {}; \"caught\": the control broke the contract it was built to break)",
+        a.cases, a.seed
+    );
+    for r in &rows {
+        if let Some(file) = &r.file {
+            println!("  {} / {}: scenario written to {file}", r.algorithm, r.contract);
+        }
+    }
+    if let Some(path) = &a.junit {
+        let jrows: Vec<junit::Row<'_>> = rows
+            .iter()
+            .map(|r| junit::Row {
+                algorithm: &r.algorithm,
+                contract: r.contract,
+                outcome: r.outcome.clone(),
+                scenario: r.file.clone(),
+                cases: r.cases,
+                seconds: r.seconds,
+                seed: a.seed,
+            })
+            .collect();
+        write_atomic(path, &junit::render(&jrows))?;
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(Violation(format!("conformance failures:\n  {}", failed.join("\n  "))).into())
+    }
+}
+
+pub(super) fn replay(file: &std::path::Path) -> Result<()> {
+    use harness::conform::{replay as replay_scenario, Scenario, Verdict};
+    use harness::error::Source;
+    let source = Source::File(file.display().to_string());
+    let text = harness::limits::read_text(file, harness::limits::MAX_SCENARIO_FILE, "scenario")
+        .map_err(|e| bad(e.to_string()))?;
+    let s = Scenario::parse(&text, &source).map_err(|e| bad(e.to_string()))?;
+    let algo = find_algo(&s.algorithm).map_err(|e| bad(format!("{}: {e}", file.display())))?;
+    println!(
+        "replaying {} on `{}` / `{}`, {} clients, {} s, seed {}, contract {}",
+        s.algorithm,
+        s.uplink,
+        s.downlink,
+        s.clients,
+        s.duration_us as f64 / 1e6,
+        s.seed,
+        s.contract
+    );
+    match replay_scenario(algo, &s).map_err(|e| bad(format!("{}: {e}", file.display())))? {
+        Verdict::Pass => {
+            println!("pass: the contract holds on this scenario");
+            Ok(())
+        }
+        Verdict::NotApplicable(why) => {
+            println!("not applicable: {why}");
+            Ok(())
+        }
+        Verdict::Fail(why) => {
+            println!("FAIL: {why}");
+            if let Some(f) = why
+                .split("first at frame ")
+                .nth(1)
+                .and_then(|r| r.split_whitespace().next())
+                .and_then(|n| n.parse::<u64>().ok())
+            {
+                let dt = 1_000_000 / s.tick_hz as u64;
+                println!("inputs around frame {f} (per player, by tick):");
+                for k in f.saturating_sub(3)..=f + 1 {
+                    let row: Vec<String> =
+                        (0..s.clients).map(|p| s.trace.input_at(p, k.saturating_sub(1) * dt).to_string()).collect();
+                    println!("  frame {k:>5}: {}", row.join("  "));
+                }
+            }
+            Err(Violation("the scenario's failure reproduced".into()).into())
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! `diff`: a report against a baseline, by effective configuration, noise-aware, in text, Markdown, JSON or JUnit.
+
+use super::*;
+
+pub(super) fn read_report(path: &std::path::Path) -> Result<Report> {
+    if let Some(why) = crate::output::check_set(path) {
+        eprintln!("syncbench: warning: {why}");
+    }
+    let text =
+        harness::limits::read_text(path, harness::limits::MAX_REPORT_FILE, "report").map_err(|e| bad(e.to_string()))?;
+    Report::from_json(&text).map_err(|e| bad(format!("{}: {e}", path.display())))
+}
+
+pub(super) fn diff_cmd(
+    base: &std::path::Path,
+    new: &std::path::Path,
+    tolerance: Option<f64>,
+    gate: Option<&std::path::Path>,
+    metrics: &[String],
+    format: crate::cli::DiffFormat,
+    accept_input_changes: bool,
+) -> Result<()> {
+    use crate::cli::DiffFormat;
+    use harness::report::diff::{diff, Change, Tolerances, WATCHED};
+    for m in metrics {
+        if !WATCHED.iter().any(|w| w.name == m) {
+            let names: Vec<&str> = WATCHED.iter().map(|w| w.name).collect();
+            return Err(bad(format!("--metric {m}: expected one of {}", names.join(", "))));
+        }
+    }
+    let mut tol = match gate {
+        Some(p) => {
+            let text = harness::limits::read_text(p, harness::limits::MAX_INPUT_FILE, "gate file")
+                .map_err(|e| bad(e.to_string()))?;
+            Tolerances::parse(&text, &harness::error::Source::File(p.display().to_string()))
+                .map_err(|e| bad(e.to_string()))?
+        }
+        None => Tolerances::uniform(0.05),
+    };
+    if let Some(t) = tolerance {
+        if !(0.0..=10_000.0).contains(&t) {
+            return Err(bad(format!("--tolerance {t}: expected a percentage 0..=10000, e.g. 5")));
+        }
+        tol.default = t / 100.0;
+    }
+    let (b, n) = (read_report(base)?, read_report(new)?);
+    let d = diff(&b, &n, &tol, metrics);
+    let worse: Vec<&Change> = d.changes.iter().filter(|c| c.regression).collect();
+    let better: Vec<&Change> = d.changes.iter().filter(|c| c.new < c.base).collect();
+    let runs_worse = {
+        let mut r: Vec<&str> = worse.iter().map(|c| c.run.as_str()).collect();
+        r.sort_unstable();
+        r.dedup();
+        r.len()
+    };
+    let summary = format!(
+        "{} of {} runs compared (default tolerance {}%{}): {runs_worse} configurations regressed ({} metrics), {} metrics improved, {} worse within tolerance, {} worse within the seeds' noise{}{}",
+        d.compared,
+        b.runs.len(),
+        tol.default * 100.0,
+        if tol.per_metric.is_empty() { String::new() } else { format!(", {} per metric", tol.per_metric.len()) },
+        worse.len(),
+        better.len(),
+        d.within_tolerance.len(),
+        d.within_noise.len(),
+        if d.missing.is_empty() { String::new() } else { format!(", {} MISSING", d.missing.len()) },
+        if d.inputs_changed.is_empty() { String::new() } else { format!(", {} on changed inputs", d.inputs_changed.len()) },
+    );
+    let value = |c: &Change| {
+        let ci = c.ci.map_or(String::new(), |h| format!(" ±{h:.4}"));
+        format!("{:.4} -> {:.4}{ci}", c.base, c.new)
+    };
+    match format {
+        DiffFormat::Junit => print!("{}", harness::report::diff::to_junit(&d, accept_input_changes)),
+        DiffFormat::Json => {
+            let ch = |c: &Change| serde_json::json!({"run": c.run, "metric": c.metric, "base": c.base, "new": c.new, "seeds": c.seeds, "ci95": c.ci, "regression": c.regression});
+            let j = serde_json::json!({
+                "compared": d.compared,
+                "regressed": worse.iter().map(|c| ch(c)).collect::<Vec<_>>(),
+                "improved": better.iter().map(|c| ch(c)).collect::<Vec<_>>(),
+                "within_tolerance": d.within_tolerance.iter().map(ch).collect::<Vec<_>>(),
+                "within_noise": d.within_noise.iter().map(ch).collect::<Vec<_>>(),
+                "missing": d.missing,
+                "added": d.added,
+                "inputs_changed": d.inputs_changed.iter().map(|(k, w)| serde_json::json!({"run": k, "why": w})).collect::<Vec<_>>(),
+                "verdict": if d.regressed() { "regressed" } else { "pass" },
+            });
+            println!("{}", serde_json::to_string_pretty(&j)?);
+        }
+        DiffFormat::Md => {
+            let verdict = if d.regressed() { "❌ regressed" } else { "✅ no regression" };
+            println!("**syncbench gate: {verdict}** — {summary}\n");
+            let table = |title: &str, list: &[&Change], open: bool| {
+                if list.is_empty() {
+                    return;
+                }
+                println!("<details{}><summary>{title} ({})</summary>\n", if open { " open" } else { "" }, list.len());
+                println!("| metric | base → new | configuration |\n|:--|--:|:--|");
+                for c in list {
+                    println!("| `{}` | {} | {} |", c.metric, value(c), c.run);
+                }
+                println!("\n</details>\n");
+            };
+            table("Regressed", &worse, true);
+            table("Worse within the seeds' noise", &d.within_noise.iter().collect::<Vec<_>>(), false);
+            table("Worse within tolerance", &d.within_tolerance.iter().collect::<Vec<_>>(), false);
+            table("Improved", &better, false);
+            for (title, list) in [("Missing from the new report", &d.missing), ("New", &d.added)] {
+                if !list.is_empty() {
+                    println!("<details><summary>{title} ({})</summary>\n", list.len());
+                    for k in list.iter() {
+                        println!("- {k}");
+                    }
+                    println!("\n</details>\n");
+                }
+            }
+        }
+        DiffFormat::Text => {
+            println!("{summary}");
+            for (label, list) in [("WORSE", &worse), ("better", &better)] {
+                for c in list.iter() {
+                    println!("  {label:<6} {:<28} {:>26} {}", c.metric, value(c), c.run);
+                }
+            }
+            for c in &d.within_noise {
+                println!("  noise  {:<28} {:>26} {}", c.metric, value(c), c.run);
+            }
+            for c in &d.within_tolerance {
+                println!("  within {:<28} {:>26} {}", c.metric, value(c), c.run);
+            }
+            for (k, why) in &d.inputs_changed {
+                println!("  {why}: not compared: {k}");
+            }
+            for k in &d.missing {
+                println!("  MISSING {k}");
+            }
+            for k in &d.added {
+                println!("  new     {k}");
+            }
+        }
+    }
+    if !d.inputs_changed.is_empty() && !accept_input_changes {
+        return Err(Violation(format!(
+            "{} runs ran on a different network or trace under the same name: the gate cannot judge them (regenerate the baseline if the change is meant, or pass --accept-input-changes)",
+            d.inputs_changed.len()
+        ))
+        .into());
+    }
+    if d.regressed() {
+        let why = if d.missing.is_empty() {
+            "quality regressed beyond the tolerance"
+        } else {
+            "runs of the baseline are missing from the new report (a different configuration?)"
+        };
+        Err(Violation(why.into()).into())
+    } else {
+        Ok(())
+    }
+}

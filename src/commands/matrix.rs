@@ -1,0 +1,321 @@
+//! `matrix` and `merge`: algorithms × profiles × traces × seeds run in parallel (or a shard of them), the report set written, shards joined.
+
+use super::*;
+
+/// A matrix to run: every algorithm × profile × trace × seed.
+pub(super) struct Matrix {
+    pub(super) algos: Vec<&'static dyn Algorithm>,
+    pub(super) profiles: Vec<NetworkPlan>,
+    pub(super) specs: Vec<TraceSpec>,
+    pub(super) seeds: u64,
+    pub(super) base: RunConfig,
+}
+
+/// Runs the matrix (or shard `k` of `n`) in parallel; the report lists runs
+/// in job order whatever the thread count. A run that errors or panics is
+/// recorded as failed and the others go on.
+pub(super) fn run_matrix(
+    m: &Matrix,
+    threads: Option<usize>,
+    shard: Option<(usize, usize)>,
+    quiet: bool,
+) -> Result<Report> {
+    let mut jobs = Vec::new();
+    for plan in &m.profiles {
+        for spec in &m.specs {
+            for algo in &m.algos {
+                for seed in 1..=m.seeds {
+                    let options = m.base.options.for_algorithm(algo.name());
+                    jobs.push((jobs.len(), *algo, plan, spec, RunConfig { seed, options, ..m.base.clone() }));
+                }
+            }
+        }
+    }
+    if let Some((k, n)) = shard {
+        jobs.retain(|j| j.0 % n == k - 1);
+    }
+    let threads = threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1)
+        .min(jobs.len().max(1));
+    let results: Vec<Mutex<Option<Result<RunReport, String>>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let progress = !quiet && std::io::stderr().is_terminal();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some((index, algo, plan, spec, cfg)) = jobs.get(i) else { break };
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_one(*algo, plan, spec, cfg)))
+                    .map_err(|p| {
+                        p.downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                            .unwrap_or_else(|| "panic".into())
+                    })
+                    .and_then(|r| r.map_err(|e| e.to_string()))
+                    .map(|mut r| {
+                        r.index = *index;
+                        r
+                    });
+                *results[i].lock().expect("no poisoning") = Some(r);
+                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if progress {
+                    eprint!(
+                        "\r[{d}/{}] {} · {} · {} · seed {}        ",
+                        jobs.len(),
+                        algo.name(),
+                        plan.name(),
+                        spec.name(),
+                        cfg.seed
+                    );
+                }
+            });
+        }
+    });
+    if progress {
+        eprintln!();
+    }
+    let mut report = Report::new(env!("CARGO_PKG_VERSION"), Vec::with_capacity(jobs.len()));
+    report.command = command_line();
+    for (job, r) in jobs.iter().zip(results) {
+        match r.into_inner().expect("no poisoning").expect("every job ran") {
+            Ok(run) => report.runs.push(run),
+            Err(error) => report.failed.push(FailedRun {
+                index: job.0,
+                what: format!("{} · {} · {} · seed {}", job.1.name(), job.2.name(), job.3.name(), job.4.seed),
+                error,
+            }),
+        }
+    }
+    Ok(report)
+}
+
+pub(super) fn resolve_algos(names: &[String]) -> Result<Vec<&'static dyn Algorithm>> {
+    if names.iter().any(|s| s == "all") {
+        Ok(crate::catalog::all())
+    } else {
+        names.iter().map(|n| find_algo(n.trim())).collect()
+    }
+}
+
+/// Checks the matrix before running it. Algorithms that cannot play the
+/// world (`--bots`, `--aoi grid|crosslist`) are an error when named, and
+/// left out of `all` (with a note).
+pub(super) fn check_options(m: &mut Matrix, names: &[String], quiet: bool) -> Result<()> {
+    if !(1..=10_000).contains(&m.seeds) {
+        return Err(bad(format!("--seeds {}: expected 1..=10000", m.seeds)));
+    }
+    let jobs = (m.algos.len().max(1) as u64)
+        .saturating_mul(m.profiles.len().max(1) as u64)
+        .saturating_mul(m.specs.len().max(1) as u64)
+        .saturating_mul(m.seeds);
+    if jobs > harness::limits::MAX_MATRIX_RUNS {
+        return Err(bad(format!(
+            "{jobs} runs (algorithms × profiles × traces × seeds): the limit is {} (fewer seeds, profiles or traces)",
+            harness::limits::MAX_MATRIX_RUNS
+        )));
+    }
+    let why_not = |a: &dyn Algorithm| -> Option<&'static str> {
+        if m.base.bots > 0 && !a.handles_bots() {
+            Some("server-driven bots (--bots)")
+        } else if m.base.aoi.is_some_and(|x| x.filters()) && !a.handles_aoi() {
+            Some("area-of-interest filtering (--aoi)")
+        } else {
+            None
+        }
+    };
+    let all = names.iter().any(|n| n == "all");
+    let mut skipped = Vec::new();
+    let mut kept = Vec::new();
+    for algo in &m.algos {
+        match why_not(*algo) {
+            Some(what) if !all => return Err(bad(format!("{} does not handle {what}", algo.name()))),
+            Some(what) => skipped.push((what, algo.name())),
+            None => kept.push(*algo),
+        }
+    }
+    let mut reasons: Vec<&str> = skipped.iter().map(|s| s.0).collect();
+    reasons.dedup();
+    let listed: Vec<String> = reasons
+        .iter()
+        .map(|r| {
+            let names: Vec<&str> = skipped.iter().filter(|s| s.0 == *r).map(|s| s.1).collect();
+            format!("{} (no {r})", names.join(", "))
+        })
+        .collect();
+    if kept.is_empty() {
+        return Err(bad(format!("no algorithm handles this world: {}", listed.join("; "))));
+    }
+    if !skipped.is_empty() && !quiet {
+        eprintln!("note: `all` leaves out {}", listed.join("; "));
+    }
+    m.algos = kept;
+    for named in m.base.options.named_algorithms() {
+        if !m.algos.iter().any(|a| a.name() == named) {
+            return Err(bad(format!("--opt {named}:…: `{named}` is not among the algorithms run")));
+        }
+    }
+    for algo in &m.algos {
+        m.base.options.for_algorithm(algo.name()).check(*algo).map_err(|e| {
+            bad(format!("--opt: {e} (to give an option to one algorithm of several: --opt ALGO:key=value)"))
+        })?;
+    }
+    Ok(())
+}
+
+/// Writes report.json, .csv, .md and .html into `dir`.
+pub(super) fn write_reports(dir: &std::path::Path, report: &Report, quiet: bool) -> Result<()> {
+    crate::output::write_set(
+        dir,
+        &[
+            ("report.json", report.to_json()),
+            ("report.csv", harness::report::csv::render(&report.runs)),
+            ("report.md", table::compare(&report.runs, true)),
+            ("report.html", harness::report::html::render(report)),
+        ],
+    )?;
+    if !quiet {
+        eprintln!("wrote {0}/report.json, report.csv, report.md, report.html", dir.display());
+    }
+    Ok(())
+}
+
+/// Exit 1 if a run failed or broke a contract the harness checks.
+pub(super) fn finish(report: &Report) -> Result<()> {
+    for f in &report.failed {
+        eprintln!("syncbench: run failed: {}: {}", f.what, f.error);
+    }
+    check_violations(&report.runs)?;
+    if report.failed.is_empty() {
+        Ok(())
+    } else {
+        Err(Violation(format!("{} run(s) failed", report.failed.len())).into())
+    }
+}
+
+pub(super) fn matrix(a: MatrixArgs) -> Result<()> {
+    let (profiles, traces, seeds, duration) = if a.quick {
+        (
+            vec!["lan".to_string(), "wifi".into(), "4g".into()],
+            vec!["random-walk".to_string(), "wall-run".into()],
+            1,
+            "20s".to_string(),
+        )
+    } else {
+        (
+            vec!["lan".to_string(), "wifi".into(), "4g".into(), "cable".into(), "3g".into(), "very-bad".into()],
+            vec!["random-walk".to_string(), "zigzag".into(), "wall-run".into(), "strafe-shoot".into()],
+            3,
+            "60s".to_string(),
+        )
+    };
+    let common = a.common.clone();
+    let profiles = if a.profiles.is_empty() { profiles } else { a.profiles.clone() };
+    let traces = if a.traces.is_empty() { traces } else { a.traces.clone() };
+    let shard = match &a.shard {
+        None => None,
+        Some(s) => {
+            let parse = || -> Option<(usize, usize)> {
+                let (k, n) = s.split_once('/')?;
+                let (k, n) = (k.parse().ok()?, n.parse().ok()?);
+                (n >= 1 && (1..=n).contains(&k)).then_some((k, n))
+            };
+            Some(parse().ok_or_else(|| bad(format!("--shard {s}: expected K/N with 1 <= K <= N, e.g. 2/3")))?)
+        }
+    };
+    let mut m = Matrix {
+        algos: resolve_algos(&a.algos)?,
+        profiles: profiles.iter().map(|p| resolve_profile(p.trim())).collect::<Result<_>>()?,
+        specs: traces.iter().map(|t| resolve_trace(t.trim())).collect::<Result<_>>()?,
+        seeds: a.seeds.unwrap_or(seeds),
+        base: run_config(&common, 1, &duration)?,
+    };
+    check_options(&mut m, &a.algos, a.quiet)?;
+    let report = run_matrix(&m, a.jobs, shard, a.quiet)?;
+    let dir = a
+        .out
+        .clone()
+        .unwrap_or_else(|| std::path::PathBuf::from(if a.quick { "reports/quick" } else { "reports/matrix" }));
+    write_reports(&dir, &report, a.quiet)?;
+    if !a.quiet {
+        eprintln!("{} runs{}", report.runs.len(), shard.map(|(k, n)| format!(" (shard {k}/{n})")).unwrap_or_default());
+    }
+    finish(&report)
+}
+
+/// This process's command line for a report's header, shell-quoted, as
+/// `syncbench …`: without `--out`, `--jobs` and `--quiet`, which cannot
+/// change the results (so the same matrix gives the same bytes whatever
+/// its output directory or thread count).
+pub(super) fn command_line() -> String {
+    let mut words = vec!["syncbench".to_string()];
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--out" | "--jobs" => {
+                args.next();
+            }
+            "--quiet" => {}
+            _ if a.starts_with("--out=") || a.starts_with("--jobs=") => {}
+            _ => words.push(a),
+        }
+    }
+    words.iter().map(|w| shell_quote(w)).collect::<Vec<_>>().join(" ")
+}
+
+/// `w` as a POSIX shell word: as is when it is safe, else single-quoted.
+pub(super) fn shell_quote(w: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "-_./:=,+@%^".contains(c);
+    if !w.is_empty() && w.chars().all(safe) {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}
+
+/// A shard's command without its `--shard K/N`.
+pub(super) fn without_shard(command: &str) -> String {
+    let words: Vec<&str> = command.split(' ').collect();
+    let mut out: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        if words[i] == "--shard" {
+            i += 2;
+            continue;
+        }
+        if !words[i].starts_with("--shard=") {
+            out.push(words[i]);
+        }
+        i += 1;
+    }
+    out.join(" ")
+}
+
+pub(super) fn merge(inputs: &[std::path::PathBuf], out: &std::path::Path, quiet: bool) -> Result<()> {
+    let mut merged = Report::new(env!("CARGO_PKG_VERSION"), Vec::new());
+    let mut commands = Vec::new();
+    for p in inputs {
+        let r = read_report(p)?;
+        commands.push(without_shard(&r.command));
+        merged.runs.extend(r.runs);
+        merged.failed.extend(r.failed);
+    }
+    // Shards of one matrix: its command without `--shard`, as the unsharded
+    // run would have written; else this merge's own command.
+    merged.command = match commands.first() {
+        Some(c) if !c.is_empty() && commands.iter().all(|x| x == c) => c.clone(),
+        _ => command_line(),
+    };
+    merged.runs.sort_by_key(|r| r.index);
+    merged.failed.sort_by_key(|f| f.index);
+    if let Some(w) = merged.runs.windows(2).find(|w| w[0].index == w[1].index) {
+        return Err(bad(format!(
+            "run {} appears in more than one input: were the shards taken from different matrices?",
+            w[0].index
+        )));
+    }
+    write_reports(out, &merged, quiet)?;
+    finish(&merged)
+}

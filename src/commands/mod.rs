@@ -1,0 +1,309 @@
+//! The subcommands, one module each; this module dispatches a parsed
+//! command and holds what they share: resolving names into algorithms,
+//! profiles and traces, building run configurations, turning a run into a
+//! report entry, printing runs.
+
+mod compare;
+mod conform;
+mod diff;
+mod list;
+mod matrix;
+mod profile;
+mod run;
+mod traces;
+
+use compare::*;
+use conform::*;
+use diff::*;
+use list::*;
+use matrix::*;
+use profile::*;
+use run::*;
+use traces::*;
+
+use crate::cli::{
+    AbArgs, Command, CompareArgs, ConformArgs, Format, ListFormat, ListWhat, LiveArgs, MatchArgs, MatrixArgs, RunArgs,
+};
+use crate::cli::{ProfileCmd, TraceCmd};
+use crate::output::write_atomic;
+use crate::{BadInput, Violation};
+use anyhow::Result;
+use harness::contract::{Algorithm, Options};
+use harness::library;
+use harness::net::profile::NetworkPlan;
+use harness::net::transport::TransportKind;
+use harness::report::AoiSetting;
+use harness::report::{table, FailedRun, Report, RunReport};
+use harness::runner::{run_plan, RunConfig};
+use harness::time::{parse_duration, LocalClock};
+use harness::trace::{self, generate::Generator, TraceSpec};
+use harness::world::{Aoi, World};
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+/// Runs a parsed command.
+pub fn dispatch(cmd: Command) -> Result<()> {
+    match cmd {
+        Command::List { what, format, all } => list(what, format, all),
+        Command::Conform(a) => conform(a),
+        Command::Replay { file } => replay(&file),
+        Command::Run(a) => run_cmd(a),
+        Command::Live(a) => live_cmd(a),
+        Command::Compare(a) => compare(a),
+        Command::Ab(a) => ab(a),
+        Command::Matrix(a) => matrix(a),
+        Command::Diff { base, new, tolerance, gate, metric, format, accept_input_changes } => {
+            diff_cmd(&base, &new, tolerance, gate.as_deref(), &metric, format, accept_input_changes)
+        }
+        Command::Merge { inputs, out, quiet } => merge(&inputs, &out, quiet),
+        Command::Trace(TraceCmd::Convert { file, out }) => trace_convert(&file, out.as_deref()),
+        Command::Profile(ProfileCmd::Show { profile, packets, spacing, payload, seed, format }) => {
+            profile_show(&profile, packets, &spacing, payload, seed, format)
+        }
+        Command::Profile(ProfileCmd::Stream {
+            profile,
+            transport,
+            rate,
+            size,
+            duration,
+            hops,
+            both,
+            nagle,
+            seed,
+            format,
+        }) => profile_stream(&profile, &transport, rate, size, &duration, hops, both, nagle, seed, format),
+    }
+}
+
+fn bad(msg: impl Into<String>) -> anyhow::Error {
+    BadInput(msg.into()).into()
+}
+
+/// What a profile argument written as a tc line or in tc's byte units
+/// means, said before it runs.
+fn profile_notes(arg: &str) -> Vec<String> {
+    let mut notes: Vec<String> = harness::net::netem::tc_prefix_note(arg).into_iter().collect();
+    notes.extend(harness::net::netem::byte_rate_notes(arg));
+    notes
+}
+
+fn find_algo(name: &str) -> Result<&'static dyn Algorithm> {
+    crate::catalog::find(name).ok_or_else(|| {
+        bad(format!("unknown algorithm `{name}`: expected one of {}", crate::catalog::names().join(", ")))
+    })
+}
+
+pub(crate) fn resolve_profile(arg: &str) -> Result<NetworkPlan> {
+    for note in profile_notes(arg) {
+        eprintln!("syncbench: note: {note}");
+    }
+    NetworkPlan::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))
+}
+
+pub(crate) fn resolve_trace(arg: &str) -> Result<TraceSpec> {
+    TraceSpec::resolve(arg, &library::dirs("traces")).map_err(|e| bad(e.to_string()))
+}
+
+/// `cfg` with the options meant for `algo` (`--opt ALGO:key=value` names
+/// one algorithm); an option naming another algorithm is an error here,
+/// where only one runs.
+fn options_for_one(algo: &dyn Algorithm, mut cfg: RunConfig) -> Result<RunConfig> {
+    if let Some(other) = cfg.options.named_algorithms().into_iter().find(|a| *a != algo.name()) {
+        return Err(bad(format!("--opt {other}:…: this command runs only `{}`", algo.name())));
+    }
+    cfg.options = cfg.options.for_algorithm(algo.name());
+    Ok(cfg)
+}
+
+/// The run configuration `m` describes; `default_duration` when it names
+/// none.
+fn run_config(m: &MatchArgs, seed: u64, default_duration: &str) -> Result<RunConfig> {
+    let duration = m.duration.as_deref().unwrap_or(default_duration);
+    let duration_us = parse_duration(duration).map_err(|e| bad(format!("--duration {e}")))?;
+    if duration_us < 100_000 {
+        return Err(bad(format!("--duration {duration}: expected at least 100ms")));
+    }
+    // The run's size is bounded before anything (the trace first) is built.
+    harness::limits::check_run(m.clients.saturating_add(m.bots), duration_us)
+        .map_err(|e| bad(format!("run too large (--clients, --bots, --duration): {e}")))?;
+    let game = match &m.game {
+        None => harness::game::GameSettings::default(),
+        Some(g) => harness::game::GameSettings::resolve(g).map_err(|e| bad(format!("--game: {e}")))?,
+    };
+    Ok(RunConfig {
+        clients: m.clients,
+        duration_us,
+        seed,
+        tick_hz: m.tick_rate.or(game.tick_hz).unwrap_or(60),
+        render_hz: m.render_rate.clone(),
+        options: Options::parse(&m.opt).map_err(|e| bad(format!("--opt {e}")))?,
+        transport: TransportKind::parse(&m.transport).map_err(|e| bad(format!("--transport: {e}")))?,
+        paced: m.paced,
+        drop_corrupted: m.corrupted == crate::cli::Corrupted::Drop,
+        world: match &m.arena {
+            Some(a) => World::parse_arena(a).map_err(|e| bad(format!("--arena: {e}")))?,
+            None => game.world(),
+        },
+        game,
+        bots: m.bots,
+        aoi: match &m.aoi {
+            None if m.aoi_radius.is_some() || m.aoi_hysteresis.is_some() => {
+                return Err(bad("--aoi-radius and --aoi-hysteresis need --aoi none|grid|crosslist"));
+            }
+            None => None,
+            Some(method) => {
+                let metres = |flag: &str, v: Option<f64>, default_um: i64| match v {
+                    None => Ok(default_um),
+                    Some(v) if v.is_finite() && (0.0..=1000.0).contains(&v) => Ok((v * 1e6).round() as i64),
+                    Some(v) => Err(bad(format!("{flag} {v}: expected metres in 0..=1000"))),
+                };
+                Some(Aoi {
+                    radius_um: metres("--aoi-radius", m.aoi_radius, Aoi::DEFAULT_RADIUS_UM)?,
+                    hysteresis_um: metres("--aoi-hysteresis", m.aoi_hysteresis, Aoi::DEFAULT_HYSTERESIS_UM)?,
+                    ..Aoi::parse(method).map_err(|e| bad(format!("--aoi: {e}")))?
+                })
+            }
+        },
+        clocks: if m.clock.is_empty() {
+            RunConfig::default().clocks
+        } else {
+            m.clock
+                .iter()
+                .map(|c| LocalClock::parse(c).map_err(|e| bad(format!("--clock `{c}`: {e}"))))
+                .collect::<Result<_>>()?
+        },
+        ..RunConfig::default()
+    })
+}
+
+/// FNV-1a 64 of `text` (the game's checksum hasher), hex: a content
+/// fingerprint for run keys.
+fn digest(text: &str) -> String {
+    let mut h = harness::game::Fnv64::new();
+    h.write(text.as_bytes());
+    format!("{:016x}", h.finish())
+}
+
+/// The fingerprint of the network a run had: each client's and the
+/// server's links as they behave (netem, events, correlation) — not the
+/// profiles' names, descriptions or sources.
+fn network_digest(plan: &NetworkPlan, clients: usize) -> String {
+    let behaviour =
+        |p: &harness::net::Profile| format!("{} | {} | {:?} | {:?}", p.uplink, p.downlink, p.events, p.correlation);
+    let all: Vec<String> = (0..clients).map(|i| behaviour(plan.client(i))).chain([behaviour(&plan.server)]).collect();
+    digest(&all.join("\n"))
+}
+
+/// The fingerprint of the trace a run played (its content, not its name).
+fn trace_digest(trace: &harness::trace::Trace) -> String {
+    digest(&format!("{:?}", trace.tracks))
+}
+
+/// A clock as `--clock` takes it.
+fn clock_text(c: LocalClock) -> String {
+    let sign = if c.offset_us < 0 { "-" } else { "+" };
+    format!("{sign}{}us@{:+}ppm", c.offset_us.unsigned_abs(), c.drift_ppm)
+}
+
+/// One match, as a report entry.
+pub(crate) fn run_one(
+    algo: &dyn Algorithm,
+    plan: &NetworkPlan,
+    spec: &TraceSpec,
+    cfg: &RunConfig,
+) -> Result<RunReport> {
+    let trace = spec.instantiate(cfg.clients, cfg.duration_us, cfg.seed).map_err(|e| bad(e.to_string()))?;
+    let result = run_plan(algo, plan, &trace, cfg).map_err(|e| bad(e.to_string()))?;
+    let mode = if cfg.paced { "paced" } else { "simulated" };
+    Ok(report_of(algo, plan, spec, &trace, cfg, result.metrics, mode))
+}
+
+/// A report entry for `metrics` measured in `mode`.
+fn report_of(
+    algo: &dyn Algorithm,
+    plan: &NetworkPlan,
+    spec: &TraceSpec,
+    trace: &harness::trace::Trace,
+    cfg: &RunConfig,
+    metrics: harness::metrics::Metrics,
+    mode: &str,
+) -> RunReport {
+    let per_client = |f: fn(&harness::net::Profile) -> String| {
+        let all: Vec<String> = (0..cfg.clients).map(|i| f(plan.client(i))).collect();
+        if all.iter().all(|s| *s == all[0]) {
+            all[0].clone()
+        } else {
+            all.join(" | ")
+        }
+    };
+    RunReport {
+        index: 0,
+        algorithm: algo.name().to_string(),
+        profile: plan.name(),
+        trace: spec.name(),
+        seed: cfg.seed,
+        clients: cfg.clients,
+        duration_s: cfg.duration_us as f64 / 1e6,
+        tick_hz: cfg.tick_hz,
+        render_hz: (0..cfg.clients).map(|i| cfg.render_hz_of(i)).collect(),
+        topology: algo.topology().as_str().to_string(),
+        uplink: per_client(|p| p.uplink.to_string()),
+        downlink: per_client(|p| p.downlink.to_string()),
+        options: cfg.options.0.clone(),
+        effective_options: cfg.options.effective(algo),
+        network_digest: network_digest(plan, cfg.clients),
+        trace_digest: trace_digest(trace),
+        transport: cfg.transport.to_string(),
+        mode: mode.to_string(),
+        clocks: {
+            let used: Vec<LocalClock> = (0..cfg.clients).map(|i| cfg.clock_of(i)).collect();
+            if used.iter().all(|c| *c == LocalClock::EXACT) {
+                Vec::new()
+            } else {
+                used.into_iter().map(clock_text).collect()
+            }
+        },
+        deliver_corrupted: !cfg.drop_corrupted,
+        game: cfg.game.clone(),
+        arena: cfg.world.label(),
+        bots: cfg.bots,
+        aoi: cfg.aoi.as_ref().map(AoiSetting::of),
+        live: None,
+        metrics,
+    }
+}
+
+/// Exit 1 if any run broke a contract the harness checks.
+fn check_violations(runs: &[RunReport]) -> Result<()> {
+    let bad: Vec<String> = runs
+        .iter()
+        .filter(|r| r.metrics.desyncs > 0 || r.metrics.input_mismatches > 0 || !r.metrics.violations.is_empty())
+        .map(|r| {
+            format!(
+                "{} on {} / {} seed {}: {} desyncs, {} input mismatches, {} violations",
+                r.algorithm,
+                r.profile,
+                r.trace,
+                r.seed,
+                r.metrics.desyncs,
+                r.metrics.input_mismatches,
+                r.metrics.violations.len()
+            )
+        })
+        .collect();
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(Violation(format!("violations found:\n  {}", bad.join("\n  "))).into())
+    }
+}
+
+fn print_runs(runs: &[RunReport], format: Format, single: bool) {
+    match format {
+        Format::Json => print!("{}", Report::new(env!("CARGO_PKG_VERSION"), runs.to_vec()).to_json()),
+        Format::Table | Format::Md if single => {
+            print!("{}", table::single(&runs[0], format == Format::Md))
+        }
+        Format::Table | Format::Md => print!("{}", table::compare(runs, format == Format::Md)),
+    }
+}

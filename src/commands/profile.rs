@@ -1,0 +1,209 @@
+//! `profile show` and `profile stream`: what a profile does to probe packets and to a message stream through a transport.
+
+use super::*;
+
+pub(super) fn profile_show(
+    arg: &str,
+    packets: u64,
+    spacing: &str,
+    payload: usize,
+    seed: u64,
+    format: ListFormat,
+) -> Result<()> {
+    use harness::net::netem::LossModel;
+    use harness::net::probe::probe;
+    use harness::net::profile::EventKind;
+    let p = harness::net::Profile::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))?;
+    let spacing_us = parse_duration(spacing).map_err(|e| bad(format!("--spacing {e}")))?;
+    if spacing_us == 0 || packets == 0 || packets > 10_000_000 {
+        return Err(bad("--spacing must be positive and --packets in 1..=10000000"));
+    }
+    let up = probe(&p.uplink, p.correlation, packets, spacing_us, payload, seed);
+    let down = probe(&p.downlink, p.correlation, packets, spacing_us, payload, seed);
+    let events: Vec<String> = p
+        .events
+        .iter()
+        .map(|e| {
+            let dir = match e.direction {
+                harness::net::profile::Direction::Both => "",
+                harness::net::profile::Direction::Up => " (uplink)",
+                harness::net::profile::Direction::Down => " (downlink)",
+            };
+            let what = match &e.kind {
+                EventKind::Outage { duration_us } => format!("outage for {}ms", duration_us / 1000),
+                EventKind::Spike { duration_us, delay_us } => {
+                    format!("+{}ms delay for {}ms", delay_us / 1000, duration_us / 1000)
+                }
+                EventKind::Bandwidth { duration_us, rate } => {
+                    format!("rate {} B/s for {}ms", rate.bytes_per_s, duration_us / 1000)
+                }
+                EventKind::Handover { outage_us, uplink, downlink } => {
+                    format!("handover: {}ms blackout, then uplink `{uplink}`, downlink `{downlink}`", outage_us / 1000)
+                }
+            };
+            format!("at {}: {what}{dir}", e.at)
+        })
+        .collect();
+    if format == ListFormat::Json {
+        let v = serde_json::json!({
+            "name": p.name, "description": p.description, "source": p.source,
+            "correlation": p.correlation.name(),
+            "uplink": p.uplink.to_string(), "downlink": p.downlink.to_string(),
+            "events": events,
+            "probe": {"packets": packets, "spacing_us": spacing_us, "payload": payload, "seed": seed},
+            "uplink_measured": up, "downlink_measured": down,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    println!("profile {}", p.name);
+    if !p.description.is_empty() {
+        println!("  {}", p.description);
+    }
+    if !p.source.is_empty() {
+        println!("  source: {}", p.source);
+    }
+    println!("  correlation: {}", p.correlation.name());
+    for note in profile_notes(arg) {
+        println!("  note: {note}");
+    }
+    println!("  probe: {packets} packets of {payload} B every {spacing_us} us per direction, seed {seed}");
+    println!();
+    println!(
+        "{:<9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "", "mean ms", "sd ms", "p50 ms", "p90 ms", "p99 ms", "loss %", "reord %", "dup %"
+    );
+    for (name, spec, m) in [("uplink", &p.uplink, &up), ("downlink", &p.downlink, &down)] {
+        println!(
+            "{:<9} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2}",
+            name,
+            m.delay_mean_ms,
+            m.delay_sd_ms,
+            m.delay_p50_ms,
+            m.delay_p90_ms,
+            m.delay_p99_ms,
+            m.loss * 100.0,
+            m.reorder * 100.0,
+            m.duplicate * 100.0
+        );
+        println!("          netem: {spec}");
+        if let Some(r) = spec.rate {
+            // tc's units surprise: `bps` is bytes per second, `bit` bits.
+            println!(
+                "          rate: {:.3} Mbit/s = {} bytes/s (tc's `kbit`, `mbit` are bits; `kbps`, `mbps` bytes per second)",
+                r.bytes_per_s as f64 * 8.0 / 1e6,
+                r.bytes_per_s
+            );
+        }
+        if let LossModel::Random { p: lp, corr } = spec.loss {
+            if corr.is_set() && p.correlation == harness::net::Correlation::Kernel {
+                println!(
+                    "          note: with netem-compatible correlation, `loss {:.3}% {:.0}%` loses {:.2}%, not {:.3}% (the kernel's correlation collapses it; use `correlation = \"correct\"` or `loss gemodel` for bursts)",
+                    lp.percent(),
+                    corr.percent(),
+                    m.loss * 100.0,
+                    lp.percent()
+                );
+            }
+        }
+    }
+    if !events.is_empty() {
+        println!();
+        println!("timed events (not in the probe above):");
+        for e in &events {
+            println!("  {e}");
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn profile_stream(
+    arg: &str,
+    transport: &str,
+    rate: u32,
+    size: usize,
+    duration: &str,
+    hops: usize,
+    both: bool,
+    nagle: bool,
+    seed: u64,
+    format: ListFormat,
+) -> Result<()> {
+    use harness::net::transport::probe::{stream_probe, StreamProbe};
+    use harness::net::transport::TcpSettings;
+    let p = harness::net::Profile::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))?;
+    let mut kind = TransportKind::parse(transport).map_err(|e| bad(format!("--transport: {e}")))?;
+    if nagle {
+        match kind {
+            TransportKind::TcpLike(_) => kind = TransportKind::TcpLike(TcpSettings { nodelay: false }),
+            _ => return Err(bad("--nagle applies to --transport tcp-like only")),
+        }
+    }
+    let duration_us = parse_duration(duration).map_err(|e| bad(format!("--duration {e}")))?;
+    let probe = StreamProbe { rate_hz: rate, size, duration_us, hops, both, seed };
+    let r = stream_probe(kind, &p, &probe).map_err(bad)?;
+    let nodelay = !matches!(kind, TransportKind::TcpLike(TcpSettings { nodelay: false }));
+    let minutes = duration_us as f64 / 60e6;
+    match format {
+        ListFormat::Json => {
+            let lat = |v: &[Option<u64>]| v.iter().map(|l| l.map_or(-1, |l| l as i64)).collect::<Vec<i64>>();
+            let mut j = serde_json::json!({
+                "source": "model",
+                "profile": p.name,
+                "transport": kind.to_string(),
+                "nodelay": nodelay,
+                "hops": hops,
+                "both": both,
+                "duration_s": duration_us as f64 / 1e6,
+                "messages": r.latencies_us.len(),
+                "latencies_us": lat(&r.latencies_us),
+                "counters": {
+                    "segments": r.segments,
+                    "acks": r.acks,
+                    "retransmits": r.retransmits,
+                    "rtos": r.rtos,
+                },
+            });
+            if both {
+                j["back_latencies_us"] = lat(&r.back_latencies_us).into();
+            }
+            println!("{}", serde_json::to_string(&j)?);
+        }
+        ListFormat::Table => {
+            let mut got: Vec<u64> = r.latencies_us.iter().flatten().copied().collect();
+            got.sort_unstable();
+            let n = r.latencies_us.len();
+            let lost = n - got.len();
+            // Nearest rank over every message; a lost one ranks last.
+            let q = |f: f64| -> String {
+                let rank = ((f * n as f64).ceil() as usize).clamp(1, n.max(1));
+                got.get(rank - 1).map_or("lost".into(), |v| format!("{:.1}", *v as f64 / 1000.0))
+            };
+            let over = r.latencies_us.iter().filter(|l| l.is_none_or(|l| l > 200_000)).count();
+            println!(
+                "{} over `{}`, {hops} hop(s) each way{}: {n} messages of {size} B at {rate} Hz",
+                kind,
+                p.name,
+                if both { ", both directions" } else { "" }
+            );
+            println!(
+                "  latency ms  p50 {}  p90 {}  p99 {}  p99.9 {}  max {}",
+                q(0.5),
+                q(0.9),
+                q(0.99),
+                q(0.999),
+                q(1.0)
+            );
+            println!("  over 200 ms {:.2}%   never delivered {lost}", 100.0 * over as f64 / n.max(1) as f64);
+            println!(
+                "  sender: {:.1} datagrams/s, {:.1} retransmissions/min, {:.1} timeouts/min; receiver: {:.1} datagrams/s",
+                r.segments as f64 / (minutes * 60.0),
+                r.retransmits as f64 / minutes,
+                r.rtos as f64 / minutes,
+                r.acks as f64 / (minutes * 60.0)
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,56 @@
+//! `run` and `live`: one algorithm, one profile and trace, in simulation or over real sockets.
+
+use super::*;
+
+pub(super) fn run_cmd(a: RunArgs) -> Result<()> {
+    let algo = find_algo(&a.algo)?;
+    let profile = resolve_profile(&a.profile)?;
+    let spec = resolve_trace(&a.trace)?;
+    let cfg = options_for_one(algo, run_config(&a.common, a.seed, "60s")?)?;
+    let r = run_one(algo, &profile, &spec, &cfg)?;
+    let runs = vec![r];
+    print_runs(&runs, a.format, true);
+    check_violations(&runs)
+}
+
+pub(super) fn live_cmd(a: LiveArgs) -> Result<()> {
+    let algo = find_algo(&a.run.algo)?;
+    let plan = resolve_profile(&a.run.profile)?;
+    let spec = resolve_trace(&a.run.trace)?;
+    let cfg = options_for_one(algo, run_config(&a.run.common, a.run.seed, "10s")?)?;
+    if cfg.paced {
+        return Err(bad("--paced: a live run is already in real time"));
+    }
+    let trace = spec.instantiate(cfg.clients, cfg.duration_us, cfg.seed).map_err(|e| bad(e.to_string()))?;
+    let sim = if a.against_sim {
+        let result = run_plan(algo, &plan, &trace, &cfg).map_err(|e| bad(e.to_string()))?;
+        Some(report_of(algo, &plan, &spec, &trace, &cfg, result.metrics, "simulated"))
+    } else {
+        None
+    };
+    if std::io::stderr().is_terminal() {
+        eprintln!("live: {} on {} for {:.1} s of wall time…", algo.name(), plan.name(), cfg.duration_us as f64 / 1e6);
+    }
+    let relay = match a.relay.as_str() {
+        "userspace" => harness::live::Relay::Userspace,
+        "none" => harness::live::Relay::None,
+        addr => harness::live::Relay::External(addr.parse().map_err(|_| {
+            bad(format!("--relay `{addr}`: expected userspace, none or a forwarder's IP:PORT (e.g. 10.0.0.2:9000)"))
+        })?),
+    };
+    let bind = a.bind.parse().map_err(|_| bad(format!("--bind `{}`: expected an IP address", a.bind)))?;
+    let opts = harness::live::LiveOptions { hostile: a.hostile, relay, bind };
+    let result = harness::live::run_live(algo, &plan, &trace, &cfg, opts).map_err(|e| match e {
+        harness::live::LiveError::Config(m) => bad(m),
+        other => anyhow::anyhow!(other),
+    })?;
+    let mut live = report_of(algo, &plan, &spec, &trace, &cfg, result.metrics, "live");
+    live.live = Some(result.counters);
+    let runs: Vec<RunReport> = sim.into_iter().chain([live]).collect();
+    match a.run.format {
+        Format::Json => print!("{}", Report::new(env!("CARGO_PKG_VERSION"), runs.clone()).to_json()),
+        f if runs.len() == 2 => print!("{}", table::against_sim(&runs[0], &runs[1], f == Format::Md)),
+        f => print!("{}", table::single(&runs[0], f == Format::Md)),
+    }
+    check_violations(&runs)
+}

@@ -1,0 +1,169 @@
+//! # syncbench as a library
+//!
+//! The whole `syncbench` command line, with your algorithms added beside
+//! the built-in ones — so a netcode crate gets `list`, `run`, `compare`,
+//! `matrix`, `diff`, `ab` and `conform` for its own algorithm without
+//! forking this repository:
+//!
+//! ```no_run
+//! use syncbench::harness::contract::{Algorithm, Node, Setup, Topology};
+//! # struct MyNetcode;
+//! # impl Algorithm for MyNetcode {
+//! #     fn name(&self) -> &'static str { "my-netcode" }
+//! #     fn description(&self) -> &'static str { "" }
+//! #     fn topology(&self) -> Topology { Topology::PeerToPeer }
+//! #     fn client(&self, _: &Setup, _: usize) -> Box<dyn Node> { unimplemented!() }
+//! # }
+//! fn main() -> std::process::ExitCode {
+//!     syncbench::Cli::new().algorithm(&MyNetcode).run()
+//! }
+//! ```
+//!
+//! and, in tests, one match as a value ([`Match`]) and the conformance
+//! contracts ([`harness::conform::check`]):
+//!
+//! ```
+//! let report = syncbench::Match::new(syncbench::catalog::find("lockstep").unwrap())
+//!     .profile("delay 30ms 5ms")
+//!     .seconds(5)
+//!     .run()
+//!     .unwrap();
+//! assert_eq!(report.metrics.desyncs, 0);
+//! ```
+//!
+//! The crates underneath are re-exported: [`harness`] (the contract an
+//! algorithm implements, the simulator, metrics, reports) and
+//! [`algorithms`] (the built-in ones, with their shared parts). Exit codes
+//! of the command line: 0 fine, 1 a violation or regression found, 2 bad
+//! usage or bad input.
+
+/// `print!` that stops printing quietly when stdout is closed (`| head`)
+/// instead of panicking; the command's exit code stands.
+macro_rules! print {
+    ($($arg:tt)*) => { $crate::stdout_write(format_args!($($arg)*)) };
+}
+
+/// `println!`, likewise.
+macro_rules! println {
+    () => { $crate::stdout_write(format_args!("\n")) };
+    ($($arg:tt)*) => { $crate::stdout_write(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+pub mod catalog;
+mod cli;
+mod commands;
+mod match_run;
+mod output;
+
+pub use algorithms;
+pub use harness;
+pub use match_run::Match;
+
+use clap::Parser;
+use harness::contract::Algorithm;
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+/// An error whose exit code is 2: bad usage or bad input.
+#[derive(Debug)]
+pub struct BadInput(pub String);
+
+impl std::fmt::Display for BadInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
+
+/// A finding: the command ran and found a violation (exit code 1).
+#[derive(Debug)]
+pub struct Violation(pub String);
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Violation {}
+
+/// Set once the reader of stdout went away: nothing more is printed, and
+/// the command still finishes and exits with its own verdict (so `syncbench
+/// diff … | head` under `pipefail` still fails on a regression).
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes to stdout; a closed pipe stops the printing quietly, any other
+/// write error ends the program with 2.
+pub fn stdout_write(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    use std::sync::atomic::Ordering;
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(args) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+            return;
+        }
+        eprintln!("syncbench: error: cannot write to stdout: {e}");
+        std::process::exit(2);
+    }
+}
+
+/// The command line, with algorithms of your own added.
+#[derive(Default)]
+pub struct Cli {
+    added: Vec<&'static dyn Algorithm>,
+}
+
+impl Cli {
+    /// The command line with the built-in algorithms only.
+    pub fn new() -> Cli {
+        Cli::default()
+    }
+
+    /// Adds an algorithm beside the built-in ones: every command can name
+    /// it, and `all` includes it. Its name must be new.
+    pub fn algorithm(mut self, algorithm: &'static dyn Algorithm) -> Cli {
+        self.added.push(algorithm);
+        self
+    }
+
+    /// Parses this process's arguments and runs the command.
+    pub fn run(self) -> ExitCode {
+        self.run_from(std::env::args_os())
+    }
+
+    /// Runs the command `args` names (`args[0]` is the program name).
+    pub fn run_from<I, T>(self, args: I) -> ExitCode
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
+        if let Err(e) = catalog::add(self.added) {
+            eprintln!("syncbench: error: {}", harness::error::escape(&e));
+            return ExitCode::from(2);
+        }
+        let args = match cli::Cli::try_parse_from(args) {
+            Ok(a) => a,
+            Err(e) => {
+                let _ = e.print();
+                return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            }
+        };
+        match commands::dispatch(args.command) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                if let Some(v) = e.downcast_ref::<Violation>() {
+                    eprintln!("syncbench: {}", harness::error::escape(&v.to_string()));
+                    return ExitCode::from(1);
+                }
+                // Input is echoed in messages: never raw control characters.
+                eprintln!("syncbench: error: {}", harness::error::escape(&format!("{e:#}")));
+                ExitCode::from(2)
+            }
+        }
+    }
+}
