@@ -255,6 +255,41 @@ const FILE_TOKENS: &[&str] = &[
     "arena",
     "aoi",
 ];
+const GAME_TOKENS: &[&str] = &[
+    "=",
+    "\"",
+    "\n",
+    "#",
+    "name",
+    "max_speed",
+    "acceleration",
+    "friction",
+    "gravity",
+    "jump_speed",
+    "player_size",
+    "shot_cooldown_ms",
+    "shot_range",
+    "arena",
+    "arena_scale",
+    "tick_hz",
+    "\"standard\"",
+    "\"400x400\"",
+    "0",
+    "-1",
+    "1e308",
+    "nan",
+    "inf",
+    "0.001",
+    "1000000",
+    "true",
+    "[",
+    "]",
+];
+const CSV_TOKENS: &[&str] = &[
+    ",", "\n", "#", "time_ms", "time_s", "time_us", "player", "keys", "up", "down", "left", "right", "jump", "shoot",
+    "aim_x", "aim_y", "0", "1", "9999", "10000", "-1", "1e308", "nan", "R", "U+S", "RJ", ".", "true", "x", "-127",
+    "128", "183.4",
+];
 const JSON_TOKENS: &[&str] =
     &["{", "}", "[", "]", ":", ",", "\"schema\"", "\"syncbench.report.v2\"", "\"runs\"", "null", "true", "1e999"];
 
@@ -297,6 +332,34 @@ proptest! {
                 if let Err(e) = r {
                     prop_assert!(named("fuzz.trace", &e.to_string()), "{e}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn game_files(s in inputs(shipped("games", "toml"), GAME_TOKENS)) {
+        match timed("game", &s, || harness::game::GameSettings::parse(&s, "fuzz-game.toml")) {
+            Err(e) => prop_assert!(named("fuzz-game.toml", &e.to_string()), "{e}"),
+            Ok(g) => {
+                // What parses builds a game and steps it, in bounded time.
+                let cfg = g.config(g.world(), g.tick_hz.unwrap_or(60), 0, 1);
+                let game = harness::game::Game::new(cfg);
+                let mut st = game.initial_state(2);
+                let right = harness::game::SeqInput { seq: 1, input: harness::game::Input::buttons(harness::game::Input::RIGHT | harness::game::Input::JUMP) };
+                timed("game steps", &s, || for _ in 0..120 { game.step(&mut st, &[right, right]) });
+            }
+        }
+    }
+
+    #[test]
+    fn csv_recordings(s in inputs(vec![include_str!("data/duel.csv").to_string()], CSV_TOKENS)) {
+        let src = Source::File("fuzz.csv".into());
+        match timed("csv", &s, || harness::trace::csv::parse(&s, "fuzz", &src)) {
+            Err(e) => prop_assert!(named("fuzz.csv", &e.to_string()), "{e}"),
+            Ok(script) => {
+                let players = script.sections.len();
+                let r = timed("instantiate", &s, || script.instantiate(players, 10_000_000, 1));
+                prop_assert!(r.is_ok(), "{r:?}");
             }
         }
     }
