@@ -1,5 +1,5 @@
 //! The discrete-event scheduler: a binary heap of `(time, class, sequence)`
-//! → event.
+//! keys over a slab of events.
 //!
 //! Events at the same instant are ordered first by [`EventClass`] (packets
 //! arrive, then nodes tick, then screens render: a packet that arrives at `t`
@@ -34,46 +34,36 @@ pub enum EventClass {
     Render = 2,
 }
 
-/// A pending event under its ordering key, packed into one integer so the
-/// heap compares once: time in the high 64 bits, then the class (2 bits),
-/// then the insertion sequence (62 bits).
-struct Entry<E> {
-    key: u128,
-    event: E,
+/// A pending event's place in the heap: its ordering key — time, then the
+/// class (2 bits) and insertion sequence (62 bits) — and where the event
+/// waits in the slab. Kept small (24 bytes) so the heap's sifting moves
+/// little; the events themselves (a packet is 40 bytes) never move.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Key {
+    time: u64,
+    order: u64,
+    slot: u32,
 }
 
-impl<E> Entry<E> {
-    fn new(time: Micros, class: EventClass, seq: u64, event: E) -> Entry<E> {
-        debug_assert!(seq < 1 << 62 && (class as u8) < 4);
-        Entry { key: (time.0 as u128) << 64 | (class as u128) << 62 | seq as u128, event }
-    }
-
-    fn time(&self) -> Micros {
-        Micros((self.key >> 64) as u64)
-    }
-}
-
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.key == other.key
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
+impl PartialOrd for Key {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
-impl<E> Ord for Entry<E> {
+impl Ord for Key {
     fn cmp(&self, other: &Self) -> Ordering {
-        // BinaryHeap is a max-heap: reverse for earliest-first.
-        other.key.cmp(&self.key)
+        // BinaryHeap is a max-heap: reverse for earliest-first. (The slot
+        // never decides: (time, order) is unique.)
+        (other.time, other.order).cmp(&(self.time, self.order))
     }
 }
 
 /// A min-priority queue of timed events with deterministic tie-breaking.
 pub struct Scheduler<E> {
-    heap: BinaryHeap<Entry<E>>,
+    heap: BinaryHeap<Key>,
+    /// The events, by slot; freed slots are reused.
+    slab: Vec<Option<E>>,
+    free: Vec<u32>,
     next_seq: u64,
     now: Micros,
 }
@@ -87,7 +77,7 @@ impl<E> Default for Scheduler<E> {
 impl<E> Scheduler<E> {
     /// An empty scheduler at time zero.
     pub fn new() -> Self {
-        Scheduler { heap: BinaryHeap::new(), next_seq: 0, now: Micros::ZERO }
+        Scheduler { heap: BinaryHeap::new(), slab: Vec::new(), free: Vec::new(), next_seq: 0, now: Micros::ZERO }
     }
 
     /// Schedules `event` at `time`. A time in the past is clamped to now:
@@ -96,19 +86,32 @@ impl<E> Scheduler<E> {
         let time = time.max(self.now);
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry::new(time, class, seq, event));
+        debug_assert!(seq < 1 << 62 && (class as u8) < 4);
+        let slot = match self.free.pop() {
+            Some(i) => {
+                self.slab[i as usize] = Some(event);
+                i
+            }
+            None => {
+                self.slab.push(Some(event));
+                (self.slab.len() - 1) as u32
+            }
+        };
+        self.heap.push(Key { time: time.0, order: (class as u64) << 62 | seq, slot });
     }
 
     /// Removes and returns the earliest event, advancing the clock to it.
     pub fn pop(&mut self) -> Option<(Micros, E)> {
-        let e = self.heap.pop()?;
-        self.now = e.time();
-        Some((self.now, e.event))
+        let k = self.heap.pop()?;
+        self.now = Micros(k.time);
+        self.free.push(k.slot);
+        let event = self.slab[k.slot as usize].take().expect("a queued slot holds its event");
+        Some((self.now, event))
     }
 
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Micros> {
-        self.heap.peek().map(Entry::time)
+        self.heap.peek().map(|k| Micros(k.time))
     }
 
     /// The time of the last event popped.

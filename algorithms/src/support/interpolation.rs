@@ -19,7 +19,8 @@ pub struct Snap {
     pub frame: u32,
     /// Per entity: position (x, y, z), µm.
     pub pos: Vec<[i32; 3]>,
-    /// Per entity: velocity (x, y, z), µm/s.
+    /// Per entity: velocity (x, y, z), µm/s; empty when the codec carries
+    /// none (read as zero: memory, in large worlds).
     pub vel: Vec<[i32; 3]>,
 }
 
@@ -104,8 +105,9 @@ impl InterpolationBuffer {
                     Dry::Extrapolate(max) => {
                         let dt = (t_us - a.time_us).clamp(0, max);
                         let ex = |p: i32, v: i32| (p as i64 + v as i64 * dt / 1_000_000) as i32;
-                        let z = ex(a.pos[e][2], a.vel[e][2]).max(0);
-                        [ex(a.pos[e][0], a.vel[e][0]), ex(a.pos[e][1], a.vel[e][1]), z]
+                        let v = a.vel.get(e).copied().unwrap_or_default();
+                        let z = ex(a.pos[e][2], v[2]).max(0);
+                        [ex(a.pos[e][0], v[0]), ex(a.pos[e][1], v[1]), z]
                     }
                 };
                 Some(Sample { pos, frame: a.frame, view: (a.frame, a.frame, 0) })
