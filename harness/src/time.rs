@@ -124,6 +124,10 @@ impl LocalClock {
 
     /// The local reading at global time `t`.
     pub fn local_at(&self, t: Micros) -> i64 {
+        if self.drift_ppm == 0 {
+            // The common case, without 128-bit division (same result).
+            return (t.0 as i128 + self.offset_us as i128) as i64;
+        }
         let g = t.0 as i128;
         let drift = (g * self.drift_ppm as i128).div_euclid(1_000_000);
         (g + drift + self.offset_us as i128) as i64
@@ -136,6 +140,9 @@ impl LocalClock {
         let target = local as i128 - self.offset_us as i128;
         if target <= 0 {
             return Micros::ZERO;
+        }
+        if self.drift_ppm == 0 {
+            return Micros(target as u64);
         }
         let rate = 1_000_000 + self.drift_ppm as i128;
         debug_assert!(rate > 0, "drift must be above -1e6 ppm");

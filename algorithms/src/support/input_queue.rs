@@ -118,11 +118,12 @@ impl<T: Clone> InputQueue<T> {
             return 0;
         }
         let mut v: Vec<i64> = self.offsets.iter().copied().collect();
-        v.sort_unstable();
         // From the 2nd to the 98th percentile: one damaged or freak
-        // arrival at either end does not size the buffer.
-        let lo = v[((v.len() - 1) * (100 - COVERED)) / 100];
-        let hi = v[((v.len() - 1) * COVERED) / 100];
+        // arrival at either end does not size the buffer. (Two order
+        // statistics by selection, not a sort: this runs every tick.)
+        let (k_lo, k_hi) = (((v.len() - 1) * (100 - COVERED)) / 100, ((v.len() - 1) * COVERED) / 100);
+        let hi = *v.select_nth_unstable(k_hi).1;
+        let lo = if k_lo < k_hi { *v[..k_hi].select_nth_unstable(k_lo).1 } else { hi };
         (hi.saturating_sub(lo).saturating_add(self.dt - 1) / self.dt).max(0) as usize
     }
 
