@@ -362,7 +362,7 @@ pub enum ListFormat {
 pub enum Format {
     /// Aligned text table.
     Table,
-    /// The syncbench.report.v2 JSON document.
+    /// The syncbench.report.v3 JSON document.
     Json,
     /// Markdown table.
     Md,

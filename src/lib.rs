@@ -112,7 +112,33 @@ pub fn stdout_write(args: std::fmt::Arguments<'_>) {
     }
 }
 
+/// The program's name and arguments as this command was given them (the
+/// arguments of [`Cli::run_from`], not necessarily the process's): what
+/// reports record and scenario files tell to replay with.
+static INVOCATION: std::sync::Mutex<Option<(String, Vec<String>)>> = std::sync::Mutex::new(None);
+
+fn remember_invocation(args: &[OsString]) {
+    let program = args
+        .first()
+        .and_then(|p| std::path::Path::new(p).file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| "syncbench".into());
+    let rest = args.iter().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
+    *INVOCATION.lock().unwrap_or_else(|e| e.into_inner()) = Some((program, rest));
+}
+
+/// The program name (`syncbench`, or a netcode crate's own binary) and the
+/// arguments of the command being run.
+pub(crate) fn invocation() -> (String, Vec<String>) {
+    INVOCATION.lock().unwrap_or_else(|e| e.into_inner()).clone().unwrap_or_else(|| ("syncbench".into(), Vec::new()))
+}
+
 /// The command line, with algorithms of your own added.
+///
+/// The algorithms added are process-wide (every command can name them, so
+/// they live beside the built-in registry): a process may add one set —
+/// running the CLI again with the same set is fine, a different set is
+/// refused with exit 2.
 #[derive(Default)]
 pub struct Cli {
     added: Vec<&'static dyn Algorithm>,
@@ -142,6 +168,8 @@ impl Cli {
         I: IntoIterator<Item = T>,
         T: Into<OsString> + Clone,
     {
+        let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+        remember_invocation(&args);
         if let Err(e) = catalog::add(self.added) {
             eprintln!("syncbench: error: {}", harness::error::escape(&e));
             return ExitCode::from(2);

@@ -89,7 +89,16 @@ impl Match {
         self
     }
 
-    /// Runs the match: its report entry, or what was wrong with the setup.
+    /// Anything else of the run's configuration — tick and render rates,
+    /// clocks, bots, the arena, the area of interest, `drop_corrupted` —
+    /// set directly (fields of [`RunConfig`]; the setters above win).
+    pub fn configure(mut self, f: impl FnOnce(&mut RunConfig)) -> Match {
+        f(&mut self.cfg);
+        self
+    }
+
+    /// Runs the match: its report entry, or what was wrong with the setup
+    /// (the message the command line would print).
     pub fn run(self) -> Result<RunReport, String> {
         let mut cfg = self.cfg;
         harness::limits::check_run(cfg.clients, cfg.duration_us).map_err(|e| e.to_string())?;
@@ -99,6 +108,7 @@ impl Match {
             cfg.tick_hz = cfg.game.tick_hz.unwrap_or(cfg.tick_hz);
         }
         cfg.options = Options::parse(&self.options).map_err(|e| e.to_string())?;
+        let mut cfg = crate::commands::options_for_one(self.algorithm, cfg).map_err(|e| e.to_string())?;
         if let Some(t) = &self.transport {
             cfg.transport = harness::net::transport::TransportKind::parse(t).map_err(|e| e.to_string())?;
         }

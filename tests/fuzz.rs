@@ -290,8 +290,21 @@ const CSV_TOKENS: &[&str] = &[
     "aim_x", "aim_y", "0", "1", "9999", "10000", "-1", "1e308", "nan", "R", "U+S", "RJ", ".", "true", "x", "-127",
     "128", "183.4",
 ];
-const JSON_TOKENS: &[&str] =
-    &["{", "}", "[", "]", ":", ",", "\"schema\"", "\"syncbench.report.v2\"", "\"runs\"", "null", "true", "1e999"];
+const JSON_TOKENS: &[&str] = &[
+    "{",
+    "}",
+    "[",
+    "]",
+    ":",
+    ",",
+    "\"schema\"",
+    "\"syncbench.report.v3\"",
+    "\"syncbench.report.v2\"",
+    "\"runs\"",
+    "null",
+    "true",
+    "1e999",
+];
 
 fn named(source: &str, message: &str) -> bool {
     message.contains(source)
@@ -341,12 +354,20 @@ proptest! {
         match timed("game", &s, || harness::game::GameSettings::parse(&s, "fuzz-game.toml")) {
             Err(e) => prop_assert!(named("fuzz-game.toml", &e.to_string()), "{e}"),
             Ok(g) => {
-                // What parses builds a game and steps it, in bounded time.
-                let cfg = g.config(g.world(), g.tick_hz.unwrap_or(60), 0, 1);
-                let game = harness::game::Game::new(cfg);
-                let mut st = game.initial_state(2);
-                let right = harness::game::SeqInput { seq: 1, input: harness::game::Input::buttons(harness::game::Input::RIGHT | harness::game::Input::JUMP) };
-                timed("game steps", &s, || for _ in 0..120 { game.step(&mut st, &[right, right]) });
+                // What parses builds a game and steps it, in bounded time,
+                // at any tick rate and in any room it fits (a debug build
+                // panics on any overflow): held jumps for three seconds.
+                let small = harness::world::World::Field { width_m: 10, height_m: 10 };
+                for (world, hz) in [(g.world(), g.tick_hz.unwrap_or(60)), (g.world(), 1), (g.world(), 1000), (small, 20)] {
+                    if g.check_room(world).is_err() {
+                        continue;
+                    }
+                    let game = harness::game::Game::new(g.config(world, hz, 0, 1));
+                    let mut st = game.initial_state(2);
+                    let held = harness::game::Input::buttons(harness::game::Input::RIGHT | harness::game::Input::UP | harness::game::Input::JUMP);
+                    let both = [harness::game::SeqInput { seq: 1, input: held }; 2];
+                    timed("game steps", &s, || for _ in 0..3 * hz { game.step(&mut st, &both) });
+                }
             }
         }
     }

@@ -44,6 +44,13 @@ impl InputError {
     }
 }
 
+/// The 1-based line of byte `at` in `text` (where a parser's error span
+/// starts; past the end: the last line).
+pub fn line_at(text: &str, at: usize) -> usize {
+    let at = at.min(text.len());
+    text.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1
+}
+
 /// `text` as it may be printed to a terminal: control characters (an ANSI
 /// escape, a carriage return) shown escaped, newlines and tabs kept.
 pub fn escape(text: &str) -> String {

@@ -326,6 +326,7 @@ pub fn check_config(algorithm: &dyn Algorithm, plan: &NetworkPlan, cfg: &RunConf
         return Err(RunError::Config("no network profile".into()));
     }
     cfg.options.check(algorithm).map_err(RunError::Config)?;
+    cfg.game.check_room(cfg.world).map_err(RunError::Config)?;
     let entities = cfg.clients.saturating_add(cfg.bots);
     if entities > MAX_ENTITIES {
         return Err(RunError::Config(format!("players + bots must be at most {MAX_ENTITIES}, got {entities}")));

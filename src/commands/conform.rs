@@ -24,7 +24,7 @@ pub(super) fn conform(a: ConformArgs) -> Result<()> {
     let mut failed = Vec::new();
     let write_case = |name: &str, contract: &str, s: &harness::conform::Scenario, why: &str| -> Result<String> {
         let path = a.out.join(format!("{name}.{contract}.toml"));
-        write_atomic(&path, &s.to_toml(&format!("{name} broke `{contract}`: {why}")))?;
+        write_atomic(&path, &for_this_program(&s.to_toml(&format!("{name} broke `{contract}`: {why}"))))?;
         Ok(path.display().to_string())
     };
     // Progress on a terminal: cases done of all, with an estimate of what
@@ -154,7 +154,7 @@ pub(super) fn conform(a: ConformArgs) -> Result<()> {
                 seed: a.seed,
             })
             .collect();
-        write_atomic(path, &junit::render(&jrows))?;
+        write_atomic(path, &for_this_program(&junit::render(&jrows)))?;
     }
     if failed.is_empty() {
         Ok(())
@@ -209,4 +209,16 @@ pub(super) fn replay(file: &std::path::Path) -> Result<()> {
             Err(Violation("the scenario's failure reproduced".into()).into())
         }
     }
+}
+
+/// `text` with its `syncbench replay` / `syncbench conform` hints naming
+/// the program actually running (a netcode crate's own binary knows its
+/// algorithms; plain `syncbench` does not).
+fn for_this_program(text: &str) -> String {
+    let (program, _) = crate::invocation();
+    if program == "syncbench" {
+        return text.to_string();
+    }
+    text.replace("syncbench replay", &format!("{program} replay"))
+        .replace("syncbench conform", &format!("{program} conform"))
 }

@@ -245,13 +245,14 @@ pub(super) fn matrix(a: MatrixArgs) -> Result<()> {
     finish(&report)
 }
 
-/// This process's command line for a report's header, shell-quoted, as
-/// `syncbench …`: without `--out`, `--jobs` and `--quiet`, which cannot
+/// The command line for a report's header, shell-quoted, as `syncbench …`
+/// (or the netcode crate's own binary): without `--out`, `--jobs` and `--quiet`, which cannot
 /// change the results (so the same matrix gives the same bytes whatever
 /// its output directory or thread count).
 pub(super) fn command_line() -> String {
-    let mut words = vec!["syncbench".to_string()];
-    let mut args = std::env::args().skip(1);
+    let (program, args) = crate::invocation();
+    let mut words = vec![program];
+    let mut args = args.into_iter();
     while let Some(a) = args.next() {
         match a.as_str() {
             "--out" | "--jobs" => {

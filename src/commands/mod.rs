@@ -107,7 +107,7 @@ pub(crate) fn resolve_trace(arg: &str) -> Result<TraceSpec> {
 /// `cfg` with the options meant for `algo` (`--opt ALGO:key=value` names
 /// one algorithm); an option naming another algorithm is an error here,
 /// where only one runs.
-fn options_for_one(algo: &dyn Algorithm, mut cfg: RunConfig) -> Result<RunConfig> {
+pub(crate) fn options_for_one(algo: &dyn Algorithm, mut cfg: RunConfig) -> Result<RunConfig> {
     if let Some(other) = cfg.options.named_algorithms().into_iter().find(|a| *a != algo.name()) {
         return Err(bad(format!("--opt {other}:…: this command runs only `{}`", algo.name())));
     }
@@ -176,8 +176,8 @@ fn run_config(m: &MatchArgs, seed: u64, default_duration: &str) -> Result<RunCon
     })
 }
 
-/// FNV-1a 64 of `text` (the game's checksum hasher), hex: a content
-/// fingerprint for run keys.
+/// FNV-1a 64 of `text`, hex: a content fingerprint for run keys (kept
+/// byte-wise FNV so fingerprints in existing reports stay valid).
 fn digest(text: &str) -> String {
     let mut h = harness::game::Fnv64::new();
     h.write(text.as_bytes());

@@ -23,7 +23,7 @@ pub(super) fn trace_convert(file: &std::path::Path, out: Option<&std::path::Path
     let text = harness::trace::csv::to_script_text(&script, &note);
     match out {
         Some(path) => {
-            std::fs::write(path, &text).map_err(|e| bad(format!("{}: cannot write: {e}", path.display())))?;
+            write_atomic(path, &text)?;
             eprintln!("wrote {} ({note})", path.display());
         }
         None => print!("{text}"),

@@ -47,7 +47,7 @@ fn run_twice_prints_identical_json() {
     assert_eq!((c1, c2), (0, 0));
     assert_eq!(a, b);
     let v: serde_json::Value = serde_json::from_str(&a).unwrap();
-    assert_eq!(v["schema"], "syncbench.report.v2");
+    assert_eq!(v["schema"], "syncbench.report.v3");
     let run = &v["runs"][0];
     assert_eq!(run["algorithm"], "lockstep");
     assert_eq!(run["seed"], 7);

@@ -90,3 +90,21 @@ fn the_game_is_recorded_in_the_report_and_a_bad_file_is_named() {
     assert!(err.contains("big.toml:2") && err.contains("player_size"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_room_too_small_for_the_game_is_refused_not_a_panic() {
+    // The file's own room fits its 20 m players; --arena 10x10 does not.
+    let dir = std::env::temp_dir().join(format!("syncbench-room-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("giants.toml");
+    std::fs::write(&file, "player_size = 20\narena = \"1000x1000\"\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_syncbench"))
+        .args(["run", "--algo", "snapshot", "--duration", "1s", "--arena", "10x10", "--game"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("do not fit"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -19,12 +19,18 @@
 //!
 //! The trade it makes: half the downlink of sending every tick, for up to
 //! one snapshot interval more latency.
+//!
+//! Every message ends with a 4-byte check of its bytes ([`seal`]): UDP's
+//! own checksum drops damaged datagrams, but a sender may turn it off
+//! (`SO_NO_CHECK`, `--corrupted deliver`), and one flipped bit in a frame
+//! or sequence number would otherwise stall this client or server for
+//! good.
 
 use std::collections::BTreeMap;
 use syncbench::harness::contract::{
     Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View,
 };
-use syncbench::harness::game::{Game, Input, SeqInput, State};
+use syncbench::harness::game::{word_hash, Game, Input, SeqInput, State};
 
 /// Inputs a client carries per packet: the newest and the three before it.
 pub const REDUNDANCY: usize = 4;
@@ -70,31 +76,44 @@ impl Algorithm for MyNetcode {
     }
 }
 
+/// Appends the check of `msg`: the low 32 bits of a word-wise hash.
+fn seal(mut msg: Vec<u8>) -> Vec<u8> {
+    let check = word_hash(&msg) as u32;
+    msg.extend_from_slice(&check.to_le_bytes());
+    msg
+}
+
+/// The message without its check, if the check holds.
+fn unseal(bytes: &[u8]) -> Option<&[u8]> {
+    let (msg, check) = bytes.split_at_checked(bytes.len().checked_sub(4)?)?;
+    (u32::from_le_bytes(check.try_into().ok()?) == word_hash(msg) as u32).then_some(msg)
+}
+
 /// Client → server: `n: u8`, then `n × (seq: u32 LE, input: 3 bytes)`,
-/// newest first.
+/// newest first; sealed.
 fn encode_inputs(recent: &[SeqInput]) -> Vec<u8> {
     let mut out = vec![recent.len() as u8];
     for s in recent.iter().rev() {
         out.extend_from_slice(&s.seq.to_le_bytes());
         s.input.encode(&mut out);
     }
-    out
+    seal(out)
 }
 
 fn decode_inputs(bytes: &[u8]) -> Option<Vec<SeqInput>> {
-    let (&n, mut rest) = bytes.split_first()?;
+    let (&n, mut rest) = unseal(bytes)?.split_first()?;
     let mut out = Vec::with_capacity(n as usize);
     for _ in 0..n {
         let seq = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?);
         let input = Input::decode(rest.get(4..)?)?;
         out.push(SeqInput { seq, input });
-        rest = &rest[7..];
+        rest = &rest[4 + Input::WIRE_BYTES..];
     }
     rest.is_empty().then_some(out)
 }
 
 /// Server → client: `frame: u32 LE`, then `(x, y, z): 3 × i32 LE` per
-/// entity.
+/// entity; sealed.
 #[derive(Clone, Debug, PartialEq)]
 struct Positions {
     frame: u32,
@@ -114,10 +133,11 @@ impl Positions {
                 out.extend_from_slice(&v.to_le_bytes());
             }
         }
-        out
+        seal(out)
     }
 
     fn decode(bytes: &[u8]) -> Option<Positions> {
+        let bytes = unseal(bytes)?;
         let frame = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?);
         let body = &bytes[4..];
         if body.len() % 12 != 0 {
@@ -265,6 +285,12 @@ mod tests {
         let p = Positions { frame: 3, at: vec![[1, -2, 3]] };
         assert_eq!(Positions::decode(&p.encode()), Some(p));
         assert_eq!(Positions::decode(&[1, 2, 3, 4, 5]), None);
+        // Any flipped bit is caught by the check.
+        for bit in 0..bytes.len() * 8 {
+            let mut b = bytes.clone();
+            b[bit / 8] ^= 1 << (bit % 8);
+            assert_eq!(decode_inputs(&b), None, "bit {bit}");
+        }
     }
 
     #[test]

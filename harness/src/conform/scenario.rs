@@ -180,7 +180,7 @@ impl Scenario {
             InputError::at(source, line, msg)
         };
         let t: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            let line = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+            let line = e.span().map(|s| crate::error::line_at(text, s.start));
             InputError::at(source, line, format!("invalid TOML: {}", e.message()))
         })?;
         let str_of = |k: &str| -> Result<&str, InputError> {

@@ -193,18 +193,21 @@ impl Arena {
     /// With `spread_spawns` the grid's step grows to cover the whole arena
     /// (`√(area / n)`, at least 3 m) and starts half a step in.
     pub fn spawns(&self, n: usize, h: i64) -> Vec<(i64, i64)> {
+        // 3 m apart, or more for big players (two of them and a gap), so
+        // nobody starts overlapping anybody.
+        let min_step = (2 * h + 400_000).max(3_000_000);
         if !self.spread_spawns || n == 0 {
-            return self.grid_spawns(n, h, 4_000_000, 3_000_000);
+            return self.grid_spawns(n, h, (min_step + 1_000_000).max(4_000_000), min_step);
         }
         let per = (self.width as u128 * self.height as u128 / n as u128) as u64;
-        let mut step = (crate::math::isqrt(per) as i64).max(3_000_000);
+        let mut step = (crate::math::isqrt(per) as i64).max(min_step);
         loop {
             // Shrink the step until n free points fit (walls take some).
             let out = self.grid_spawns(n, h, step / 2, step);
-            if step <= 3_000_000 || n == 1 || out[n - 1] != out[n - 2] {
+            if step <= min_step || n == 1 || out[n - 1] != out[n - 2] {
                 return out;
             }
-            step = (step * 9 / 10).max(3_000_000);
+            step = (step * 9 / 10).max(min_step);
         }
     }
 

@@ -20,4 +20,4 @@ pub use arena::{Aabb, Arena};
 pub use input::{Input, SeqInput};
 pub use rules::{Game, GameConfig};
 pub use settings::{GameSettings, PRESETS as GAME_PRESETS};
-pub use state::{Fnv64, Item, PlayerState, State};
+pub use state::{word_hash, Fnv64, Item, PlayerState, State};

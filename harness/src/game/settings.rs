@@ -89,17 +89,24 @@ impl Default for GameSettings {
 }
 
 /// `(key, lowest, highest, unit)` of every number a game file may set.
+/// The bounds keep the game's integer arithmetic exact: a speed plus one
+/// step of acceleration, squared and summed over two axes, stays inside
+/// i64 µm²/s² at any tick rate (500 m/s + 1000 m/s² · 1 s → 4.5·10¹⁸), and
+/// positions and heights inside i32 µm (±2147 m).
 const RANGES: &[(&str, f64, f64, &str)] = &[
-    ("max_speed", 0.01, 1000.0, "m/s"),
-    ("acceleration", 0.0, 100_000.0, "m/s²"),
-    ("friction", 0.0, 100_000.0, "m/s²"),
-    ("gravity", 0.0, 10_000.0, "m/s²"),
-    ("jump_speed", 0.0, 1000.0, "m/s"),
+    ("max_speed", 0.01, 500.0, "m/s"),
+    ("acceleration", 0.0, 1000.0, "m/s²"),
+    ("friction", 0.0, 1000.0, "m/s²"),
+    ("gravity", 0.0, 1000.0, "m/s²"),
+    ("jump_speed", 0.0, 500.0, "m/s"),
     ("player_size", 0.01, 100.0, "m"),
-    ("shot_cooldown_ms", 1.0, 3_600_000.0, "ms"),
+    ("shot_cooldown_ms", 1.0, 60_000.0, "ms"),
     ("shot_range", 0.0, 100_000.0, "m"),
     ("arena_scale", 0.25, 50.0, "×"),
 ];
+
+/// The highest a jump may reach, m (heights are i32 µm).
+const MAX_JUMP_HEIGHT_M: f64 = 1000.0;
 
 impl GameSettings {
     /// A preset by name, a path to a game file, or an error naming both.
@@ -112,7 +119,9 @@ impl GameSettings {
             let source = Source::File(path.display().to_string());
             let text = crate::limits::read_text(path, crate::limits::MAX_INPUT_FILE, "game file")?;
             let mut g = Self::parse_source(&text, &source)?;
-            if g.name.is_empty() || g.name == "arena" && !text.contains("name") {
+            // A file that names itself keeps its name; else the file's stem.
+            let named = text.parse::<toml::Table>().is_ok_and(|t| t.contains_key("name"));
+            if !named || g.name.is_empty() {
                 g.name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("game").to_string();
             }
             return Ok(g);
@@ -131,7 +140,7 @@ impl GameSettings {
     }
 
     fn parse_source(text: &str, source: &Source) -> Result<GameSettings, InputError> {
-        let line_of = |start: usize| Some(text[..start.min(text.len())].lines().count().max(1));
+        let line_of = |start: usize| Some(crate::error::line_at(text, start));
         let g: GameSettings = toml::from_str(text).map_err(|e: toml::de::Error| {
             InputError::at(source, e.span().and_then(|s| line_of(s.start)), format!("game file: {}", e.message()))
         })?;
@@ -170,21 +179,44 @@ impl GameSettings {
                 "`arena_scale` scales the standard room; a field is sized by `arena = \"WxH\"` itself",
             ));
         }
-        let smallest_side_m = match world {
-            World::Standard => 30.0 * g.arena_scale,
-            World::Field { width_m, height_m } => width_m.min(height_m) as f64,
-        };
-        if g.player_size * 8.0 > smallest_side_m {
+        if g.jump_speed > 0.0 && g.gravity == 0.0 {
             return Err(InputError::at(
                 source,
-                key_line("player_size"),
+                key_line("gravity"),
+                "`gravity` = 0 with a jump: a jumping player would never land (set gravity, or jump_speed = 0)",
+            ));
+        }
+        if g.jump_speed > 0.0 && g.jump_speed * g.jump_speed / (2.0 * g.gravity) > MAX_JUMP_HEIGHT_M {
+            return Err(InputError::at(
+                source,
+                key_line("jump_speed"),
                 format!(
-                    "`player_size` = {} m does not fit the room ({smallest_side_m} m across): at most an eighth of it",
-                    g.player_size
+                    "a jump of {} m/s under {} m/s² rises {:.0} m: at most {MAX_JUMP_HEIGHT_M} m",
+                    g.jump_speed,
+                    g.gravity,
+                    g.jump_speed * g.jump_speed / (2.0 * g.gravity)
                 ),
             ));
         }
+        g.check_room(world).map_err(|m| InputError::at(source, key_line("player_size"), m))?;
         Ok(g)
+    }
+
+    /// Whether these settings can play in `world` (which `--arena` may have
+    /// chosen instead of the file's own room): the players must fit it.
+    /// The runner checks this before every run.
+    pub fn check_room(&self, world: World) -> Result<(), String> {
+        let smallest_side_m = match world {
+            World::Standard => 30.0 * self.arena_scale,
+            World::Field { width_m, height_m } => width_m.min(height_m) as f64,
+        };
+        if self.player_size * 8.0 > smallest_side_m {
+            return Err(format!(
+                "game `{}`: players of {} m do not fit a room {smallest_side_m} m across (at most an eighth of it)",
+                self.name, self.player_size
+            ));
+        }
+        Ok(())
     }
 
     fn number(&self, key: &str) -> f64 {
@@ -200,6 +232,14 @@ impl GameSettings {
             "arena_scale" => self.arena_scale,
             _ => f64::NAN,
         }
+    }
+
+    /// Whether `other` plays the same game: every number, the room and the
+    /// tick rate equal (the name and description are labels: rewording a
+    /// file changes no result).
+    pub fn same_game(&self, other: &GameSettings) -> bool {
+        let strip = |g: &GameSettings| GameSettings { name: String::new(), description: String::new(), ..g.clone() };
+        strip(self) == strip(other)
     }
 
     /// The room these settings name (`--arena` may override it).
@@ -265,12 +305,22 @@ mod tests {
     fn bad_files_name_the_line_and_what_was_expected() {
         let e = GameSettings::parse("name = \"x\"\nmax_speed = -3\n", "g.toml").unwrap_err();
         assert_eq!(e.line, Some(2));
-        assert!(e.to_string().contains("g.toml:2") && e.message.contains("0.01..=1000"), "{e}");
+        assert!(e.to_string().contains("g.toml:2") && e.message.contains("0.01..=500"), "{e}");
         let e = GameSettings::parse("speed = 3\n", "g.toml").unwrap_err();
         assert!(e.message.contains("unknown field `speed`"), "{e}");
         assert_eq!(e.line, Some(1));
+        // A key at the start of a later line is on that line, not the one before.
+        let e = GameSettings::parse("name = \"x\"\nspeed = 3\n", "g.toml").unwrap_err();
+        assert_eq!(e.line, Some(2), "{e}");
+        let e = GameSettings::parse("jump_speed = 6.0\ngravity = 0\n", "g.toml").unwrap_err();
+        assert!(e.message.contains("never land") && e.line == Some(2), "{e}");
+        let e = GameSettings::parse("jump_speed = 100\ngravity = 1\n", "g.toml").unwrap_err();
+        assert!(e.message.contains("rises 5000 m"), "{e}");
+        // Played in a room --arena chose, the players must still fit.
+        let big = GameSettings::parse("player_size = 20\narena = \"1000x1000\"\n", "g.toml").unwrap();
+        assert!(big.check_room(World::Field { width_m: 10, height_m: 10 }).unwrap_err().contains("do not fit"));
         let e = GameSettings::parse("player_size = 5.0\n", "g.toml").unwrap_err();
-        assert!(e.message.contains("does not fit the room"), "{e}");
+        assert!(e.message.contains("do not fit a room"), "{e}");
         let e = GameSettings::parse("arena = \"400x\"\n", "g.toml").unwrap_err();
         assert!(e.message.contains("WIDTHxHEIGHT"), "{e}");
         let e = GameSettings::parse("max_speed = \"fast\"\n", "g.toml").unwrap_err();

@@ -160,7 +160,7 @@ pub fn tabledist(mu: i64, sigma: i64, rnd: u32, dist: Distribution) -> i64 {
     // 2¹⁵, so every product stays under 2⁵⁷) and `/`, `%` round as in i128
     // — the same result without 128-bit division on every packet.
     const SMALL: i64 = 1 << 40;
-    if mu.abs() < SMALL && (0..SMALL).contains(&sigma) {
+    if mu.unsigned_abs() < SMALL as u64 && (0..SMALL).contains(&sigma) {
         let scale = DIST_SCALE;
         return match dist.table() {
             None => (rnd as i64 % (2 * sigma)) + mu - sigma,

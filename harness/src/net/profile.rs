@@ -195,7 +195,7 @@ impl Profile {
     /// Parses the text of a profile file.
     pub fn parse(text: &str, name: &str, source: &Source) -> Result<Profile, InputError> {
         let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            let line = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+            let line = e.span().map(|s| crate::error::line_at(text, s.start));
             InputError::at(source, line, format!("invalid TOML: {}", e.message()))
         })?;
         let lines = LineFinder { text };

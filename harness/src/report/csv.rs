@@ -63,6 +63,14 @@ const COLUMNS: &[Column] = &[
     ("contact_frames", |r| r.metrics.trace_facts.contact_frames.to_string()),
     ("clock_error_mean_ms", |r| r.metrics.clock_offset_error.as_ref().map_or(String::new(), |c| num(c.mean_signed_ms))),
     ("arena", |r| r.arena.clone()),
+    ("arena_scale", |r| num(r.game.arena_scale)),
+    ("game", |r| r.game.name.clone()),
+    ("max_speed_m_s", |r| num(r.game.max_speed)),
+    ("player_size_m", |r| num(r.game.player_size)),
+    ("remote_divergence_mean_player_sizes", |r| {
+        r.metrics.in_player_sizes(r.metrics.divergence_m.remote.mean).map_or(String::new(), num)
+    }),
+    ("corrupted", |r| if r.deliver_corrupted { "delivered" } else { "dropped" }.to_string()),
     ("bots", |r| r.bots.to_string()),
     ("aoi", |r| r.aoi.as_ref().map_or(String::new(), |a| a.method.clone())),
     ("aoi_radius_m", |r| r.aoi.as_ref().map_or(String::new(), |a| num(a.radius_m))),

@@ -188,7 +188,7 @@ impl Tolerances {
             text.lines().position(|l| l.trim_start().trim_start_matches('"').starts_with(key)).map(|i| i + 1)
         };
         let t: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            let line = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+            let line = e.span().map(|s| crate::error::line_at(text, s.start));
             InputError::at(source, line, format!("invalid TOML: {}", e.message()))
         })?;
         let pct = |key: &str, v: &toml::Value| -> Result<f64, InputError> {
@@ -281,7 +281,7 @@ pub fn diff(base: &Report, new: &Report, tol: &Tolerances, only: &[String]) -> D
             d.inputs_changed.push((k, "trace changed"));
             continue;
         }
-        if b.game != n.game {
+        if !b.game.same_game(&n.game) {
             d.inputs_changed.push((k, "game's numbers changed"));
             continue;
         }
@@ -342,6 +342,30 @@ pub fn diff(base: &Report, new: &Report, tol: &Tolerances, only: &[String]) -> D
 mod tests {
     use super::*;
     use crate::metrics::Metrics;
+
+    #[test]
+    fn a_v2_report_keeps_what_its_runs_did_with_corruption() {
+        // v2 delivered corrupted packets unless a run said drop_corrupted.
+        let v3 = |uplink: &str| {
+            let mut r = run(50.0);
+            r.uplink = uplink.into();
+            Report::new("0", vec![r]).to_json()
+        };
+        let as_v2 = |json: String, drop: bool| {
+            let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+            v["schema"] = "syncbench.report.v2".into();
+            if drop {
+                v["runs"][0]["drop_corrupted"] = true.into();
+            }
+            Report::from_json(&v.to_string()).unwrap()
+        };
+        assert!(as_v2(v3("delay 5ms corrupt 1%"), false).runs[0].deliver_corrupted);
+        assert!(!as_v2(v3("delay 5ms corrupt 1%"), true).runs[0].deliver_corrupted);
+        assert!(!as_v2(v3("delay 5ms"), false).runs[0].deliver_corrupted);
+        assert_eq!(as_v2(v3("delay 5ms"), false).schema, crate::report::SCHEMA);
+        let v1 = v3("delay 5ms").replace("syncbench.report.v3", "syncbench.report.v1");
+        assert!(Report::from_json(&v1).unwrap_err().contains("regenerate"));
+    }
 
     fn run(latency: f64) -> RunReport {
         let mut m = Metrics::default();

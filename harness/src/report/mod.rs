@@ -1,7 +1,7 @@
-//! Reports: the `syncbench.report.v2` JSON document and the text and
+//! Reports: the `syncbench.report.v3` JSON document and the text and
 //! Markdown tables people read.
 //!
-//! A report is `{"schema": "syncbench.report.v2", "tool": ..., "runs":
+//! A report is `{"schema": "syncbench.report.v3", "tool": ..., "runs":
 //! [...]}`; each run names its full configuration and carries its
 //! [`Metrics`]. Field names are a contract users and CI scripts rely on;
 //! the schema id changes when a metric's meaning does (v2: latency from the
@@ -19,7 +19,12 @@ use crate::metrics::Metrics;
 use serde::{Deserialize, Serialize};
 
 /// The schema identifier written in every JSON report.
-pub const SCHEMA: &str = "syncbench.report.v2";
+pub const SCHEMA: &str = "syncbench.report.v3";
+
+/// The schema before corruption was dropped by default: still read, with
+/// its runs' corruption setting carried over (in v2 a run without
+/// `drop_corrupted` had its corrupted packets delivered).
+pub const SCHEMA_V2: &str = "syncbench.report.v2";
 
 /// One run: its configuration and what was measured.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -208,6 +213,9 @@ impl Report {
             schema: String,
         }
         let head: Head = serde_json::from_str(text).map_err(|e| format!("not a syncbench report: {e}"))?;
+        if head.schema == SCHEMA_V2 {
+            return Self::from_v2(text);
+        }
         if head.schema != SCHEMA {
             return Err(format!(
                 "schema `{}`: expected `{SCHEMA}` (reports of another schema measure differently; regenerate it with this syncbench)",
@@ -215,6 +223,33 @@ impl Report {
             ));
         }
         serde_json::from_str(text).map_err(|e| format!("not a syncbench report: {e}"))
+    }
+
+    /// A v2 report read as v3: the same metrics; a run whose links
+    /// corrupted packets and that did not say `drop_corrupted` delivered
+    /// them (v2's default), which v3 writes as `deliver_corrupted`.
+    fn from_v2(text: &str) -> Result<Report, String> {
+        #[derive(Deserialize)]
+        struct V2Run {
+            #[serde(default)]
+            drop_corrupted: bool,
+            #[serde(default)]
+            uplink: String,
+            #[serde(default)]
+            downlink: String,
+        }
+        #[derive(Deserialize)]
+        struct V2 {
+            runs: Vec<V2Run>,
+        }
+        let v2: V2 = serde_json::from_str(text).map_err(|e| format!("not a syncbench report: {e}"))?;
+        let mut report: Report = serde_json::from_str(text).map_err(|e| format!("not a syncbench report: {e}"))?;
+        for (r, old) in report.runs.iter_mut().zip(&v2.runs) {
+            let corrupting = old.uplink.contains("corrupt") || old.downlink.contains("corrupt");
+            r.deliver_corrupted = corrupting && !old.drop_corrupted;
+        }
+        report.schema = SCHEMA.to_string();
+        Ok(report)
     }
 
     /// Pretty JSON with a trailing newline; byte-identical for equal reports.

@@ -147,7 +147,12 @@ pub fn spread(vals: &[f64]) -> Option<(f64, Option<f64>)> {
 }
 
 fn fmt(v: f64, decimals: usize) -> String {
-    format!("{v:.decimals$}")
+    let s = format!("{v:.decimals$}");
+    // A small negative rounds to zero: no "-0.00".
+    match s.strip_prefix('-') {
+        Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_string(),
+        _ => s,
+    }
 }
 
 /// The runs of one (profile, trace): its algorithms in order, seeds each.
@@ -183,8 +188,6 @@ fn groups(runs: &[RunReport]) -> Vec<Group<'_>> {
         .collect()
 }
 
-/// A cell: the mean of `vals`, with its 95% interval when `with_spread`
-/// and it does not round to nothing; "–" without values.
 /// How a cell shows the spread across seeds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Spread {
@@ -207,7 +210,7 @@ fn rounded_cell(mean: f64, half: f64, dec: usize) -> String {
     let place = half.log10().floor() as i32 - 1;
     if place >= 0 {
         let unit = 10f64.powi(place);
-        let r = |v: f64| format!("{:.0}", (v / unit).round() * unit);
+        let r = |v: f64| fmt((v / unit).round() * unit, 0);
         format!("{}±{}", r(mean), r(half))
     } else {
         let d = ((-place) as usize).min(dec);
@@ -224,6 +227,8 @@ fn spread_cell(vals: &[f64], dec: usize, how: Spread) -> String {
     }
 }
 
+/// A cell: the mean of `vals`, with its 95% interval when `with_spread`
+/// and it does not round to nothing; "–" without values.
 fn cell(vals: &[f64], dec: usize, with_spread: bool) -> String {
     match spread(vals) {
         None => "–".to_string(),
@@ -578,5 +583,8 @@ mod tests {
         assert_eq!(rounded_cell(0.154, 0.580, 3), "0.15±0.58");
         assert_eq!(rounded_cell(0.1234, 0.0042, 3), "0.123±0.004");
         assert_eq!(rounded_cell(5.0, 0.0, 1), "5.0");
+        assert_eq!(rounded_cell(-3.0, 1889.8, 1), "0±1900");
+        assert_eq!(fmt(-0.001, 2), "0.00");
+        assert_eq!(fmt(-0.5, 1), "-0.5");
     }
 }

@@ -45,6 +45,8 @@ pub const MAX_PLAYERS: usize = 10_000;
 
 /// Parses a CSV recording into a script of one section per player.
 pub fn parse(text: &str, name: &str, source: &Source) -> Result<Script, InputError> {
+    // Spreadsheets write a byte-order mark; it is not part of the header.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let err = |line: usize, m: String| InputError::at(source, Some(line), m);
     let mut description = String::new();
     let mut header: Option<(usize, Vec<String>)> = None;
@@ -64,7 +66,9 @@ pub fn parse(text: &str, name: &str, source: &Source) -> Result<Script, InputErr
             }
             continue;
         }
-        let fields: Vec<&str> = l.split(',').map(str::trim).collect();
+        // Spreadsheets may quote fields (`"U+S"`); a quoted comma is not
+        // supported (no field needs one).
+        let fields: Vec<&str> = l.split(',').map(|f| f.trim().trim_matches('"').trim()).collect();
         let Some((_, names)) = &header else {
             let names: Vec<String> = fields.iter().map(|f| f.to_ascii_lowercase()).collect();
             (cols, scale_us) = Columns::find(&names).map_err(|m| err(line, m))?;
@@ -277,6 +281,13 @@ mod tests {
         assert_eq!(back.description, "a duel");
         let (a, b) = (s.instantiate(2, 5_000_000, 1).unwrap(), back.instantiate(2, 5_000_000, 1).unwrap());
         assert_eq!(a.tracks, b.tracks);
+    }
+
+    #[test]
+    fn a_spreadsheet_export_with_a_bom_and_quotes_reads_the_same() {
+        let plain = "time_ms,player,keys\n0,0,R\n100,0,U+S\n";
+        let sheet = "\u{feff}\"time_ms\",\"player\",\"keys\"\r\n0,0,\"R\"\r\n100,0,\"U+S\"\r\n";
+        assert_eq!(parse(plain, "x", &src()).unwrap().sections, parse(sheet, "x", &src()).unwrap().sections);
     }
 
     #[test]
