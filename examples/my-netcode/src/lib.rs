@@ -20,7 +20,7 @@
 //! The trade it makes: half the downlink of sending every tick, for up to
 //! one snapshot interval more latency.
 //!
-//! Every message ends with a 4-byte check of its bytes ([`seal`]): UDP's
+//! Every message ends with a 4-byte check of its bytes (`seal`): UDP's
 //! own checksum drops damaged datagrams, but a sender may turn it off
 //! (`SO_NO_CHECK`, `--corrupted deliver`), and one flipped bit in a frame
 //! or sequence number would otherwise stall this client or server for
