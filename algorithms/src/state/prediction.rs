@@ -173,7 +173,8 @@ impl Algorithm for Prediction {
     fn client(&self, s: &Setup, player: usize) -> Box<dyn Node> {
         let o = &s.options;
         let dt = 1_000_000 / s.tick_hz.max(1) as i64;
-        let mut interp = InterpolationBuffer::new(128);
+        // Gaps of more than six ticks are not interpolated across.
+        let mut interp = InterpolationBuffer::new(128).max_span(6 * dt);
         interp.push(snap_of(&s.initial, dt));
         Box::new(Client {
             me: player,

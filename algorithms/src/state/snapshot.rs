@@ -96,7 +96,8 @@ impl Algorithm for Snapshots {
         let dt = 1_000_000 / s.tick_hz.max(1) as i64;
         let world = quantize(&s.initial);
         // Two seconds of snapshots; half a second in large worlds (memory).
-        let mut interp = InterpolationBuffer::new(if world.len() > 64 { 32 } else { 128 });
+        // Gaps of more than six ticks are not interpolated across.
+        let mut interp = InterpolationBuffer::new(if world.len() > 64 { 32 } else { 128 }).max_span(6 * dt);
         interp.push(snap(0, &world, dt));
         Box::new(Client {
             me: player,

@@ -219,6 +219,8 @@ impl Scenario {
                 "uplink",
                 "downlink",
                 "heal_at",
+                "outage_at",
+                "outage_for",
                 "trace",
                 "arena",
                 "bots",
