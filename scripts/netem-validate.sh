@@ -34,15 +34,8 @@ else
   )
 fi
 
-need() { command -v "$1" >/dev/null 2>&1; }
-if ! need linux.uml || ! need tc || ! need ip || ! need python3 || ! need insmod; then
-  echo "installing user-mode-linux, iproute2, kmod, python3 ..." >&2
-  if [ "$(id -u)" != 0 ]; then echo "need root to apt-get install user-mode-linux; stopping" >&2; exit 2; fi
-  DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq user-mode-linux iproute2 kmod python3 >/dev/null
-fi
-MODDIR=$(ls -d /usr/lib/uml/modules/*/kernel | head -n1)
-[ -f "$MODDIR/net/sched/sch_netem.ko" ] || { echo "no sch_netem.ko under $MODDIR" >&2; exit 2; }
+. "$ROOT/scripts/uml-setup.sh"
+uml_setup
 
 echo "building syncbench ..." >&2
 (cd "$ROOT" && cargo build --release --quiet)

@@ -75,17 +75,8 @@ write_specs() {
 }
 
 run_linux() {
-  need() { command -v "$1" >/dev/null 2>&1; }
-  if ! need linux.uml || ! need tc || ! need ip || ! need python3 || ! need insmod; then
-    echo "installing user-mode-linux, iproute2, kmod, python3 ..." >&2
-    if [ "$(id -u)" != 0 ]; then echo "need root to apt-get install user-mode-linux; stopping" >&2; exit 2; fi
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq user-mode-linux iproute2 kmod python3 >/dev/null
-  fi
-  MODDIR=$(ls -d /usr/lib/uml/modules/*/kernel | head -n1)
-  for m in net/sched/sch_netem.ko drivers/net/veth.ko; do
-    [ -f "$MODDIR/$m" ] || { echo "no $m under $MODDIR" >&2; exit 2; }
-  done
+  . "$ROOT/scripts/uml-setup.sh"
+  uml_setup
   PY=$(python3 -c 'import sys; print(sys.executable)')
   rm -rf "$WORK/linux" && mkdir -p "$WORK/linux"
   rm -f "$WORK/status" "$WORK/kernel" "$WORK/progress.txt"

@@ -10,21 +10,25 @@
 //! assert!(r.metrics.input_latency_ms.own.p50 > 0.0);
 //! ```
 
-use harness::contract::{Algorithm, Options};
+use harness::contract::Algorithm;
 use harness::report::RunReport;
 use harness::runner::RunConfig;
 
+/// A change to the checked configuration ([`Match::configure`]).
+type Tweak = Box<dyn FnOnce(&mut RunConfig)>;
+
 /// A match to run: everything but the algorithm has the command line's
 /// defaults (`wifi`, `random-walk`, 4 players, 60 s, seed 1, the reference
-/// game).
+/// game). The settings go through the same parsing and checks as `syncbench
+/// run`'s flags.
 pub struct Match {
     algorithm: &'static dyn Algorithm,
     profile: String,
     trace: String,
-    game: Option<String>,
-    options: Vec<String>,
-    transport: Option<String>,
-    cfg: RunConfig,
+    seed: u64,
+    /// The `run` flags the setters stand for (`--clients 2`, `--game …`).
+    flags: Vec<String>,
+    configure: Vec<Tweak>,
 }
 
 impl Match {
@@ -34,11 +38,16 @@ impl Match {
             algorithm,
             profile: "wifi".into(),
             trace: "random-walk".into(),
-            game: None,
-            options: Vec::new(),
-            transport: None,
-            cfg: RunConfig::default(),
+            seed: 1,
+            flags: Vec::new(),
+            configure: Vec::new(),
         }
+    }
+
+    fn flag(mut self, name: &str, value: String) -> Match {
+        self.flags.push(name.into());
+        self.flags.push(value);
+        self
     }
 
     /// A profile name, file or netem string (as `--profile`).
@@ -54,63 +63,59 @@ impl Match {
     }
 
     /// A game preset or file (as `--game`).
-    pub fn game(mut self, game: &str) -> Match {
-        self.game = Some(game.into());
-        self
+    pub fn game(self, game: &str) -> Match {
+        self.flag("--game", game.into())
     }
 
     /// An algorithm option `key=value` (as `--opt`).
-    pub fn option(mut self, key_value: &str) -> Match {
-        self.options.push(key_value.into());
-        self
+    pub fn option(self, key_value: &str) -> Match {
+        self.flag("--opt", key_value.into())
     }
 
     /// A transport (as `--transport`).
-    pub fn transport(mut self, transport: &str) -> Match {
-        self.transport = Some(transport.into());
-        self
+    pub fn transport(self, transport: &str) -> Match {
+        self.flag("--transport", transport.into())
     }
 
     /// Players.
-    pub fn clients(mut self, clients: usize) -> Match {
-        self.cfg.clients = clients;
-        self
+    pub fn clients(self, clients: usize) -> Match {
+        self.flag("--clients", clients.to_string())
     }
 
     /// Simulated duration, seconds.
-    pub fn seconds(mut self, seconds: u64) -> Match {
-        self.cfg.duration_us = seconds.saturating_mul(1_000_000);
-        self
+    pub fn seconds(self, seconds: u64) -> Match {
+        self.flag("--duration", format!("{seconds}s"))
     }
 
     /// Run seed.
     pub fn seed(mut self, seed: u64) -> Match {
-        self.cfg.seed = seed;
+        self.seed = seed;
         self
     }
 
     /// Anything else of the run's configuration — tick and render rates,
     /// clocks, bots, the arena, the area of interest, `drop_corrupted` —
-    /// set directly (fields of [`RunConfig`]; the setters above win).
-    pub fn configure(mut self, f: impl FnOnce(&mut RunConfig)) -> Match {
-        f(&mut self.cfg);
+    /// set directly on the checked configuration (fields of [`RunConfig`]).
+    pub fn configure(mut self, f: impl FnOnce(&mut RunConfig) + 'static) -> Match {
+        self.configure.push(Box::new(f));
         self
     }
 
     /// Runs the match: its report entry, or what was wrong with the setup
     /// (the message the command line would print).
     pub fn run(self) -> Result<RunReport, String> {
-        let mut cfg = self.cfg;
-        harness::limits::check_run(cfg.clients, cfg.duration_us).map_err(|e| e.to_string())?;
-        if let Some(g) = &self.game {
-            cfg.game = harness::game::GameSettings::resolve(g).map_err(|e| e.to_string())?;
-            cfg.world = cfg.game.world();
-            cfg.tick_hz = cfg.game.tick_hz.unwrap_or(cfg.tick_hz);
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Flags {
+            #[command(flatten)]
+            common: crate::cli::MatchArgs,
         }
-        cfg.options = Options::parse(&self.options).map_err(|e| e.to_string())?;
+        let flags =
+            Flags::try_parse_from(std::iter::once("match".to_string()).chain(self.flags)).map_err(|e| e.to_string())?;
+        let cfg = crate::commands::run_config(&flags.common, self.seed, "60s").map_err(|e| e.to_string())?;
         let mut cfg = crate::commands::options_for_one(self.algorithm, cfg).map_err(|e| e.to_string())?;
-        if let Some(t) = &self.transport {
-            cfg.transport = harness::net::transport::TransportKind::parse(t).map_err(|e| e.to_string())?;
+        for f in self.configure {
+            f(&mut cfg);
         }
         let plan = crate::commands::resolve_profile(&self.profile).map_err(|e| e.to_string())?;
         let spec = crate::commands::resolve_trace(&self.trace).map_err(|e| e.to_string())?;

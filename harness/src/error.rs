@@ -51,6 +51,20 @@ pub fn line_at(text: &str, at: usize) -> usize {
     text.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1
 }
 
+/// The 1-based line of the first `key =` (or `[key]`) at or after line
+/// `from` of a TOML `text` — where a value's error is reported; `from`
+/// itself when there is none after it (0: none).
+pub fn line_of_key(text: &str, key: &str, from: usize) -> Option<usize> {
+    text.lines()
+        .enumerate()
+        .skip(from.saturating_sub(1))
+        .find_map(|(i, l)| {
+            let l = l.trim_start();
+            (l.starts_with(key) && l[key.len()..].trim_start().starts_with(['=', ']'])).then_some(i + 1)
+        })
+        .or_else(|| (from > 0).then_some(from))
+}
+
 /// `text` as it may be printed to a terminal: control characters (an ANSI
 /// escape, a carriage return) shown escaped, newlines and tabs kept.
 pub fn escape(text: &str) -> String {

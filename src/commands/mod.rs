@@ -117,7 +117,7 @@ pub(crate) fn options_for_one(algo: &dyn Algorithm, mut cfg: RunConfig) -> Resul
 
 /// The run configuration `m` describes; `default_duration` when it names
 /// none.
-fn run_config(m: &MatchArgs, seed: u64, default_duration: &str) -> Result<RunConfig> {
+pub(crate) fn run_config(m: &MatchArgs, seed: u64, default_duration: &str) -> Result<RunConfig> {
     let duration = m.duration.as_deref().unwrap_or(default_duration);
     let duration_us = parse_duration(duration).map_err(|e| bad(format!("--duration {e}")))?;
     if duration_us < 100_000 {

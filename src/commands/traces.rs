@@ -4,9 +4,7 @@ use super::*;
 
 /// `trace convert`: a CSV recording of play as a trace script.
 pub(super) fn trace_convert(file: &std::path::Path, out: Option<&std::path::Path>) -> Result<()> {
-    let TraceSpec::Script(script) = TraceSpec::load_csv(file).map_err(|e| bad(e.to_string()))? else {
-        unreachable!("a CSV recording loads as a script")
-    };
+    let script = harness::trace::csv::load(file).map_err(|e| bad(e.to_string()))?;
     let changes: usize = script
         .sections
         .iter()

@@ -2,18 +2,7 @@
 
 use std::process::Command;
 
-fn syncbench(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_syncbench"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+use crate::util::syncbench;
 
 fn assert_bad_input(args: &[&str], needles: &[&str]) {
     let (code, out, err) = syncbench(args);

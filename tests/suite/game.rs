@@ -1,6 +1,6 @@
 //! `--game`: the reference game's numbers as a setting.
 
-use crate::util::{cfg, run_named};
+use crate::util::{cfg, run_named, syncbench};
 use harness::game::GameSettings;
 use harness::runner::RunConfig;
 
@@ -61,32 +61,23 @@ fn the_game_is_recorded_in_the_report_and_a_bad_file_is_named() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("big.toml");
     std::fs::write(&file, "name = \"big\"\nmax_speed = 12.0\nplayer_size = 1.6\narena_scale = 2.0\n").unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_syncbench"))
-        .args(["run", "--algo", "snapshot", "--duration", "2s", "--format", "json", "--game"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = file.to_str().unwrap();
+    let (code, out, err) =
+        syncbench(&["run", "--algo", "snapshot", "--duration", "2s", "--format", "json", "--game", file]);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     let run = &report["runs"][0];
     assert_eq!(run["game"]["name"], "big");
     assert_eq!(run["game"]["max_speed"], 12.0);
     assert_eq!(run["metrics"]["player_size_m"], 1.6);
     // A preset sets the tick rate unless --tick-rate does.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_syncbench"))
-        .args(["run", "--algo", "snapshot", "--duration", "2s", "--format", "json", "--game", "shooter"])
-        .output()
-        .unwrap();
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (_, out, _) =
+        syncbench(&["run", "--algo", "snapshot", "--duration", "2s", "--format", "json", "--game", "shooter"]);
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(report["runs"][0]["tick_hz"], 64);
-    std::fs::write(&file, "max_speed = 12.0\nplayer_size = -1\n").unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_syncbench"))
-        .args(["run", "--algo", "snapshot", "--game"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    std::fs::write(file, "max_speed = 12.0\nplayer_size = -1\n").unwrap();
+    let (code, _, err) = syncbench(&["run", "--algo", "snapshot", "--game", file]);
+    assert_eq!(code, 2, "{err}");
     assert!(err.contains("big.toml:2") && err.contains("player_size"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -98,13 +89,18 @@ fn a_room_too_small_for_the_game_is_refused_not_a_panic() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("giants.toml");
     std::fs::write(&file, "player_size = 20\narena = \"1000x1000\"\n").unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_syncbench"))
-        .args(["run", "--algo", "snapshot", "--duration", "1s", "--arena", "10x10", "--game"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let (code, _, err) = syncbench(&[
+        "run",
+        "--algo",
+        "snapshot",
+        "--duration",
+        "1s",
+        "--arena",
+        "10x10",
+        "--game",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
     assert!(err.contains("do not fit"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }

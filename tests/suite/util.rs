@@ -34,3 +34,18 @@ pub fn cfg(clients: usize, secs: u64, seed: u64) -> RunConfig {
 
 /// One 60 Hz tick in ms.
 pub const TICK_MS: f64 = 1000.0 / 60.0;
+
+/// Runs the `syncbench` binary in the repository root: exit code, stdout,
+/// stderr.
+pub fn syncbench(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_syncbench"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}

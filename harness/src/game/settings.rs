@@ -140,18 +140,11 @@ impl GameSettings {
     }
 
     fn parse_source(text: &str, source: &Source) -> Result<GameSettings, InputError> {
-        let line_of = |start: usize| Some(crate::error::line_at(text, start));
         let g: GameSettings = toml::from_str(text).map_err(|e: toml::de::Error| {
-            InputError::at(source, e.span().and_then(|s| line_of(s.start)), format!("game file: {}", e.message()))
+            let line = e.span().map(|s| crate::error::line_at(text, s.start));
+            InputError::at(source, line, format!("game file: {}", e.message()))
         })?;
-        let key_line = |key: &str| {
-            text.lines()
-                .position(|l| {
-                    let l = l.trim_start();
-                    l.starts_with(key) && l[key.len()..].trim_start().starts_with('=')
-                })
-                .map(|i| i + 1)
-        };
+        let key_line = |key: &str| crate::error::line_of_key(text, key, 0);
         for &(key, lo, hi, unit) in RANGES {
             let v = g.number(key);
             if !(v.is_finite() && (lo..=hi).contains(&v)) {

@@ -150,8 +150,25 @@ pub fn inverse_normal_cdf(p: f64) -> f64 {
     }
 }
 
+/// netem's `tabledist` formula in the integer type `$t`.
+macro_rules! tabledist_in {
+    ($t:ty, $mu:expr, $sigma:expr, $rnd:expr, $dist:expr) => {{
+        let (mu, sigma, scale) = ($mu as $t, $sigma as $t, DIST_SCALE as $t);
+        match $dist.table() {
+            None => (($rnd as $t) % (2 * sigma)) + mu - sigma,
+            Some(table) => {
+                let t = table[$rnd as usize % TABLE_SIZE] as $t;
+                let x = (sigma % scale) * t;
+                let x = if x >= 0 { x + scale / 2 } else { x - scale / 2 };
+                x / scale + (sigma / scale) * t + mu
+            }
+        }
+    }};
+}
+
 /// netem's `tabledist`: a delay (ns) around `mu` with spread `sigma` (ns),
 /// given a (possibly correlated) uniform `rnd`.
+#[allow(clippy::unnecessary_cast)] // the formula is written once for both widths
 pub fn tabledist(mu: i64, sigma: i64, rnd: u32, dist: Distribution) -> i64 {
     if sigma == 0 {
         return mu;
@@ -161,37 +178,10 @@ pub fn tabledist(mu: i64, sigma: i64, rnd: u32, dist: Distribution) -> i64 {
     // — the same result without 128-bit division on every packet.
     const SMALL: i64 = 1 << 40;
     if mu.unsigned_abs() < SMALL as u64 && (0..SMALL).contains(&sigma) {
-        let scale = DIST_SCALE;
-        return match dist.table() {
-            None => (rnd as i64 % (2 * sigma)) + mu - sigma,
-            Some(table) => {
-                let t = table[rnd as usize % TABLE_SIZE] as i64;
-                let mut x = (sigma % scale) * t;
-                if x >= 0 {
-                    x += scale / 2;
-                } else {
-                    x -= scale / 2;
-                }
-                x / scale + (sigma / scale) * t + mu
-            }
-        };
+        return tabledist_in!(i64, mu, sigma, rnd, dist);
     }
     // In i128, saturated back: huge delays (hours of spikes) never wrap.
-    let (mu, sigma) = (mu as i128, sigma as i128);
-    let scale = DIST_SCALE as i128;
-    let v = match dist.table() {
-        None => ((rnd as i128) % (2 * sigma)) + mu - sigma,
-        Some(table) => {
-            let t = table[rnd as usize % TABLE_SIZE] as i128;
-            let mut x = (sigma % scale) * t;
-            if x >= 0 {
-                x += scale / 2;
-            } else {
-                x -= scale / 2;
-            }
-            x / scale + (sigma / scale) * t + mu
-        }
-    };
+    let v = tabledist_in!(i128, mu, sigma, rnd, dist);
     v.clamp(i64::MIN as i128, i64::MAX as i128) as i64
 }
 

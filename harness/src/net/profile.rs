@@ -345,15 +345,7 @@ struct LineFinder<'a> {
 impl LineFinder<'_> {
     /// 1-based line of the first `key =` at or after line `from`.
     fn key(&self, key: &str, from: usize) -> Option<usize> {
-        self.text
-            .lines()
-            .enumerate()
-            .skip(from.saturating_sub(1))
-            .find_map(|(i, l)| {
-                let l = l.trim_start();
-                (l.starts_with(key) && l[key.len()..].trim_start().starts_with(['=', ']'])).then_some(i + 1)
-            })
-            .or_else(|| (from > 0).then_some(from))
+        crate::error::line_of_key(self.text, key, from)
     }
 }
 

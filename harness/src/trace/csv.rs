@@ -43,6 +43,14 @@ const BUTTONS: [(&str, u8); 6] = [
 /// Most players a recording may hold.
 pub const MAX_PLAYERS: usize = 10_000;
 
+/// Reads and parses a CSV recording file.
+pub fn load(path: &std::path::Path) -> Result<Script, InputError> {
+    let source = Source::File(path.display().to_string());
+    let text = crate::limits::read_text(path, crate::limits::MAX_INPUT_FILE, "input recording")?;
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("recording");
+    parse(&text, stem, &source)
+}
+
 /// Parses a CSV recording into a script of one section per player.
 pub fn parse(text: &str, name: &str, source: &Source) -> Result<Script, InputError> {
     // Spreadsheets write a byte-order mark; it is not part of the header.

@@ -184,10 +184,7 @@ impl TraceSpec {
 
     /// Loads a CSV recording of play ([`csv`]).
     pub fn load_csv(path: &Path) -> Result<TraceSpec, InputError> {
-        let source = Source::File(path.display().to_string());
-        let text = crate::limits::read_text(path, crate::limits::MAX_INPUT_FILE, "input recording")?;
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("recording");
-        Ok(TraceSpec::Script(csv::parse(&text, stem, &source)?))
+        csv::load(path).map(TraceSpec::Script)
     }
 
     /// Loads a trace file.
