@@ -15,6 +15,7 @@ mod input;
 mod rules;
 mod settings;
 mod state;
+mod wall_bands;
 
 pub use arena::{Aabb, Arena};
 pub use input::{Input, SeqInput};

@@ -24,6 +24,7 @@
 use super::arena::{ray_enter, t_less, Aabb, Arena};
 use super::input::{Input, SeqInput};
 use super::state::{Item, PlayerState, State};
+use super::wall_bands::WallBands;
 use crate::time::period_us;
 use std::cell::Cell;
 
@@ -89,6 +90,8 @@ pub struct Game {
     friction_dt: i64,
     gravity_dt: i64,
     cooldown_steps: u16,
+    /// The walls a box moving along x (`[0]`) or y (`[1]`) can meet.
+    bands: [WallBands; 2],
     steps: Cell<u64>,
 }
 
@@ -115,6 +118,10 @@ impl Game {
             gravity_dt: per_step(config.gravity),
             cooldown_steps: config.shot_cooldown_us.div_ceil(dt_us as u64).min(u16::MAX as u64) as u16,
             dt_us,
+            bands: [
+                WallBands::new(&config.arena, config.half_size, false),
+                WallBands::new(&config.arena, config.half_size, true),
+            ],
             config,
             steps: Cell::new(0),
         }
@@ -339,7 +346,10 @@ impl Game {
         let (pos, other, limit) =
             if x_axis { (p.x as i64, p.y as i64, arena.width) } else { (p.y as i64, p.x as i64, arena.height) };
         let mut new = (pos + delta).clamp(h, limit - h);
-        for w in &arena.walls {
+        // Only walls that meet the box across the axis can stop it; in the
+        // arena's order, so the result is a pass over every wall's.
+        for &i in self.bands[usize::from(!x_axis)].candidates(other) {
+            let w = &arena.walls[i as usize];
             let b = if x_axis { Aabb::around(new, other, h) } else { Aabb::around(other, new, h) };
             if b.overlaps(w) {
                 let (lo, hi) = if x_axis { (w.min_x, w.max_x) } else { (w.min_y, w.max_y) };
