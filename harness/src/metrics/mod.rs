@@ -69,6 +69,7 @@ pub mod interest;
 pub mod on_map;
 pub mod recorder;
 pub mod runs;
+mod screen_memory;
 pub mod stats;
 
 use serde::{Deserialize, Serialize};

@@ -10,6 +10,7 @@ use super::ideal::{Frames, Ideal};
 use super::interest::InterestTracker;
 use super::on_map::{MapCheck, TOLERANCE_UM};
 use super::runs::Runs;
+use super::screen_memory::{anchor, ScreenMemory};
 use super::stats::{round4, Hist};
 use super::{
     Bandwidth, Checks, ClientMetrics, ClockError, Desync, FinalDivergence, HitAgreement, Impossible, LatencyCdf,
@@ -62,31 +63,6 @@ const SNAP_SPAN_TICKS: u64 = 2;
 /// once a second shows a change up to a second and a round trip late).
 const UNSHOWN_GRACE_US: u64 = 2_000_000;
 
-/// What one screen last showed of one entity.
-#[derive(Clone, Default)]
-struct Seen {
-    /// The newest input shown.
-    seq: u32,
-    /// Index of the entity's next input change not yet shown.
-    change: usize,
-    /// The snap event last seen: where it started and its last
-    /// over-threshold render's time.
-    event: Option<([i32; 3], u64)>,
-}
-
-/// The newest of `recent` (newest first; `u64::MAX`: empty) at least `span`
-/// before `t`, or failing that the oldest remembered.
-fn anchor(recent: &[(u64, [i32; 3])], t: u64, span: u64) -> Option<(u64, [i32; 3])> {
-    let mut oldest = None;
-    for &r in recent.iter().filter(|r| r.0 != u64::MAX) {
-        if t.saturating_sub(r.0) >= span {
-            return Some(r);
-        }
-        oldest = Some(r);
-    }
-    oldest
-}
-
 /// Collects everything a run publishes.
 pub struct Recorder {
     topology: Topology,
@@ -111,7 +87,8 @@ pub struct Recorder {
     changes: Vec<Vec<u64>>,
     trace_facts: TraceFacts,
     pending: VecDeque<Pending>,
-    seen: Vec<Vec<Seen>>,
+    /// What every screen last showed of every entity.
+    screens: ScreenMemory,
     div: [Hist; 2],
     ideal_div: [Hist; 2],
     latency: [Hist; 2],
@@ -127,10 +104,6 @@ pub struct Recorder {
     node_tick_us: u64,
     fidelity: Fidelity,
     map: MapCheck,
-    /// Per viewer and entity, its last `ring` renders (time, position),
-    /// newest first: the spans snaps are judged over.
-    recent: Vec<(u64, [i32; 3])>,
-    ring: usize,
     /// Entity-renders inside walls or off the map, all entity-renders, the deepest (µm).
     impossible: (u64, u64, i64),
     desynced_frames: Vec<bool>,
@@ -206,7 +179,7 @@ impl Recorder {
             changes: ideal.changes,
             trace_facts,
             pending: VecDeque::new(),
-            seen: vec![vec![Seen::default(); entities]; players],
+            screens: ScreenMemory::new(players, entities, 3),
             div: Default::default(),
             ideal_div: Default::default(),
             latency: Default::default(),
@@ -220,8 +193,6 @@ impl Recorder {
             node_tick_us: dt_us,
             fidelity: Fidelity::new(players, dt_us),
             map,
-            recent: vec![(u64::MAX, [0; 3]); players * entities * 3],
-            ring: 3,
             impossible: (0, 0, 0),
             desynced_frames: Vec::new(),
             first_desync: None,
@@ -249,8 +220,7 @@ impl Recorder {
         let per_span = (SNAP_SPAN_TICKS * self.dt_us * max_hz.max(1) as u64).div_ceil(1_000_000) as usize;
         // Capped (memory: players × entities × ring): past it, a span is
         // judged over the oldest render kept, against two ticks' motion.
-        self.ring = (per_span + 1).clamp(3, 8);
-        self.recent = vec![(u64::MAX, [0; 3]); self.players * self.entities * self.ring];
+        self.screens = ScreenMemory::new(self.players, self.entities, (per_span + 1).clamp(3, 8));
     }
 
     /// Turns on the area-of-interest measurements against `aoi`.
@@ -543,7 +513,8 @@ impl Recorder {
             }
             let e = &e;
             let own = (id == viewer) as usize;
-            let seen = &mut self.seen[viewer][id];
+            let slot = self.screens.slot(viewer, id);
+            let seen = &mut self.screens.seen[slot];
             // Latency: every input change of this entity's player that the
             // newly shown input includes (bots have no inputs).
             if e.seq > seen.seq && id >= self.players {
@@ -569,10 +540,8 @@ impl Recorder {
                 }
             }
             // Snap events: consecutive over-threshold renders are one.
-            let seen = &mut self.seen[viewer][id];
             let at = [e.x, e.y, e.z];
-            let k = (viewer * self.entities + id) * self.ring;
-            let recent = &mut self.recent[k..k + self.ring];
+            let (seen, recent) = self.screens.parts(slot);
             let span = SNAP_SPAN_TICKS * self.dt_us;
             if let Some((pt, prev)) = anchor(recent, t.0, span) {
                 // Twice the max speed over the span (at least two ticks).
@@ -703,7 +672,7 @@ impl Recorder {
                 let id = e.id as usize;
                 let own = (id == viewer) as usize;
                 let eligible = self.changes[id].partition_point(|&c| c <= horizon);
-                let shown = self.seen[viewer][id].change.min(eligible);
+                let shown = self.screens.shown_changes(viewer, id).min(eligible);
                 unshown[own][0] += (eligible - shown) as u64;
                 unshown[own][1] += eligible as u64;
             }
