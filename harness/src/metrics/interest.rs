@@ -35,6 +35,19 @@ pub const LEAK_GRACE_US: u64 = 1_000_000;
 
 const NEVER: u64 = u64::MAX;
 
+/// What the tracker knows of one (viewer, entity) pair.
+#[derive(Clone, Copy, Debug)]
+struct Pair {
+    /// When the current unaware wait began (`NEVER`: none).
+    since: u64,
+    /// Last authority time within `radius + hysteresis`.
+    last_near: u64,
+    /// Within `radius` at the last authority frame.
+    inside: bool,
+    /// Shown at the viewer's latest render.
+    shown: bool,
+}
+
 /// The tracker behind [`InterestMetrics`].
 #[derive(Clone, Debug)]
 pub struct InterestTracker {
@@ -43,14 +56,9 @@ pub struct InterestTracker {
     reach: i64,
     players: usize,
     entities: usize,
-    /// Per (viewer, entity): within `radius` at the last authority frame.
-    inside: Vec<bool>,
-    /// Per (viewer, entity): when the current unaware wait began.
-    since: Vec<u64>,
-    /// Per (viewer, entity): last authority time within `radius + hysteresis`.
-    last_near: Vec<u64>,
-    /// Per (viewer, entity): shown at the viewer's latest render.
-    shown: Vec<bool>,
+    /// Per (viewer, entity), together: the authority frame and the render
+    /// touch all of a pair's fields at once.
+    pairs: Vec<Pair>,
     /// Per viewer: the ids its latest render showed.
     shown_ids: Vec<Vec<u16>>,
     /// Per viewer: entities inside its radius or waiting to be shown.
@@ -90,10 +98,7 @@ impl InterestTracker {
             reach: l,
             players,
             entities,
-            inside: vec![false; n],
-            since: vec![NEVER; n],
-            last_near: vec![0; n],
-            shown: vec![false; n],
+            pairs: vec![Pair { since: NEVER, last_near: 0, inside: false, shown: false }; n],
             shown_ids: vec![Vec::new(); players],
             tracked: vec![Vec::new(); players],
             cells: Vec::new(),
@@ -139,21 +144,31 @@ impl InterestTracker {
             }
             candidates.sort_unstable();
             let row = v * self.entities;
-            let mut tracked = std::mem::take(&mut self.tracked[v]);
+            let prev = std::mem::take(&mut self.tracked[v]);
             // Tracked entities that are no longer candidates are out of reach.
-            for &e in &tracked {
+            for &e in &prev {
                 if candidates.binary_search(&e).is_err() {
                     self.pair(row + e as usize, t, None);
                 }
             }
-            tracked.clear();
+            let mut tracked = Vec::with_capacity(prev.len());
+            let mut p = 0;
             for &e in &candidates {
                 if e as usize == v {
                     continue;
                 }
+                while prev.get(p).is_some_and(|&x| x < e) {
+                    p += 1;
+                }
+                let d = d2_within(me, &state[e as usize], self.reach);
+                // An untracked pair (not inside, not waiting) beyond
+                // `radius + hysteresis` stays as it is: skip its memory.
+                if prev.get(p) != Some(&e) && !d.is_some_and(|d| d <= self.leave2) {
+                    continue;
+                }
                 let k = row + e as usize;
-                self.pair(k, t, d2_within(me, &state[e as usize], self.reach));
-                if self.inside[k] || self.since[k] != NEVER {
+                self.pair(k, t, d);
+                if self.pairs[k].inside || self.pairs[k].since != NEVER {
                     tracked.push(e);
                 }
             }
@@ -166,16 +181,16 @@ impl InterestTracker {
     /// out of reach).
     fn pair(&mut self, k: usize, t: Micros, d: Option<i64>) {
         if d.is_some_and(|d| d <= self.leave2) {
-            self.last_near[k] = t.0;
+            self.pairs[k].last_near = t.0;
         }
         let now_inside = d.is_some_and(|d| d <= self.enter2);
         self.inside_pairs += now_inside as u128;
-        if now_inside && !self.inside[k] && !self.shown[k] && self.since[k] == NEVER {
-            self.since[k] = t.0;
-        } else if !now_inside && self.since[k] != NEVER {
+        if now_inside && !self.pairs[k].inside && !self.pairs[k].shown && self.pairs[k].since == NEVER {
+            self.pairs[k].since = t.0;
+        } else if !now_inside && self.pairs[k].since != NEVER {
             self.end_unaware(k, t.0);
         }
-        self.inside[k] = now_inside;
+        self.pairs[k].inside = now_inside;
     }
 
     /// The reference for [`InterestTracker::authority`]: every pair.
@@ -192,9 +207,9 @@ impl InterestTracker {
     }
 
     fn end_unaware(&mut self, k: usize, t: u64) {
-        self.longest_unaware_us = self.longest_unaware_us.max(t.saturating_sub(self.since[k]));
+        self.longest_unaware_us = self.longest_unaware_us.max(t.saturating_sub(self.pairs[k].since));
         self.unaware_visits += 1;
-        self.since[k] = NEVER;
+        self.pairs[k].since = NEVER;
     }
 
     /// What `viewer`'s screen shows at `t` (ids already checked to be
@@ -202,7 +217,7 @@ impl InterestTracker {
     pub fn view(&mut self, viewer: usize, t: Micros, entities: &[EntityView]) {
         let row = viewer * self.entities;
         for id in self.shown_ids[viewer].drain(..) {
-            self.shown[row + id as usize] = false;
+            self.pairs[row + id as usize].shown = false;
         }
         self.renders += 1;
         for e in entities {
@@ -211,19 +226,19 @@ impl InterestTracker {
                 continue;
             }
             let k = row + id;
-            if self.shown[k] {
+            if self.pairs[k].shown {
                 continue; // listed twice
             }
-            self.shown[k] = true;
+            self.pairs[k].shown = true;
             self.shown_ids[viewer].push(e.id);
             self.remote_shown += 1;
-            if self.since[k] != NEVER {
-                let wait = t.0.saturating_sub(self.since[k]);
+            if self.pairs[k].since != NEVER {
+                let wait = t.0.saturating_sub(self.pairs[k].since);
                 self.awareness.record(wait);
                 self.longest_unaware_us = self.longest_unaware_us.max(wait);
-                self.since[k] = NEVER;
+                self.pairs[k].since = NEVER;
             }
-            if t.0.saturating_sub(self.last_near[k]) > LEAK_GRACE_US {
+            if t.0.saturating_sub(self.pairs[k].last_near) > LEAK_GRACE_US {
                 self.leaks += 1;
             }
         }
@@ -231,8 +246,8 @@ impl InterestTracker {
 
     /// The measurements at `end`.
     pub fn finish(mut self, end: Micros) -> InterestMetrics {
-        for k in 0..self.since.len() {
-            if self.since[k] != NEVER {
+        for k in 0..self.pairs.len() {
+            if self.pairs[k].since != NEVER {
                 self.end_unaware(k, end.0);
             }
         }
