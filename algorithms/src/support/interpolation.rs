@@ -108,11 +108,25 @@ impl InterpolationBuffer {
             Some(b) if e < b.pos.len() => {
                 let span = (b.time_us - a.time_us).max(1);
                 let k = (t_us - a.time_us).clamp(0, span);
-                // i128: a damaged frame number can make the span huge.
-                let lerp = |x: i32, y: i32| (x as i128 + (y as i128 - x as i128) * k as i128 / span as i128) as i32;
-                let pos =
-                    [lerp(a.pos[e][0], b.pos[e][0]), lerp(a.pos[e][1], b.pos[e][1]), lerp(a.pos[e][2], b.pos[e][2])];
-                let blend = (k as i128 * 65535 / span as i128) as u16;
+                let (pos, blend) = if span < 1 << 31 {
+                    // |y − x| < 2³² and k ≤ span < 2³¹: the product fits i64.
+                    let lerp = |x: i32, y: i32| (x as i64 + (y as i64 - x as i64) * k / span) as i32;
+                    let pos = [
+                        lerp(a.pos[e][0], b.pos[e][0]),
+                        lerp(a.pos[e][1], b.pos[e][1]),
+                        lerp(a.pos[e][2], b.pos[e][2]),
+                    ];
+                    (pos, (k * 65535 / span) as u16)
+                } else {
+                    // i128: a damaged frame number can make the span huge.
+                    let lerp = |x: i32, y: i32| (x as i128 + (y as i128 - x as i128) * k as i128 / span as i128) as i32;
+                    let pos = [
+                        lerp(a.pos[e][0], b.pos[e][0]),
+                        lerp(a.pos[e][1], b.pos[e][1]),
+                        lerp(a.pos[e][2], b.pos[e][2]),
+                    ];
+                    (pos, (k as i128 * 65535 / span as i128) as u16)
+                };
                 Some(Sample { pos, frame: a.frame, view: (a.frame, b.frame, blend) })
             }
             _ => {
