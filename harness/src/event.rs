@@ -1,11 +1,21 @@
-//! The discrete-event scheduler: a binary heap of `(time, class, sequence)`
-//! keys over a slab of events.
+//! The discrete-event scheduler: a calendar queue of `(time, class,
+//! sequence)` keys over a slab of events.
 //!
 //! Events at the same instant are ordered first by [`EventClass`] (packets
 //! arrive, then nodes tick, then screens render: a packet that arrives at `t`
 //! is seen by a tick at `t`, and a render at `t` shows that tick), then by
 //! insertion sequence. Nothing is ordered by hash or address, so a run is a
 //! pure function of its inputs.
+//!
+//! Almost every event of a run is due within a few hundred milliseconds —
+//! the next tick, the next render, a packet's delivery — so keys go into a
+//! ring of [`BUCKETS`] buckets of [`BUCKET_US`] µs each, unsorted; a bucket
+//! is sorted once when the clock reaches it (it holds a handful), and
+//! events due beyond the ring's horizon wait in a binary heap until it
+//! comes within reach. The order popped is exactly the `(time, class,
+//! sequence)` order a single heap gives (a property test holds the two
+//! equal); pushing is a `Vec` push and popping mostly a `Vec` pop, where a
+//! heap sifted through a dozen levels each way.
 //!
 //! ```
 //! use harness::event::{EventClass, Scheduler};
@@ -34,9 +44,9 @@ pub enum EventClass {
     Render = 2,
 }
 
-/// A pending event's place in the heap: its ordering key — time, then the
+/// A pending event's place in the queue: its ordering key — time, then the
 /// class (2 bits) and insertion sequence (62 bits) — and where the event
-/// waits in the slab. Kept small (24 bytes) so the heap's sifting moves
+/// waits in the slab. Kept small (24 bytes) so sorting and sifting move
 /// little; the events themselves (a packet is 40 bytes) never move.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Key {
@@ -52,15 +62,33 @@ impl PartialOrd for Key {
 }
 impl Ord for Key {
     fn cmp(&self, other: &Self) -> Ordering {
-        // BinaryHeap is a max-heap: reverse for earliest-first. (The slot
-        // never decides: (time, order) is unique.)
+        // Reversed, earliest greatest: BinaryHeap is a max-heap and a
+        // sorted bucket pops from its end. (The slot never decides: (time,
+        // order) is unique.)
         (other.time, other.order).cmp(&(self.time, self.order))
     }
 }
 
+/// Width of a calendar bucket, µs, as a power of two (1.024 ms).
+const BUCKET_BITS: u32 = 10;
+/// Width of a calendar bucket, µs.
+pub const BUCKET_US: u64 = 1 << BUCKET_BITS;
+/// Buckets in the ring: events up to `BUCKETS × BUCKET_US` ≈ 262 ms ahead
+/// of the bucket being drained go into buckets, later ones into the heap.
+pub const BUCKETS: usize = 256;
+
 /// A min-priority queue of timed events with deterministic tie-breaking.
 pub struct Scheduler<E> {
-    heap: BinaryHeap<Key>,
+    /// The ring: bucket `b` (time >> BUCKET_BITS) lives at `b % BUCKETS`.
+    buckets: Vec<Vec<Key>>,
+    /// The bucket number being drained.
+    base: u64,
+    /// Whether the bucket being drained is sorted (latest first).
+    sorted: bool,
+    /// Keys in the ring.
+    in_ring: usize,
+    /// Keys due at or past the ring's horizon when pushed (earliest on top).
+    far: BinaryHeap<Key>,
     /// The events, by slot; freed slots are reused.
     slab: Vec<Option<E>>,
     free: Vec<u32>,
@@ -77,7 +105,17 @@ impl<E> Default for Scheduler<E> {
 impl<E> Scheduler<E> {
     /// An empty scheduler at time zero.
     pub fn new() -> Self {
-        Scheduler { heap: BinaryHeap::new(), slab: Vec::new(), free: Vec::new(), next_seq: 0, now: Micros::ZERO }
+        Scheduler {
+            buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            base: 0,
+            sorted: false,
+            in_ring: 0,
+            far: BinaryHeap::new(),
+            slab: Vec::new(),
+            free: Vec::new(),
+            next_seq: 0,
+            now: Micros::ZERO,
+        }
     }
 
     /// Schedules `event` at `time`. A time in the past is clamped to now:
@@ -97,21 +135,62 @@ impl<E> Scheduler<E> {
                 (self.slab.len() - 1) as u32
             }
         };
-        self.heap.push(Key { time: time.0, order: (class as u64) << 62 | seq, slot });
+        self.insert(Key { time: time.0, order: (class as u64) << 62 | seq, slot });
+    }
+
+    /// Files a key into its bucket, or the heap if beyond the horizon.
+    fn insert(&mut self, k: Key) {
+        // Never before `base`: times are clamped to now, which is in it.
+        let b = k.time >> BUCKET_BITS;
+        if b >= self.base + BUCKETS as u64 {
+            self.far.push(k);
+            return;
+        }
+        let bucket = &mut self.buckets[(b % BUCKETS as u64) as usize];
+        if b == self.base && self.sorted {
+            // Latest first (`Key`'s order is reversed: greater is earlier).
+            let at = bucket.partition_point(|x| x < &k);
+            bucket.insert(at, k);
+        } else {
+            bucket.push(k);
+        }
+        self.in_ring += 1;
     }
 
     /// Removes and returns the earliest event, advancing the clock to it.
     pub fn pop(&mut self) -> Option<(Micros, E)> {
-        let k = self.heap.pop()?;
-        self.now = Micros(k.time);
-        self.free.push(k.slot);
-        let event = self.slab[k.slot as usize].take().expect("a queued slot holds its event");
-        Some((self.now, event))
+        loop {
+            let bucket = &mut self.buckets[(self.base % BUCKETS as u64) as usize];
+            if !bucket.is_empty() {
+                if !self.sorted {
+                    bucket.sort_unstable();
+                    self.sorted = true;
+                }
+                let k = bucket.pop().expect("not empty");
+                self.in_ring -= 1;
+                self.now = Micros(k.time);
+                self.free.push(k.slot);
+                let event = self.slab[k.slot as usize].take().expect("a queued slot holds its event");
+                return Some((self.now, event));
+            }
+            // This bucket is drained: on to the next that can hold anything.
+            self.base = if self.in_ring == 0 { self.far.peek()?.time >> BUCKET_BITS } else { self.base + 1 };
+            self.sorted = false;
+            while self.far.peek().is_some_and(|k| k.time >> BUCKET_BITS < self.base + BUCKETS as u64) {
+                let k = self.far.pop().expect("peeked");
+                self.insert(k);
+            }
+        }
     }
 
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Micros> {
-        self.heap.peek().map(|k| Micros(k.time))
+        if self.in_ring > 0 {
+            let ring = (0..BUCKETS as u64).map(|i| &self.buckets[((self.base + i) % BUCKETS as u64) as usize]);
+            let first = ring.into_iter().find(|b| !b.is_empty())?;
+            return first.iter().map(|k| Micros(k.time)).min();
+        }
+        self.far.peek().map(|k| Micros(k.time))
     }
 
     /// The time of the last event popped.
@@ -121,12 +200,12 @@ impl<E> Scheduler<E> {
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.in_ring + self.far.len()
     }
 
     /// Whether no event is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
@@ -156,6 +235,38 @@ mod tests {
     }
 
     proptest! {
+        /// Pushes and pops in any mix, due anywhere from now to far past
+        /// the ring's horizon, come out in the order of a sorted map of
+        /// `(time, class, sequence)`.
+        #[test]
+        fn the_calendar_pops_what_a_sorted_map_pops(
+            ops in proptest::collection::vec((0u64..4, 0u64..700_000, 0u8..3), 0..400)
+        ) {
+            let mut s = Scheduler::new();
+            let mut model = std::collections::BTreeMap::new();
+            let classes = [EventClass::Packet, EventClass::Tick, EventClass::Render];
+            let mut seq = 0usize;
+            for (op, ahead, class) in ops {
+                if op == 0 {
+                    let got = s.pop();
+                    let want = model.pop_first().map(|((t, _, _), e)| (Micros(t), e));
+                    prop_assert_eq!(got, want);
+                } else {
+                    let t = s.now().0 + if op == 1 { ahead % 3_000 } else { ahead };
+                    s.push(Micros(t), classes[class as usize], seq);
+                    model.insert((t, class, seq), seq);
+                    seq += 1;
+                }
+                prop_assert_eq!(s.len(), model.len());
+                prop_assert_eq!(s.peek_time(), model.keys().next().map(|k| Micros(k.0)));
+            }
+            while let Some(got) = s.pop() {
+                let want = model.pop_first().map(|((t, _, _), e)| (Micros(t), e));
+                prop_assert_eq!(Some(got), want);
+            }
+            prop_assert!(model.is_empty());
+        }
+
         #[test]
         fn pops_in_nondecreasing_time_and_stable_order(times in proptest::collection::vec(0u64..50, 0..200)) {
             let mut s = Scheduler::new();
