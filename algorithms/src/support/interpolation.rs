@@ -8,6 +8,7 @@
 //! past the newest snapshot) the [`Dry`] policy decides: hold the newest
 //! position, or extrapolate along its velocity for at most a bounded time.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 /// One received snapshot, reduced to what interpolation needs.
@@ -55,12 +56,21 @@ pub struct InterpolationBuffer {
     /// Longest gap between two snapshots interpolated across, µs; across a
     /// longer one (an outage) the older state is held until the newer one.
     max_span_us: i64,
+    /// The last search: `(t, index)` of the first snapshot after `t`. A
+    /// render samples every entity at one instant: one search, not one per
+    /// entity. Cleared by every change to `snaps`.
+    found: Cell<Option<(i64, usize)>>,
 }
 
 impl InterpolationBuffer {
     /// A buffer keeping at most `capacity` snapshots.
     pub fn new(capacity: usize) -> InterpolationBuffer {
-        InterpolationBuffer { snaps: VecDeque::new(), capacity: capacity.max(2), max_span_us: i64::MAX }
+        InterpolationBuffer {
+            snaps: VecDeque::new(),
+            capacity: capacity.max(2),
+            max_span_us: i64::MAX,
+            found: Cell::new(None),
+        }
     }
 
     /// Interpolates only between snapshots at most `us` apart. The straight
@@ -83,6 +93,7 @@ impl InterpolationBuffer {
         while self.snaps.len() > self.capacity {
             self.snaps.pop_front();
         }
+        self.found.set(None);
     }
 
     /// The newest snapshot.
@@ -96,7 +107,14 @@ impl InterpolationBuffer {
         if e >= first.pos.len() {
             return None;
         }
-        let i = self.snaps.partition_point(|s| s.time_us <= t_us);
+        let i = match self.found.get() {
+            Some((t, i)) if t == t_us => i,
+            _ => {
+                let i = self.snaps.partition_point(|s| s.time_us <= t_us);
+                self.found.set(Some((t_us, i)));
+                i
+            }
+        };
         if i == 0 {
             return Some(Sample { pos: first.pos[e], frame: first.frame, view: (first.frame, first.frame, 0) });
         }
@@ -153,6 +171,16 @@ mod tests {
 
     fn snap(frame: u32, x: i32) -> Snap {
         Snap { time_us: frame as i64 * 16_666, frame, pos: vec![[x, 0, 0]], vel: vec![[6_000_000, 0, 0]] }
+    }
+
+    #[test]
+    fn a_push_between_two_samples_at_one_instant_is_seen() {
+        let mut b = InterpolationBuffer::new(10);
+        b.push(snap(1, 0));
+        let t = 2 * 16_666;
+        assert_eq!(b.sample(t, 0, Dry::Hold).unwrap().pos[0], 0);
+        b.push(snap(3, 2_000));
+        assert_eq!(b.sample(t, 0, Dry::Hold).unwrap().pos[0], 1_000, "the search is redone after a push");
     }
 
     #[test]

@@ -62,7 +62,7 @@ impl MapCheck {
         let h = self.h;
         let dx = (h - x).max(x - (self.width - h)).max(0);
         let dy = (h - y).max(y - (self.height - h)).max(0);
-        let mut deepest = crate::math::hypot3(dx as u64, dy as u64, 0) as i64;
+        let mut deepest = if dx == 0 && dy == 0 { 0 } else { crate::math::hypot3(dx as u64, dy as u64, 0) as i64 };
         let (cx, cy) = ((x / CELL).clamp(0, self.cols - 1), (y / CELL).clamp(0, self.rows - 1));
         for &i in &self.cells[(cy * self.cols + cx) as usize] {
             let w = &self.walls[i as usize];
