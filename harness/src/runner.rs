@@ -475,7 +475,7 @@ pub fn run_plan(
                     RenderCtx { now_local: s.clock.local_at(now), me: NodeId(i as u16), setup: &setup, game: &game };
                 view.entities.clear();
                 s.node.render(&rctx, &mut view);
-                recorder.record_view(s.player.expect("clients have players"), now, &view);
+                recorder.record_view(s.player.expect("clients have players"), now, &mut view);
                 *k += 1;
                 let next = r.firing(&s.clock, *k);
                 sched.push(next, EventClass::Render, Ev::Render(i));

@@ -424,7 +424,7 @@ async fn timer_task(
                 view.entities.clear();
                 st.node.render(&rctx, &mut view);
                 if let Some(p) = st.player {
-                    prepared.recorder.record_view(p, now, &view);
+                    prepared.recorder.record_view(p, now, &mut view);
                 }
                 k_render[i] += 1;
             } else {

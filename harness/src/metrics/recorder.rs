@@ -492,9 +492,10 @@ impl Recorder {
     }
 
     /// Records what `viewer` (a player's client or peer) shows at `t`.
-    pub(crate) fn record_view(&mut self, viewer: usize, t: Micros, view: &View) {
-        self.last_view[viewer].clear();
-        self.last_view[viewer].extend_from_slice(&view.entities);
+    /// Keeps the view's entities as the viewer's last view, leaving the
+    /// one before in `view` (the caller clears it for the next render: no
+    /// copy of a whole world per render).
+    pub(crate) fn record_view(&mut self, viewer: usize, t: Micros, view: &mut View) {
         for e in &view.entities {
             let id = e.id as usize;
             if id >= self.entities {
@@ -561,7 +562,11 @@ impl Recorder {
                     self.largest_jump = self.largest_jump.max(dist3(from, at));
                 }
             }
-            recent.rotate_right(1);
+            // Newest first; a ring of 3–8 is shifted by hand (rotate_right
+            // calls memmove, which costs more than the copy).
+            for i in (1..recent.len()).rev() {
+                recent[i] = recent[i - 1];
+            }
             recent[0] = (t.0, at);
             // Impossible screens.
             let depth = self.map.depth(e.x, e.y);
@@ -586,12 +591,12 @@ impl Recorder {
             let f = self.authority.frames() - 1;
             (f, t.0.saturating_sub(self.authority_at[f]).min(self.dt_us))
         };
-        let p = Pending { viewer, frame, into, t, view: view.clone() };
-        if self.pending.is_empty() && self.scorable(&p) {
-            self.score(&p);
+        if self.pending.is_empty() && self.scorable(frame, into) {
+            self.score(viewer, frame, into, t, &view.entities);
         } else {
-            self.pending.push_back(p);
+            self.pending.push_back(Pending { viewer, frame, into, t, view: view.clone() });
         }
+        std::mem::swap(&mut self.last_view[viewer], &mut view.entities);
     }
 
     /// Remote entities must be shown on the path the authority took over the
@@ -628,21 +633,27 @@ impl Recorder {
     }
 
     /// Whether the frames a render is scored against exist.
-    fn scorable(&self, p: &Pending) -> bool {
-        p.frame + usize::from(p.into > 0) < self.authority.frames()
+    fn scorable(&self, frame: usize, into: u64) -> bool {
+        frame + usize::from(into > 0) < self.authority.frames()
     }
 
-    fn score(&mut self, p: &Pending) {
-        let (viewer, t) = (p.viewer, p.t);
+    /// Scores what `viewer` showed at `t` against the authority `into` µs
+    /// past `frame`.
+    fn score(&mut self, viewer: usize, frame: usize, into: u64, t: Micros, entities: &[EntityView]) {
         let mut last = [0u64; 2];
-        for e in &p.view.entities {
+        // The second's sums, made on the first entity scored (as before).
+        let sec = (t.0 / 1_000_000) as usize;
+        for e in entities {
             let id = e.id as usize;
             if id < self.entities {
                 let own = (id == viewer) as usize;
-                let d = dist(self.authority.between(p.frame, id, p.into, self.dt_us), e);
+                let d = dist(self.authority.between(frame, id, into, self.dt_us), e);
                 self.div[own].record(d);
                 last[own] = last[own].max(d);
-                let sec = self.second(t);
+                if self.seconds.len() <= sec {
+                    self.second(t);
+                }
+                let sec = &mut self.seconds[sec];
                 let slot = if own == 1 { &mut sec.own } else { &mut sec.remote };
                 slot.0 += d as f64 / 1e6;
                 slot.1 += 1;
@@ -652,9 +663,9 @@ impl Recorder {
     }
 
     fn drain_pending(&mut self) {
-        while self.pending.front().is_some_and(|p| self.scorable(p)) {
+        while self.pending.front().is_some_and(|p| self.scorable(p.frame, p.into)) {
             let p = self.pending.pop_front().expect("checked");
-            self.score(&p);
+            self.score(p.viewer, p.frame, p.into, p.t, &p.view.entities);
         }
     }
 
