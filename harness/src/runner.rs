@@ -392,6 +392,19 @@ pub fn run_plan(
     trace: &Trace,
     cfg: &RunConfig,
 ) -> Result<RunResult, RunError> {
+    run_plan_observed(algorithm, plan, trace, cfg, &mut |_| {})
+}
+
+/// [`run_plan`], calling `progress` with the simulated time at each whole
+/// simulated second reached (for a progress line on long runs; it sees
+/// the clock only, so it cannot change the run).
+pub fn run_plan_observed(
+    algorithm: &dyn Algorithm,
+    plan: &NetworkPlan,
+    trace: &Trace,
+    cfg: &RunConfig,
+    progress: &mut dyn FnMut(Micros),
+) -> Result<RunResult, RunError> {
     let Prepared { game, setup, mut recorder } = prepare(algorithm, plan, trace, cfg)?;
     let mut slots: Vec<NodeSlot> = Vec::with_capacity(setup.nodes());
     for n in 0..setup.nodes() {
@@ -438,9 +451,14 @@ pub fn run_plan(
     let mut events = 0u64;
 
     let wall_start = cfg.paced.then(std::time::Instant::now);
+    let mut next_second = 1_000_000;
     while let Some((now, ev)) = sched.pop() {
         if now >= end {
             break; // the run covers [0, duration)
+        }
+        if now.0 >= next_second {
+            progress(Micros(now.0 - now.0 % 1_000_000));
+            next_second = now.0 - now.0 % 1_000_000 + 1_000_000;
         }
         if let Some(start) = wall_start {
             let ahead = std::time::Duration::from_micros(now.0).saturating_sub(start.elapsed());

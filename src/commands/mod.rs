@@ -34,7 +34,7 @@ use harness::net::profile::NetworkPlan;
 use harness::net::transport::TransportKind;
 use harness::report::AoiSetting;
 use harness::report::{table, FailedRun, Report, RunReport};
-use harness::runner::{run_plan, RunConfig};
+use harness::runner::{run_plan, run_plan_observed, RunConfig};
 use harness::time::{parse_duration, LocalClock};
 use harness::trace::{self, generate::Generator, TraceSpec};
 use harness::world::{Aoi, World};
@@ -212,8 +212,19 @@ pub(crate) fn run_one(
     spec: &TraceSpec,
     cfg: &RunConfig,
 ) -> Result<RunReport> {
+    run_one_observed(algo, plan, spec, cfg, &mut |_| {})
+}
+
+/// [`run_one`], telling `progress` each whole simulated second reached.
+pub(crate) fn run_one_observed(
+    algo: &dyn Algorithm,
+    plan: &NetworkPlan,
+    spec: &TraceSpec,
+    cfg: &RunConfig,
+    progress: &mut dyn FnMut(harness::time::Micros),
+) -> Result<RunReport> {
     let trace = spec.instantiate(cfg.clients, cfg.duration_us, cfg.seed).map_err(|e| bad(e.to_string()))?;
-    let result = run_plan(algo, plan, &trace, cfg).map_err(|e| bad(e.to_string()))?;
+    let result = run_plan_observed(algo, plan, &trace, cfg, progress).map_err(|e| bad(e.to_string()))?;
     let mode = if cfg.paced { "paced" } else { "simulated" };
     Ok(report_of(algo, plan, spec, &trace, cfg, result.metrics, mode))
 }

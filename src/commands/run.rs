@@ -7,7 +7,24 @@ pub(super) fn run_cmd(a: RunArgs) -> Result<()> {
     let profile = resolve_profile(&a.profile)?;
     let spec = resolve_trace(&a.trace)?;
     let cfg = options_for_one(algo, run_config(&a.common, a.seed, "60s")?)?;
-    let r = run_one(algo, &profile, &spec, &cfg)?;
+    // On a terminal: the simulated clock while it runs, then the speed
+    // (stderr only; the report never holds wall time).
+    let show = std::io::stderr().is_terminal() && !cfg.paced;
+    let started = std::time::Instant::now();
+    let total = cfg.duration_us as f64 / 1e6;
+    let mut progress = |t: harness::time::Micros| {
+        if show && started.elapsed().as_secs_f64() > 1.0 {
+            let done = t.0 as f64 / 1e6;
+            eprint!("\r{}: {done:.0} of {total:.0} simulated s…", algo.name());
+        }
+    };
+    let r = run_one_observed(algo, &profile, &spec, &cfg, &mut progress)?;
+    if show {
+        let wall = started.elapsed().as_secs_f64();
+        let speed = total / wall.max(1e-9);
+        let speed = if speed < 10.0 { format!("{speed:.1}") } else { format!("{speed:.0}") };
+        eprintln!("\r{}: {total:.1} simulated s in {wall:.2} s of wall time ({speed}× real time)", algo.name());
+    }
     let runs = vec![r];
     print_runs(&runs, a.format, true);
     check_violations(&runs)
