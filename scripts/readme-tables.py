@@ -6,9 +6,10 @@ Each table sits between `<!-- table:NAME -->` and `<!-- /table -->`
 markers; this script reruns the table's command with the release binary
 and replaces what is between the markers. Simulation is deterministic, so
 running it twice changes nothing. Tables that take wall time (the large
-world, live mode, paced ggrs) are regenerated only with `--slow`.
+world, paced ggrs) are regenerated only with `--slow`, or by name.
 
-    python3 scripts/readme-tables.py [--slow]
+    python3 scripts/readme-tables.py [--slow] [TABLE ...]
+    python3 scripts/readme-tables.py large-world
 """
 
 import json
@@ -182,7 +183,31 @@ TABLES = {
     "conform": conform,
     "my-netcode": my_netcode,
 }
-SLOW = {"ggrs": ggrs}
+def large_world():
+    """200 players + 2,000 bots, 20 s, per --aoi: the metrics (deterministic)
+    and the wall time and peak memory (this machine's, by /usr/bin/time)."""
+    rows = [
+        "| `--aoi` | down per client (B/s) | server up (B/s) | within radius | shown per render "
+        "| awareness p50 / max (ms) | leak share | wall time for 20 s | peak memory |",
+        "|:--|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for aoi in ["none", "grid", "crosslist"]:
+        args = ["run", "--algo", "delta-snapshot", "--profile", "wifi", "--clients", "200", "--bots", "2000",
+                "--arena", "400x400", "--aoi", aoi, "--duration", "20s", "--format", "json"]
+        out = subprocess.run(["/usr/bin/time", "-f", "%e %M", str(BIN), *args], cwd=ROOT, check=True,
+                             capture_output=True, text=True)
+        wall, kb = out.stderr.strip().splitlines()[-1].split()
+        m = json.loads(out.stdout)["runs"][0]["metrics"]
+        i, a = m["interest"], m["interest"]["awareness_ms"]
+        rows.append(
+            f"| `{aoi}` | {m['bandwidth']['down_bytes_per_s']:,.0f} | {m['server_bandwidth']['up_bytes_per_s']:,.0f} "
+            f"| {100 * i['visible_share']:.2f}% | {i['shown_per_render']:,.{0 if i['shown_per_render'] >= 100 else 1}f} | {a['p50']:.0f} / {a['max']:.0f} "
+            f"| {100 * i['leak_share']:.1f}% | {float(wall):.1f} s | {int(kb) / 1024:.0f} MB |"
+        )
+    return "\n".join(rows)
+
+
+SLOW = {"ggrs": ggrs, "large-world": large_world}
 
 
 def main():
@@ -190,7 +215,11 @@ def main():
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
     path = ROOT / "README.md"
     text = path.read_text()
-    for name, make in list(TABLES.items()) + (list(SLOW.items()) if slow else []):
+    only = [a for a in sys.argv[1:] if not a.startswith("--")]
+    tables = list(TABLES.items()) + (list(SLOW.items()) if slow or only else [])
+    for name, make in tables:
+        if only and name not in only:
+            continue
         pattern = re.compile(rf"(<!-- table:{re.escape(name)} -->\n)(.*?)(\n<!-- /table -->)", re.S)
         if not pattern.search(text):
             sys.exit(f"README.md: no <!-- table:{name} --> marker")
