@@ -5,9 +5,19 @@
 //! and bounds (seed 001's remote copy stuck on a tree), comes down from a
 //! jump, and stops altogether once it has coasted for `cap` (Source's
 //! 0.25 s `cl_extrapolate_amount`; seed 001 freezes a silent player's
-//! shadow after 5 s). Coasting is cached: a screen asks for later and later
-//! instants, so each render costs one tick's glide, not the whole way from
-//! the last update.
+//! shadow after 5 s).
+//!
+//! The coast moves in whole ticks counted from the known state's instant,
+//! and a query between two ticks takes the last one's state the rest of
+//! the way; so where the copy is at `t` is a function of `t` alone, not of
+//! the instants asked before. (It was not: a cache advanced by whatever
+//! span lay between two renders, and the walls the game's x-then-y moves
+//! meet depend on those spans — at 30 and 60 Hz a copy running up-right
+//! past the central pillar's corner caught on it and stopped, 3.2 m off,
+//! while at 144 Hz it went by: `conform --cases 10000`'s
+//! `frame-rate-independent` finding.) The whole ticks are cached: a screen
+//! asks for later and later instants, so each render costs about one
+//! tick's glide, not the whole way from the last update.
 
 use harness::game::Game;
 
@@ -20,10 +30,13 @@ pub struct Coast {
     pub pos: [i32; 3],
     /// Known velocity, µm/s.
     pub vel: [i32; 3],
-    /// Cached: coasted this long from `origin` to `cpos`, `cvel`.
+    /// Cached: coasted this long from `origin` (whole ticks) to `cpos`,
+    /// `cvel`.
     since: i64,
     cpos: [i32; 3],
     cvel: [i32; 3],
+    /// The velocity at the last instant asked for.
+    qvel: [i32; 3],
     /// `pos + vel × t`, through walls and without end (a negative control).
     blind: bool,
 }
@@ -31,7 +44,7 @@ pub struct Coast {
 impl Coast {
     /// An entity known to be at `pos` moving at `vel` at time `origin`.
     pub fn new(origin: i64, pos: [i32; 3], vel: [i32; 3]) -> Coast {
-        Coast { origin, pos, vel, since: 0, cpos: pos, cvel: vel, blind: false }
+        Coast { origin, pos, vel, since: 0, cpos: pos, cvel: vel, qvel: vel, blind: false }
     }
 
     /// The same state coasting blind: `pos + vel × t`, through walls, off
@@ -50,14 +63,22 @@ impl Coast {
             return [at(0), at(1), at(2).max(0)];
         }
         let since = t.saturating_sub(self.origin).clamp(0, cap.max(0));
-        if since < self.since {
+        let dt = (game.dt_us() as i64).max(1);
+        let whole = since - since % dt;
+        if whole < self.since {
             (self.since, self.cpos, self.cvel) = (0, self.pos, self.vel);
         }
-        if since > self.since {
-            (self.cpos, self.cvel) = game.glide(self.cpos, self.cvel, since - self.since, gravity);
-            self.since = since;
+        if whole > self.since {
+            (self.cpos, self.cvel) = game.glide(self.cpos, self.cvel, whole - self.since, gravity);
+            self.since = whole;
         }
-        self.cpos
+        if since == whole {
+            self.qvel = self.cvel;
+            return self.cpos;
+        }
+        let (pos, vel) = game.glide(self.cpos, self.cvel, since - whole, gravity);
+        self.qvel = vel;
+        pos
     }
 
     /// The velocity at the last instant asked for (0 on an axis that hit
@@ -66,7 +87,7 @@ impl Coast {
         if t.saturating_sub(self.origin) >= cap {
             [0; 3]
         } else {
-            self.cvel
+            self.qvel
         }
     }
 }
@@ -100,7 +121,50 @@ mod tests {
             a.at(&game, t, 1_000_000, true);
         }
         let (pa, pb) = (a.at(&game, 600_000, 1_000_000, true), b.at(&game, 600_000, 1_000_000, true));
-        assert!(distance(pa, pb) < 1_000, "{pa:?} vs {pb:?}");
+        assert_eq!(pa, pb);
         assert_eq!(pa[2], 0, "landed (at 0.42 s)");
+    }
+
+    #[test]
+    fn a_copy_passing_a_corner_goes_by_it_at_every_render_rate() {
+        // The known failure's case: up-right, just past the central
+        // pillar's top-left corner (18–22 × 13–17 m; players 0.8 m).
+        let game = Game::new(GameConfig::default());
+        let start = Coast::new(2_983_214, [17_377_871, 17_207_010, 0], [4_192_109, 4_292_577, 0]);
+        let at = |hz: i64| {
+            let mut c = start;
+            let mut t = 2_983_214;
+            while t < 3_400_000 {
+                c.at(&game, t, 1_000_000, true);
+                t += 1_000_000 / hz;
+            }
+            c.at(&game, 3_400_000, 1_000_000, true)
+        };
+        let want = at(144);
+        for hz in [30, 60, 75, 240] {
+            assert_eq!(at(hz), want, "{hz} Hz");
+        }
+        assert!(want[0] > 18_500_000, "went by the corner: {want:?}");
+    }
+
+    proptest::proptest! {
+        /// Where the copy is at `t` does not depend on when it was asked before.
+        #[test]
+        fn the_place_at_t_is_the_same_whatever_was_asked_before(
+            asks in proptest::collection::vec(0i64..2_000_000, 0..20),
+            t in 0i64..2_000_000,
+            x in 1_000_000i32..39_000_000, y in 1_000_000i32..29_000_000,
+            vx in -6_000_000i32..6_000_000, vy in -6_000_000i32..6_000_000, vz in 0i32..6_000_000,
+        ) {
+            let game = Game::new(GameConfig::default());
+            let fresh = Coast::new(0, [x, y, 0], [vx, vy, vz]);
+            let mut asked = fresh;
+            for a in asks {
+                asked.at(&game, a, 1_500_000, true);
+            }
+            let mut once = fresh;
+            proptest::prop_assert_eq!(asked.at(&game, t, 1_500_000, true), once.at(&game, t, 1_500_000, true));
+            proptest::prop_assert_eq!(asked.velocity(t, 1_500_000), once.velocity(t, 1_500_000));
+        }
     }
 }
