@@ -254,9 +254,12 @@ mod tests {
     use super::grid::NineGrid;
     use proptest::prelude::*;
 
+    /// Start positions, per tick a step per entity, entity count per tick.
+    type World = (Vec<Pos>, Vec<Vec<(i32, i32)>>, Vec<usize>);
+
     /// A world: start positions, then per tick a step per entity (a big
     /// step is a teleport), and the entity count per tick.
-    fn world() -> impl Strategy<Value = (Vec<Pos>, Vec<Vec<(i32, i32)>>, Vec<usize>)> {
+    fn world() -> impl Strategy<Value = World> {
         let n = 1usize..40;
         n.prop_flat_map(|n| {
             (

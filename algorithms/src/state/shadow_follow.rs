@@ -44,6 +44,10 @@ use std::collections::VecDeque;
 
 const TAG_STATES: u8 = 60;
 
+/// Chase steps per tick: 240 a second at 60 Hz, finer than any shipped
+/// screen but the 240 Hz one.
+const CHASE_STEPS_PER_TICK: i64 = 4;
+
 const RATE: OptionSpec = OptionSpec::number("rate", "10", 0.1, 1000.0, "state updates per second");
 const KEYS: OptionSpec = OptionSpec::count("keys", "1", 0, 1, "1: buffer jump take-off and landing key states");
 const LAG: OptionSpec = OptionSpec::number("lag", "0", 0.0, 100.0, "phase lag: distance kept behind the shadow, m");
@@ -116,15 +120,17 @@ impl Algorithm for ShadowFollow {
                     keys: VecDeque::new(),
                 })
                 .collect(),
-            cap_us: (o.number(&EXTRAPOLATE_MAX).clamp(0.0, 3.6e6) * 1e3) as i64,
             teleport_um: (o.number(&TELEPORT).max(0.0) * 1e6) as i64,
             own: OwnPlayer::new(&s.initial, player, dt),
             offset: None,
-            last_render: None,
-            lag_um: o.number(&LAG).max(0.0) * 1e6,
-            inertia: o.number(&INERTIA).max(0.0) * 1e6,
-            chase: 1.5 * 6_000_000.0,
-            arc: o.number(&ARC) != 0.0,
+            chased_to: None,
+            chase: Chase {
+                speed: 1.5 * 6_000_000.0,
+                lag_um: o.number(&LAG).max(0.0) * 1e6,
+                inertia: o.number(&INERTIA).max(0.0) * 1e6,
+                cap_us: (o.number(&EXTRAPOLATE_MAX).clamp(0.0, 3.6e6) * 1e3) as i64,
+                arc: o.number(&ARC) != 0.0,
+            },
             uplink: InputUplink::new(3),
         })
     }
@@ -227,16 +233,13 @@ struct Follower {
 struct Client {
     me: usize,
     dt: i64,
-    cap_us: i64,
     teleport_um: i64,
     own: OwnPlayer,
     entities: Vec<Follower>,
     offset: Option<i64>,
-    last_render: Option<i64>,
-    lag_um: f64,
-    inertia: f64,
-    chase: f64,
-    arc: bool,
+    /// The chase step the chasers have been moved to (see `step_time`).
+    chased_to: Option<i64>,
+    chase: Chase,
     uplink: InputUplink,
 }
 
@@ -245,6 +248,7 @@ impl Node for Client {
         if ctx.player().is_none() {
             return;
         }
+        self.chase_until(ctx.game(), ctx.now());
         let samples = self.uplink.sample(ctx);
         self.own.place_others(ctx, self.entities.iter().enumerate().map(|(q, e)| (q, e.shown, [0; 3])));
         self.own.play(ctx, &mut self.uplink, samples);
@@ -258,6 +262,7 @@ impl Node for Client {
             self.own.on_server(ctx, frame, own);
             return;
         }
+        self.chase_until(ctx.game(), ctx.now());
         let mut r = Reader::new(bytes);
         let (Some(TAG_STATES), Some(n)) = (r.u8(), r.count(30)) else { return };
         let mut got = Vec::with_capacity(n);
@@ -288,7 +293,7 @@ impl Node for Client {
                 e.coast = s.coast(self.dt);
                 // After a gap the shadow may be far: jump, don't chase.
                 let t = ctx.now() + self.offset.unwrap_or(0);
-                let at = e.coast.at(ctx.game(), t, self.cap_us, self.arc);
+                let at = e.coast.at(ctx.game(), t, self.chase.cap_us, self.chase.arc);
                 if distance(e.shown, at) > self.teleport_um {
                     e.shown = at;
                     e.speed = 0.0;
@@ -300,48 +305,117 @@ impl Node for Client {
 
     fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
         let now = ctx.now();
-        let step_s = self.last_render.map_or(0.0, |l| (now - l).max(0) as f64 / 1e6);
-        self.last_render = Some(now);
-        self.own.render(now, view);
-        let t = now + self.offset.unwrap_or(0);
         let game = ctx.game();
+        self.chase_until(game, now);
+        self.own.render(now, view);
+        // From the last step to now: a part-step, shown and not kept.
+        let at = self.chased_to.map_or(now, |k| self.step_time(k));
+        let t = now + self.offset.unwrap_or(0);
         for (i, e) in self.entities.iter_mut().enumerate() {
             if i == self.me {
                 continue;
             }
-            // The next key state to pass, or the shadow.
-            let (target, is_key) = match e.keys.front() {
-                Some(k) => (k.pos, true),
-                None => (e.coast.at(game, t, self.cap_us, self.arc), false),
-            };
-            let d: [f64; 3] = std::array::from_fn(|k| (target[k] - e.shown[k]) as f64);
-            let dist = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
-            let keep = if is_key { 0.0 } else { self.lag_um };
-            let want = (dist - keep).max(0.0);
-            let speed = if self.inertia > 0.0 {
-                let target_speed = self.chase.min(want / step_s.max(1e-6));
-                let dv = self.inertia * step_s;
-                e.speed = if target_speed > e.speed {
-                    (e.speed + dv).min(target_speed)
-                } else {
-                    (e.speed - dv).max(target_speed)
-                };
-                e.speed
+            let shown = if now > at {
+                self.chase.step(e.shown, e.speed, e.keys.front(), &mut e.coast, game, t, (now - at) as f64 / 1e6).0
             } else {
-                self.chase
+                e.shown
             };
-            let moved = (speed * step_s).min(want);
-            if dist > 0.0 {
-                let to: [i32; 3] = std::array::from_fn(|k| e.shown[k] + (d[k] / dist * moved).round() as i32);
-                // Around nothing: the chase stops at walls like the entity.
-                e.shown = game.slide(e.shown, to);
-            }
-            if is_key && dist - moved < 1_000.0 {
-                e.keys.pop_front();
-            }
             let frame = e.keys.front().map_or(e.shadow.frame, |k| k.frame);
-            let (x, y, z) = (e.shown[0], e.shown[1], e.shown[2].max(0));
+            let (x, y, z) = (shown[0], shown[1], shown[2].max(0));
             view.entities.push(EntityView { id: i as u16, x, y, z, seq: 0, frame });
         }
+    }
+}
+
+impl Client {
+    /// Local time of chase step `k`: `k` quarter-ticks, on the tick grid.
+    fn step_time(&self, k: i64) -> i64 {
+        k * self.dt / CHASE_STEPS_PER_TICK
+    }
+
+    /// Moves every chaser on to local time `now` in fixed steps of a
+    /// quarter tick: where a chaser is depends on the time, not on how
+    /// often the screen renders (the seed chases once per frame; at 30 and
+    /// 144 Hz those Euler steps drew different paths — `conform`'s
+    /// `frame-rate-independent`). Called before anything reads or moves
+    /// the chasers: ticks, packets, renders.
+    fn chase_until(&mut self, game: &harness::game::Game, now: i64) {
+        let Some(mut k) = self.chased_to else {
+            self.chased_to = Some((now * CHASE_STEPS_PER_TICK).div_euclid(self.dt.max(1)));
+            return;
+        };
+        while self.step_time(k + 1) <= now {
+            let step_s = (self.step_time(k + 1) - self.step_time(k)) as f64 / 1e6;
+            k += 1;
+            let t = self.step_time(k) + self.offset.unwrap_or(0);
+            for (i, e) in self.entities.iter_mut().enumerate() {
+                if i == self.me {
+                    continue;
+                }
+                let (shown, speed, reached) =
+                    self.chase.step(e.shown, e.speed, e.keys.front(), &mut e.coast, game, t, step_s);
+                (e.shown, e.speed) = (shown, speed);
+                if reached {
+                    e.keys.pop_front();
+                }
+            }
+        }
+        self.chased_to = Some(k);
+    }
+}
+
+/// How a chaser moves toward its shadow (the seed's options).
+struct Chase {
+    /// Catch-up speed, µm/s.
+    speed: f64,
+    lag_um: f64,
+    /// Acceleration, µm/s² (0: constant catch-up speed).
+    inertia: f64,
+    cap_us: i64,
+    arc: bool,
+}
+
+impl Chase {
+    /// A chaser at `shown` moving at `speed`, after `step_s` seconds toward
+    /// the next key state `key` or else its shadow `coast` at server time
+    /// `t`: where it is, its speed, and whether it reached the key.
+    #[allow(clippy::too_many_arguments)]
+    fn step(
+        &self,
+        shown: [i32; 3],
+        speed: f64,
+        key: Option<&Sample>,
+        coast: &mut Coast,
+        game: &harness::game::Game,
+        t: i64,
+        step_s: f64,
+    ) -> ([i32; 3], f64, bool) {
+        let (target, is_key) = match key {
+            Some(k) => (k.pos, true),
+            None => (coast.at(game, t, self.cap_us, self.arc), false),
+        };
+        let d: [f64; 3] = std::array::from_fn(|k| (target[k] - shown[k]) as f64);
+        let dist = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+        let keep = if is_key { 0.0 } else { self.lag_um };
+        let want = (dist - keep).max(0.0);
+        let speed = if self.inertia > 0.0 {
+            let target_speed = self.speed.min(want / step_s.max(1e-6));
+            let dv = self.inertia * step_s;
+            if target_speed > speed {
+                (speed + dv).min(target_speed)
+            } else {
+                (speed - dv).max(target_speed)
+            }
+        } else {
+            self.speed
+        };
+        let moved = (speed * step_s).min(want);
+        let mut at = shown;
+        if dist > 0.0 {
+            let to: [i32; 3] = std::array::from_fn(|k| shown[k] + (d[k] / dist * moved).round() as i32);
+            // Around nothing: the chase stops at walls like the entity.
+            at = game.slide(shown, to);
+        }
+        (at, speed, is_key && dist - moved < 1_000.0)
     }
 }

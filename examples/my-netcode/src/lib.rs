@@ -256,7 +256,7 @@ impl Node for Server {
         ctx.game().step(&mut self.state, &inputs);
         ctx.publish_authority(&self.state);
         self.ticks += 1;
-        if self.ticks % self.every == 0 {
+        if self.ticks.is_multiple_of(self.every) {
             ctx.send_to_players(Positions::of(&self.state).encode());
         }
     }

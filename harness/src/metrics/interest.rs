@@ -163,7 +163,7 @@ impl InterestTracker {
                 let d = d2_within(me, &state[e as usize], self.reach);
                 // An untracked pair (not inside, not waiting) beyond
                 // `radius + hysteresis` stays as it is: skip its memory.
-                if prev.get(p) != Some(&e) && !d.is_some_and(|d| d <= self.leave2) {
+                if prev.get(p) != Some(&e) && d.is_none_or(|d| d > self.leave2) {
                     continue;
                 }
                 let k = row + e as usize;

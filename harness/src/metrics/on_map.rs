@@ -100,8 +100,7 @@ mod tests {
 
     #[test]
     fn fields_find_their_pillars_through_the_grid() {
-        let mut cfg = GameConfig::default();
-        cfg.arena = Arena::field(400_000_000, 400_000_000);
+        let cfg = GameConfig { arena: Arena::field(400_000_000, 400_000_000), ..GameConfig::default() };
         let c = MapCheck::new(&cfg);
         // Pillars are 2 m squares every 50 m from (25, 25) m.
         assert_eq!(c.depth(375_000_000, 225_000_000), 1_400_000);

@@ -338,6 +338,43 @@ pub fn diff(base: &Report, new: &Report, tol: &Tolerances, only: &[String]) -> D
     d
 }
 
+/// The diff as JUnit XML (quick-junit): one test case per configuration
+/// compared — failed when a metric regressed, with each as the message —
+/// and one failed case per baseline run missing from the new report or run
+/// on changed inputs (unless those are accepted).
+pub fn to_junit(d: &Diff, accept_input_changes: bool) -> String {
+    use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+    let mut suite = TestSuite::new("syncbench diff");
+    let fail = |msg: String| {
+        let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+        s.set_message(msg);
+        s
+    };
+    for (label, seeds) in &d.groups {
+        let worse: Vec<String> = d
+            .changes
+            .iter()
+            .filter(|c| c.regression && &c.run == label)
+            .map(|c| format!("{}: {:.4} -> {:.4}", c.metric, c.base, c.new))
+            .collect();
+        let status = if worse.is_empty() { TestCaseStatus::success() } else { fail(worse.join("; ")) };
+        let mut case = TestCase::new(label.clone(), status);
+        case.add_property(Property::new("seeds", seeds.to_string()));
+        suite.add_test_case(case);
+    }
+    for k in &d.missing {
+        suite.add_test_case(TestCase::new(k.clone(), fail("missing from the new report".into())));
+    }
+    for (k, why) in &d.inputs_changed {
+        let status =
+            if accept_input_changes { TestCaseStatus::skipped() } else { fail(format!("{why}: not compared")) };
+        suite.add_test_case(TestCase::new(k.clone(), status));
+    }
+    let mut report = Report::new("syncbench");
+    report.add_test_suite(suite);
+    report.to_string().unwrap_or_else(|e| format!("<!-- JUnit serialisation failed: {e} -->\n"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -415,41 +452,4 @@ mod tests {
         let empty = Report::new("0", vec![]);
         assert!(diff(&base, &empty, &Tolerances::uniform(0.05), &[]).regressed(), "a missing run is a regression");
     }
-}
-
-/// The diff as JUnit XML (quick-junit): one test case per configuration
-/// compared — failed when a metric regressed, with each as the message —
-/// and one failed case per baseline run missing from the new report or run
-/// on changed inputs (unless those are accepted).
-pub fn to_junit(d: &Diff, accept_input_changes: bool) -> String {
-    use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
-    let mut suite = TestSuite::new("syncbench diff");
-    let fail = |msg: String| {
-        let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-        s.set_message(msg);
-        s
-    };
-    for (label, seeds) in &d.groups {
-        let worse: Vec<String> = d
-            .changes
-            .iter()
-            .filter(|c| c.regression && &c.run == label)
-            .map(|c| format!("{}: {:.4} -> {:.4}", c.metric, c.base, c.new))
-            .collect();
-        let status = if worse.is_empty() { TestCaseStatus::success() } else { fail(worse.join("; ")) };
-        let mut case = TestCase::new(label.clone(), status);
-        case.add_property(Property::new("seeds", seeds.to_string()));
-        suite.add_test_case(case);
-    }
-    for k in &d.missing {
-        suite.add_test_case(TestCase::new(k.clone(), fail("missing from the new report".into())));
-    }
-    for (k, why) in &d.inputs_changed {
-        let status =
-            if accept_input_changes { TestCaseStatus::skipped() } else { fail(format!("{why}: not compared")) };
-        suite.add_test_case(TestCase::new(k.clone(), status));
-    }
-    let mut report = Report::new("syncbench");
-    report.add_test_suite(suite);
-    report.to_string().unwrap_or_else(|e| format!("<!-- JUnit serialisation failed: {e} -->\n"))
 }
