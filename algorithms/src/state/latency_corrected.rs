@@ -15,6 +15,11 @@
 //! - `to-target-stop`: stopped; walk to the corrected position, then
 //! - `idle-stop`: stand.
 //!
+//! The seed runs the machine once per frame; here it runs on a fixed grid
+//! of four steps a tick, and a frame between grid points is drawn a
+//! part-step on without keeping it, so every render rate shows the same
+//! motion.
+//!
 //! Seed 002's scheme is planar; here the height follows the reported
 //! vertical speed under gravity, so jumps are shown. Remote copies move by
 //! the world's rules ([`Coast`], [`harness::game::Game::slide`]): they stop

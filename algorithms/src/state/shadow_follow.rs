@@ -25,6 +25,12 @@
 //! around nothing, and jumps to it when it is more than `teleport` away
 //! (after a gap) rather than chasing for seconds.
 //!
+//! Departure: the seed moves the chaser once per frame, by the frame's
+//! time; here it moves on a fixed grid of four steps a tick, and a frame
+//! between grid points is drawn a part-step on without keeping it — so a
+//! 30 Hz and a 144 Hz screen show the same chase (the seed's way drew
+//! different paths: `conform`'s `frame-rate-independent`).
+//!
 //! The own player follows no shadow ("客户端先行", the client goes first):
 //! it moves at once on its own inputs and is reconciled with the server's
 //! own-state message ([`OwnPlayer`]); the server stays authoritative.
