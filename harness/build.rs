@@ -6,13 +6,20 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // Read when the script runs, not when it was compiled: a build script
+    // compiled in another checkout sharing the target directory (a git
+    // worktree) would otherwise embed that checkout's files, or none.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest).join("..");
     let mut out = String::new();
     for (name, dir, ext) in [("PROFILES", "netem-profiles", "toml"), ("TRACES", "traces", "trace")] {
         let dir = root.join(dir);
         println!("cargo:rerun-if-changed={}", dir.display());
-        let mut files: Vec<_> =
-            std::fs::read_dir(&dir).map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
+        // A binary that ships no profiles is broken: fail the build.
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
         files.retain(|p: &std::path::PathBuf| p.extension().is_some_and(|e| e == ext));
         files.sort();
         writeln!(out, "/// Shipped `{ext}` files: (name, text).").unwrap();

@@ -378,7 +378,18 @@ impl Machine {
                     o.shown = target;
                     o.mode = if o.mode == Mode::ToTargetStop { Mode::IdleStop } else { Mode::ByDirectionRun };
                 } else {
-                    let to = [o.shown[0] + (d[0] / dist * step) as i32, o.shown[1] + (d[1] / dist * step) as i32, z];
+                    // At least a micrometre on an axis that has any way to
+                    // go: truncated to nothing, a copy just inside a wall's
+                    // reach would never move out of it.
+                    let part = |k: usize| {
+                        let c = (d[k] / dist * step) as i32;
+                        if c == 0 && d[k] != 0.0 {
+                            d[k].signum() as i32
+                        } else {
+                            c
+                        }
+                    };
+                    let to = [o.shown[0] + part(0), o.shown[1] + part(1), z];
                     o.shown = game.slide(o.shown, to);
                 }
             }

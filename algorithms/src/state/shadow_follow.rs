@@ -418,10 +418,23 @@ impl Chase {
         let moved = (speed * step_s).min(want);
         let mut at = shown;
         if dist > 0.0 {
-            let to: [i32; 3] = std::array::from_fn(|k| shown[k] + (d[k] / dist * moved).round() as i32);
+            // A component that rounds to nothing still moves a micrometre:
+            // else a chaser 5 µm into a wall's reach, its target beyond
+            // it, never moves out (the other axis stays blocked).
+            let to: [i32; 3] = std::array::from_fn(|k| shown[k] + toward(d[k] / dist * moved, d[k]));
             // Around nothing: the chase stops at walls like the entity.
             at = game.slide(shown, to);
         }
         (at, speed, is_key && dist - moved < 1_000.0)
+    }
+}
+
+/// `c` µm rounded, but at least 1 µm toward `d` when `c` is not zero.
+fn toward(c: f64, d: f64) -> i32 {
+    let r = c.round();
+    if r == 0.0 && c != 0.0 {
+        d.signum() as i32
+    } else {
+        r as i32
     }
 }
