@@ -18,7 +18,11 @@ pub(super) fn run_cmd(a: RunArgs) -> Result<()> {
             eprint!("\r{}: {done:.0} of {total:.0} simulated s…", algo.name());
         }
     };
-    let r = run_one_observed(algo, &profile, &spec, &cfg, &mut progress)?;
+    let r = run_one_observed(algo, &profile, &spec, &cfg, &mut progress);
+    if show && r.is_err() {
+        eprintln!(); // end the progress line before the error
+    }
+    let r = r?;
     if show {
         let wall = started.elapsed().as_secs_f64();
         let speed = total / wall.max(1e-9);

@@ -147,6 +147,19 @@ mod tests {
         assert!(want[0] > 18_500_000, "went by the corner: {want:?}");
     }
 
+    #[test]
+    fn a_copy_at_the_top_of_a_jump_falls_on_however_it_was_asked() {
+        // At 20 Hz a 3 m/s take-off loses exactly 1 m/s a tick: the speed
+        // is 0 at the apex (150 ms), and the copy must not float there.
+        let game = Game::new(GameConfig { tick_hz: 20, ..GameConfig::default() });
+        let start = Coast::new(0, [20_000_000, 5_000_000, 1_000_000], [0, 0, 3_000_000]);
+        let (mut once, mut stepwise) = (start, start);
+        stepwise.at(&game, 150_000, 1_000_000, true);
+        let (a, b) = (once.at(&game, 300_000, 1_000_000, true), stepwise.at(&game, 300_000, 1_000_000, true));
+        assert_eq!(a, b);
+        assert!(a[2] < 1_150_000, "fell from the apex: {a:?}");
+    }
+
     proptest::proptest! {
         /// Where the copy is at `t` does not depend on when it was asked before.
         #[test]
@@ -155,8 +168,10 @@ mod tests {
             t in 0i64..2_000_000,
             x in 1_000_000i32..39_000_000, y in 1_000_000i32..29_000_000,
             vx in -6_000_000i32..6_000_000, vy in -6_000_000i32..6_000_000, vz in 0i32..6_000_000,
+            still in proptest::bool::ANY, tick_hz in proptest::sample::select(vec![20u32, 30, 50, 60, 144]),
         ) {
-            let game = Game::new(GameConfig::default());
+            let game = Game::new(GameConfig { tick_hz, ..GameConfig::default() });
+            let (vx, vy, vz) = if still { (0, 0, vz - vz % 1_000_000) } else { (vx, vy, vz) };
             let fresh = Coast::new(0, [x, y, 0], [vx, vy, vz]);
             let mut asked = fresh;
             for a in asks {

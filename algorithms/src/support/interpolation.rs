@@ -200,6 +200,21 @@ mod tests {
     }
 
     proptest! {
+        /// The `i64` lerp gives what the `i128` one gives, for any spans it
+        /// takes and any positions.
+        #[test]
+        fn the_i64_lerp_is_the_i128_lerp(
+            span in 1i64..(1 << 31), k in 0.0f64..=1.0, x in proptest::num::i32::ANY, y in proptest::num::i32::ANY,
+        ) {
+            let mut b = InterpolationBuffer::new(4);
+            b.push(Snap { time_us: 0, frame: 1, pos: vec![[x, y, 0]], vel: Vec::new() });
+            b.push(Snap { time_us: span, frame: 2, pos: vec![[y, x, 0]], vel: Vec::new() });
+            let t = (span as f64 * k) as i64;
+            let s = b.sample(t, 0, Dry::Hold).unwrap();
+            let wide = |a: i32, c: i32| (a as i128 + (c as i128 - a as i128) * t as i128 / span as i128) as i32;
+            prop_assert_eq!(s.pos, [wide(x, y), wide(y, x), 0]);
+            prop_assert_eq!(s.view.2, (t as i128 * 65535 / span as i128) as u16);
+        }
         /// A displayed position always lies on the segment between the two
         /// received states around it (never beyond them without the
         /// extrapolate policy).

@@ -304,16 +304,16 @@ fn check_no_desync(a: &dyn Algorithm, s: &Scenario) -> Verdict {
 
 fn check_converges(a: &dyn Algorithm, s: &Scenario) -> Verdict {
     // The promise is about a world at rest: every player's inputs must end
-    // idle by the time the link heals. A scenario without that (the
-    // shrinker dropping the stop, once) is outside the contract, not a
-    // failure of it.
-    let heal = s.heal_at_us.unwrap_or(0);
-    let at_rest = s
-        .trace
-        .tracks
-        .iter()
-        .take(s.clients)
-        .all(|t| t.segments.last().is_none_or(|&(at, input)| input == crate::game::Input::IDLE && at <= heal));
+    // with nothing that moves (no direction, no jump; aiming and fire are
+    // allowed), not looping, by the time the link heals — or, with no heal,
+    // a second before the end. A scenario without that (the shrinker
+    // dropping the stop, once) is outside the contract, not a failure of it.
+    let rest_by = s.heal_at_us.unwrap_or(s.duration_us.saturating_sub(1_000_000));
+    let still = |i: &crate::game::Input| i.direction() == (0, 0) && !i.held(crate::game::Input::JUMP);
+    let at_rest =
+        s.trace.tracks.iter().take(s.clients).all(|t| {
+            t.repeat_us.is_none() && t.segments.last().is_none_or(|(at, input)| still(input) && *at <= rest_by)
+        });
     if !at_rest {
         return Verdict::NotApplicable("the players' inputs do not stop by the time the link heals".into());
     }

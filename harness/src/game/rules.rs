@@ -405,7 +405,9 @@ impl Game {
                 (z, vz) = (0, if gravity { 0 } else { vz.max(0) });
             }
             (p.z, p.vz) = (z as i32, vz as i32);
-            if p.vx == 0 && p.vy == 0 && p.vz == 0 {
+            // At rest only on the ground (or with no gravity): at a jump's
+            // apex the speed is 0 for an instant and it falls on.
+            if p.vx == 0 && p.vy == 0 && p.vz == 0 && (p.z == 0 || !gravity) {
                 break;
             }
         }

@@ -215,10 +215,12 @@ impl Recorder {
     }
 
     /// Sizes the render memory of the snap test for screens of up to
-    /// `max_hz` (a span of two ticks must fit).
+    /// `max_hz` (a span of two ticks must fit). Call before the first
+    /// render: it starts every screen's memory afresh.
     pub fn set_render_hz(&mut self, max_hz: u32) {
+        debug_assert!(self.screens.seen.is_empty(), "set_render_hz after a render");
         let per_span = (SNAP_SPAN_TICKS * self.dt_us * max_hz.max(1) as u64).div_ceil(1_000_000) as usize;
-        // Capped (memory: players × entities × ring): past it, a span is
+        // Capped (memory: a ring per pair shown): past it, a span is
         // judged over the oldest render kept, against two ticks' motion.
         self.screens = ScreenMemory::new(self.players, self.entities, (per_span + 1).clamp(3, 8));
     }
