@@ -198,6 +198,15 @@ impl Endpoint {
         }
     }
 
+    /// Whether the transport abandoned its connection (only QUIC does: the
+    /// TCP model and KCP retransmit for ever).
+    pub fn gave_up(&self) -> bool {
+        match self {
+            Endpoint::Quic(e) => e.gave_up(),
+            _ => false,
+        }
+    }
+
     /// When the timer should fire next, if anything waits for it.
     pub fn next_timer(&self) -> Option<Micros> {
         match self {

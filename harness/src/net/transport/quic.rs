@@ -269,6 +269,13 @@ impl Quic {
         self.drive(now, out);
     }
 
+    /// Whether the connection was lost or closed (quinn gives up after its
+    /// idle timeout, 30 s by default: under heavy loss a handshake whose
+    /// last flights keep being lost can end that way, as real QUIC does).
+    pub(super) fn gave_up(&self) -> bool {
+        self.conn.as_ref().is_some_and(|(_, c)| c.is_closed())
+    }
+
     pub(super) fn next_timer(&self) -> Option<Micros> {
         self.timer
     }

@@ -18,6 +18,18 @@ enum Ev {
 /// links applying `spec`; returns what each side received and the time
 /// the last message arrived.
 fn exchange(kind: TransportKind, spec: &str, n: u32, seed: u64, horizon_us: u64) -> (Vec<Vec<u32>>, Micros, u64) {
+    let (got, last, retx, _) = exchange_ends(kind, spec, n, seed, horizon_us);
+    (got, last, retx)
+}
+
+/// [`exchange`], also telling whether either end gave its connection up.
+fn exchange_ends(
+    kind: TransportKind,
+    spec: &str,
+    n: u32,
+    seed: u64,
+    horizon_us: u64,
+) -> (Vec<Vec<u32>>, Micros, u64, bool) {
     let netem = Netem::parse(spec).unwrap();
     let mut links = [
         Link::new(netem.clone(), Correlation::Kernel, Stream::new(seed, Purpose::Uplink, 0)),
@@ -85,7 +97,8 @@ fn exchange(kind: TransportKind, spec: &str, n: u32, seed: u64, horizon_us: u64)
             }
         }
     }
-    (got, last, retx)
+    let gave_up = ends.iter().any(Endpoint::gave_up);
+    (got, last, retx, gave_up)
 }
 
 #[test]
@@ -172,8 +185,11 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
     /// For any loss below 100%, any duplication, reordering, jitter and
-    /// corruption, reliable transports deliver every message exactly once,
-    /// in order.
+    /// corruption, reliable transports deliver messages exactly once, in
+    /// order — all of them, unless the transport gave its connection up
+    /// (real QUIC does, after its 30 s idle timeout, when a handshake's
+    /// last flights keep being lost: `quic_can_give_up_a_handshake`); then
+    /// what arrived is still a gap-free prefix.
     #[test]
     fn reliable_delivery_is_exactly_once_in_order(
         which in 0usize..3,
@@ -187,10 +203,16 @@ proptest! {
     ) {
         let kind = reliable()[which];
         let spec = format!("delay {delay}ms {jitter}ms loss {loss}% duplicate {dup}% reorder {reorder}% corrupt {corrupt}%");
-        let (got, _, _) = exchange(kind, &spec, 60, seed, 3_600_000_000);
+        let (got, _, _, gave_up) = exchange_ends(kind, &spec, 60, seed, 3_600_000_000);
         let want: Vec<u32> = (0..60).collect();
-        prop_assert_eq!(&got[0], &want);
-        prop_assert_eq!(&got[1], &want);
+        prop_assert!(!gave_up || kind == TransportKind::Quic, "{kind} gave up");
+        for side in &got {
+            // Exactly once and in order: a gap-free prefix of what was sent…
+            prop_assert!(side.len() <= want.len(), "{side:?}");
+            prop_assert_eq!(&side[..], &want[..side.len()]);
+            // …and all of it, unless the connection was given up.
+            prop_assert!(side.len() == want.len() || gave_up, "{kind}: {} of {} delivered", side.len(), want.len());
+        }
     }
 }
 
@@ -225,4 +247,17 @@ proptest! {
             e.on_timer(Micros(40_000 + k as u64 * 10_000), &mut out);
         }
     }
+}
+
+/// Found by the property test above: on this path quinn's handshake never
+/// completes. The client finishes, its last flights are lost, its probes
+/// back off (1, 2, 4 s, …) and the server, with nothing of its own in
+/// flight, hits its 30 s idle timeout first — quinn's behaviour, not the
+/// simulator's. The connection is then given up, and nothing was delivered.
+#[test]
+fn quic_can_give_up_a_handshake() {
+    let spec = "delay 13ms 1ms loss 30% duplicate 1% reorder 1% corrupt 1%";
+    let (got, _, _, gave_up) = exchange_ends(TransportKind::Quic, spec, 60, 5525, 3_600_000_000);
+    assert!(gave_up);
+    assert!(got.iter().all(Vec::is_empty), "{got:?}");
 }
