@@ -42,6 +42,7 @@
 use crate::support::clock_sync::ClockSync;
 use crate::support::coast::{distance, Coast};
 use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE, PLAUSIBLE_LEAD};
+use crate::support::step_grid::StepGrid;
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
 use crate::wire::{Reader, Writer};
 use harness::contract::{
@@ -119,7 +120,7 @@ impl Algorithm for LatencyCorrected {
                 cap_us: (o.number(&EXTRAPOLATE_MAX).clamp(0.0, 3.6e6) * 1e3) as i64,
             },
             teleport_um: (o.number(&TELEPORT).max(0.0) * 1e6) as i64,
-            stepped_to: None,
+            grid: StepGrid::new(dt),
             own: OwnPlayer::new(&s.initial, player, dt),
             uplink: InputUplink::new(3),
         })
@@ -211,8 +212,8 @@ struct Client {
     others: Vec<Other>,
     machine: Machine,
     teleport_um: i64,
-    /// The state-machine step the copies have been run to (see `step_time`).
-    stepped_to: Option<i64>,
+    /// The grid the copies' state machine runs on.
+    grid: StepGrid,
     own: OwnPlayer,
     uplink: InputUplink,
 }
@@ -297,7 +298,7 @@ impl Node for Client {
         self.advance(game, now);
         self.own.render(now, view);
         // From the last step to now: a part-step, shown and not kept.
-        let at = self.stepped_to.map_or(now, |k| self.step_time(k));
+        let at = self.grid.last().unwrap_or(now);
         let server_now = self.clock.server_time(now);
         for (i, o) in self.others.iter().enumerate() {
             if i == self.me {
@@ -319,37 +320,23 @@ impl Node for Client {
     }
 }
 
-/// Remote copies' state machine steps per tick: 240 a second at 60 Hz.
-const STEPS_PER_TICK: i64 = 4;
-
 impl Client {
-    /// Local time of step `k`: `k` quarter-ticks, on the tick grid.
-    fn step_time(&self, k: i64) -> i64 {
-        k * self.dt / STEPS_PER_TICK
-    }
-
-    /// Runs every remote copy's state machine on to local time `now` in
-    /// fixed quarter-tick steps. The seed steps it once per frame; at 30
-    /// and 144 Hz those steps drew different paths (`conform`'s
-    /// `frame-rate-independent`: remote p90 1.0 m at 30 Hz, 1.95 m at 144
-    /// Hz). Called before anything reads or changes the copies: ticks,
-    /// packets (before a clock sample moves the server time), renders.
+    /// Runs every remote copy's state machine on to local time `now` on the
+    /// step grid (the seed steps it once per frame; at 30 and 144 Hz those
+    /// steps drew different paths — `conform`'s `frame-rate-independent`:
+    /// remote p90 1.0 m at 30 Hz, 1.95 m at 144 Hz). Called before
+    /// anything reads or changes the copies: ticks, packets (before a clock
+    /// sample moves the server time), renders.
     fn advance(&mut self, game: &harness::game::Game, now: i64) {
-        let Some(mut k) = self.stepped_to else {
-            self.stepped_to = Some((now * STEPS_PER_TICK).div_euclid(self.dt.max(1)));
-            return;
-        };
-        while self.step_time(k + 1) <= now {
-            let span = self.step_time(k + 1) - self.step_time(k);
-            k += 1;
-            let server_t = self.clock.server_time(self.step_time(k));
-            for (i, o) in self.others.iter_mut().enumerate() {
-                if i != self.me {
-                    self.machine.step(o, game, server_t, span);
+        let (me, clock, machine, others) = (self.me, &self.clock, &self.machine, &mut self.others);
+        self.grid.run_until(now, |t, span| {
+            let server_t = clock.server_time(t);
+            for (i, o) in others.iter_mut().enumerate() {
+                if i != me {
+                    machine.step(o, game, server_t, span);
                 }
             }
-        }
-        self.stepped_to = Some(k);
+        });
     }
 }
 

@@ -26,7 +26,7 @@
 //! (after a gap) rather than chasing for seconds.
 //!
 //! Departure: the seed moves the chaser once per frame, by the frame's
-//! time; here it moves on a fixed grid of four steps a tick, and a frame
+//! time; here it moves on a fixed grid of four steps a tick ([`StepGrid`]), and a frame
 //! between grid points is drawn a part-step on without keeping it — so a
 //! 30 Hz and a 144 Hz screen show the same chase (the seed's way drew
 //! different paths: `conform`'s `frame-rate-independent`).
@@ -42,6 +42,7 @@
 
 use crate::support::coast::{distance, Coast};
 use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE, PLAUSIBLE_LEAD};
+use crate::support::step_grid::StepGrid;
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
@@ -49,10 +50,6 @@ use harness::game::{PlayerState, State};
 use std::collections::VecDeque;
 
 const TAG_STATES: u8 = 60;
-
-/// Chase steps per tick: 240 a second at 60 Hz, finer than any shipped
-/// screen but the 240 Hz one.
-const CHASE_STEPS_PER_TICK: i64 = 4;
 
 const RATE: OptionSpec = OptionSpec::number("rate", "10", 0.1, 1000.0, "state updates per second");
 const KEYS: OptionSpec = OptionSpec::count("keys", "1", 0, 1, "1: buffer jump take-off and landing key states");
@@ -129,7 +126,7 @@ impl Algorithm for ShadowFollow {
             teleport_um: (o.number(&TELEPORT).max(0.0) * 1e6) as i64,
             own: OwnPlayer::new(&s.initial, player, dt),
             offset: None,
-            chased_to: None,
+            grid: StepGrid::new(dt),
             chase: Chase {
                 speed: 1.5 * 6_000_000.0,
                 lag_um: o.number(&LAG).max(0.0) * 1e6,
@@ -243,8 +240,8 @@ struct Client {
     own: OwnPlayer,
     entities: Vec<Follower>,
     offset: Option<i64>,
-    /// The chase step the chasers have been moved to (see `step_time`).
-    chased_to: Option<i64>,
+    /// The grid the chase runs on.
+    grid: StepGrid,
     chase: Chase,
     uplink: InputUplink,
 }
@@ -315,7 +312,7 @@ impl Node for Client {
         self.chase_until(game, now);
         self.own.render(now, view);
         // From the last step to now: a part-step, shown and not kept.
-        let at = self.chased_to.map_or(now, |k| self.step_time(k));
+        let at = self.grid.last().unwrap_or(now);
         let t = now + self.offset.unwrap_or(0);
         for (i, e) in self.entities.iter_mut().enumerate() {
             if i == self.me {
@@ -334,39 +331,27 @@ impl Node for Client {
 }
 
 impl Client {
-    /// Local time of chase step `k`: `k` quarter-ticks, on the tick grid.
-    fn step_time(&self, k: i64) -> i64 {
-        k * self.dt / CHASE_STEPS_PER_TICK
-    }
-
-    /// Moves every chaser on to local time `now` in fixed steps of a
-    /// quarter tick: where a chaser is depends on the time, not on how
-    /// often the screen renders (the seed chases once per frame; at 30 and
-    /// 144 Hz those Euler steps drew different paths — `conform`'s
-    /// `frame-rate-independent`). Called before anything reads or moves
-    /// the chasers: ticks, packets, renders.
+    /// Moves every chaser on to local time `now` on the step grid: where a
+    /// chaser is depends on the time, not on how often the screen renders
+    /// (the seed chases once per frame; at 30 and 144 Hz those Euler steps
+    /// drew different paths — `conform`'s `frame-rate-independent`).
+    /// Called before anything reads or moves the chasers: ticks, packets,
+    /// renders.
     fn chase_until(&mut self, game: &harness::game::Game, now: i64) {
-        let Some(mut k) = self.chased_to else {
-            self.chased_to = Some((now * CHASE_STEPS_PER_TICK).div_euclid(self.dt.max(1)));
-            return;
-        };
-        while self.step_time(k + 1) <= now {
-            let step_s = (self.step_time(k + 1) - self.step_time(k)) as f64 / 1e6;
-            k += 1;
-            let t = self.step_time(k) + self.offset.unwrap_or(0);
-            for (i, e) in self.entities.iter_mut().enumerate() {
-                if i == self.me {
+        let (me, offset, chase, entities) = (self.me, self.offset.unwrap_or(0), &self.chase, &mut self.entities);
+        self.grid.run_until(now, |t, span| {
+            for (i, e) in entities.iter_mut().enumerate() {
+                if i == me {
                     continue;
                 }
                 let (shown, speed, reached) =
-                    self.chase.step(e.shown, e.speed, e.keys.front(), &mut e.coast, game, t, step_s);
+                    chase.step(e.shown, e.speed, e.keys.front(), &mut e.coast, game, t + offset, span as f64 / 1e6);
                 (e.shown, e.speed) = (shown, speed);
                 if reached {
                     e.keys.pop_front();
                 }
             }
-        }
-        self.chased_to = Some(k);
+        });
     }
 }
 

@@ -14,4 +14,5 @@ pub mod own_prediction;
 pub mod render_lerp;
 pub mod snapshot;
 pub mod sparse_delta;
+pub mod step_grid;
 pub mod uplink;

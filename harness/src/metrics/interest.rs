@@ -63,6 +63,9 @@ pub struct InterestTracker {
     shown_ids: Vec<Vec<u16>>,
     /// Per viewer: entities inside its radius or waiting to be shown.
     tracked: Vec<Vec<u32>>,
+    /// Scratch: a viewer's next tracked list is built here (no allocation
+    /// per viewer and frame).
+    spare: Vec<u32>,
     /// This frame's entities by cell (scratch).
     cells: Vec<((i64, i64), u32)>,
     awareness: Hist,
@@ -101,6 +104,7 @@ impl InterestTracker {
             pairs: vec![Pair { since: NEVER, last_near: 0, inside: false, shown: false }; n],
             shown_ids: vec![Vec::new(); players],
             tracked: vec![Vec::new(); players],
+            spare: Vec::new(),
             cells: Vec::new(),
             awareness: Hist::default(),
             longest_unaware_us: 0,
@@ -151,7 +155,8 @@ impl InterestTracker {
                     self.pair(row + e as usize, t, None);
                 }
             }
-            let mut tracked = Vec::with_capacity(prev.len());
+            let mut tracked = std::mem::take(&mut self.spare);
+            tracked.clear();
             let mut p = 0;
             for &e in &candidates {
                 if e as usize == v {
@@ -173,6 +178,7 @@ impl InterestTracker {
                 }
             }
             self.tracked[v] = tracked;
+            self.spare = prev;
         }
         self.pair_frames += (self.players * self.entities.saturating_sub(1)) as u128;
     }

@@ -1,0 +1,63 @@
+//! A fixed grid of steps a screen-side simulation advances on, whatever
+//! the render rate: four steps a tick, at `k · dt / 4` µs of local time.
+//!
+//! Seeds 001 and 002 move remote copies once per rendered frame by the
+//! frame's time — an Euler step at the screen's rate, so a faster screen
+//! draws another path. A client that keeps a [`StepGrid`] runs its copies
+//! on the grid before anything reads them (ticks, packets, renders), and a
+//! render draws a part-step from [`StepGrid::last`] without keeping it:
+//! what a screen shows is then a function of time.
+//!
+//! ```
+//! use algorithms::support::step_grid::StepGrid;
+//! let mut g = StepGrid::new(16_000);
+//! let mut steps = Vec::new();
+//! g.run_until(0, |t, span| steps.push((t, span))); // starts the grid
+//! g.run_until(10_000, |t, span| steps.push((t, span)));
+//! assert_eq!(steps, [(4_000, 4_000), (8_000, 4_000)]);
+//! assert_eq!(g.last(), Some(8_000));
+//! ```
+
+/// Steps per tick.
+pub const STEPS_PER_TICK: i64 = 4;
+
+/// The grid and how far along it a simulation has been run.
+#[derive(Clone, Copy, Debug)]
+pub struct StepGrid {
+    dt: i64,
+    /// The last step taken (`None` before the first call).
+    done: Option<i64>,
+}
+
+impl StepGrid {
+    /// A grid for ticks of `dt` µs.
+    pub fn new(dt: i64) -> StepGrid {
+        StepGrid { dt: dt.max(1), done: None }
+    }
+
+    /// Local time of step `k`.
+    fn time(&self, k: i64) -> i64 {
+        k * self.dt / STEPS_PER_TICK
+    }
+
+    /// Local time of the last step taken.
+    pub fn last(&self) -> Option<i64> {
+        self.done.map(|k| self.time(k))
+    }
+
+    /// Calls `step(t, span)` for every grid step after the last one up to
+    /// local time `now`, in order (`t` the step's time, `span` its length,
+    /// µs). The first call only places the grid at `now`.
+    pub fn run_until(&mut self, now: i64, mut step: impl FnMut(i64, i64)) {
+        let Some(mut k) = self.done else {
+            self.done = Some((now * STEPS_PER_TICK).div_euclid(self.dt));
+            return;
+        };
+        while self.time(k + 1) <= now {
+            let span = self.time(k + 1) - self.time(k);
+            k += 1;
+            step(self.time(k), span);
+        }
+        self.done = Some(k);
+    }
+}
