@@ -183,6 +183,26 @@ impl<E> Scheduler<E> {
         }
     }
 
+    /// Removes and returns the earliest event if it is at `time` and of
+    /// `class` — the next of a run of events of one instant and class,
+    /// which a caller may handle together. `None` otherwise (and, being
+    /// conservative, whenever the bucket holding `time` is not the one
+    /// being drained).
+    pub fn pop_same(&mut self, time: Micros, class: EventClass) -> Option<E> {
+        if !self.sorted || time.0 >> BUCKET_BITS != self.base {
+            return None;
+        }
+        let bucket = &mut self.buckets[(self.base % BUCKETS as u64) as usize];
+        let k = *bucket.last()?;
+        if k.time != time.0 || k.order >> 62 != class as u64 {
+            return None;
+        }
+        bucket.pop();
+        self.in_ring -= 1;
+        self.free.push(k.slot);
+        Some(self.slab[k.slot as usize].take().expect("a queued slot holds its event"))
+    }
+
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Micros> {
         if self.in_ring > 0 {
@@ -237,20 +257,38 @@ mod tests {
     proptest! {
         /// Pushes and pops in any mix, due anywhere from now to far past
         /// the ring's horizon, come out in the order of a sorted map of
-        /// `(time, class, sequence)`.
+        /// `(time, class, sequence)`; `pop_same` takes the next event
+        /// exactly when the map's first is at the clock's time and of the
+        /// class asked (once anything was popped: before, it may decline).
         #[test]
         fn the_calendar_pops_what_a_sorted_map_pops(
-            ops in proptest::collection::vec((0u64..4, 0u64..700_000, 0u8..3), 0..400)
+            ops in proptest::collection::vec((0u64..5, 0u64..700_000, 0u8..3), 0..400)
         ) {
             let mut s = Scheduler::new();
             let mut model = std::collections::BTreeMap::new();
             let classes = [EventClass::Packet, EventClass::Tick, EventClass::Render];
             let mut seq = 0usize;
+            let mut popped = false;
             for (op, ahead, class) in ops {
                 if op == 0 {
                     let got = s.pop();
                     let want = model.pop_first().map(|((t, _, _), e)| (Micros(t), e));
+                    popped |= got.is_some();
                     prop_assert_eq!(got, want);
+                } else if op == 4 {
+                    let now = s.now();
+                    let got = s.pop_same(now, classes[class as usize]);
+                    let first = model.keys().next().copied();
+                    let matches = first.is_some_and(|(t, c, _)| t == now.0 && c == class);
+                    if matches && popped {
+                        prop_assert_eq!(got, model.pop_first().map(|(_, e)| e));
+                    } else if matches {
+                        if let Some(e) = got {
+                            prop_assert_eq!(Some(e), model.pop_first().map(|(_, e)| e));
+                        }
+                    } else {
+                        prop_assert_eq!(got, None);
+                    }
                 } else {
                     let t = s.now().0 + if op == 1 { ahead % 3_000 } else { ahead };
                     s.push(Micros(t), classes[class as usize], seq);

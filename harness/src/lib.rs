@@ -27,6 +27,7 @@ pub mod live;
 pub mod math;
 pub mod metrics;
 pub mod net;
+pub mod parallel;
 pub mod report;
 pub mod rng;
 pub mod runner;

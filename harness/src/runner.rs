@@ -447,7 +447,9 @@ pub fn run_plan_observed(
     };
     let mut delivered_msgs: Vec<Vec<u8>> = Vec::new();
     let mut outbox: Vec<(NodeId, Vec<u8>)> = Vec::new();
-    let mut view = View::default();
+    // The screens rendering at one instant, and their views.
+    let mut rendering: Vec<usize> = Vec::new();
+    let mut views: Vec<(usize, View)> = Vec::new();
     let mut events = 0u64;
 
     let wall_start = cfg.paced.then(std::time::Instant::now);
@@ -487,16 +489,42 @@ pub fn run_plan_observed(
                 i
             }
             Ev::Render(i) => {
-                let s = &mut slots[i];
-                let (r, k) = s.render.as_mut().expect("only clients render");
-                let rctx =
-                    RenderCtx { now_local: s.clock.local_at(now), me: NodeId(i as u16), setup: &setup, game: &game };
-                view.entities.clear();
-                s.node.render(&rctx, &mut view);
-                recorder.record_view(s.player.expect("clients have players"), now, &mut view);
-                *k += 1;
-                let next = r.firing(&s.clock, *k);
-                sched.push(next, EventClass::Render, Ev::Render(i));
+                // Every screen drawn at this instant renders, then all are
+                // judged together (on several cores when they are many):
+                // nothing else can happen between them, so this is the
+                // order one at a time would take.
+                rendering.clear();
+                rendering.push(i);
+                while let Some(ev) = sched.pop_same(now, EventClass::Render) {
+                    match ev {
+                        Ev::Render(j) => rendering.push(j),
+                        _ => unreachable!("only renders are of the render class"),
+                    }
+                }
+                events += rendering.len() as u64 - 1;
+                if views.len() < rendering.len() {
+                    views.resize_with(rendering.len(), Default::default);
+                }
+                for (&j, (player, view)) in rendering.iter().zip(views.iter_mut()) {
+                    let s = &mut slots[j];
+                    let rctx = RenderCtx {
+                        now_local: s.clock.local_at(now),
+                        me: NodeId(j as u16),
+                        setup: &setup,
+                        game: &game,
+                    };
+                    view.entities.clear();
+                    s.node.render(&rctx, view);
+                    *player = s.player.expect("clients have players");
+                }
+                recorder.record_views(now, &mut views[..rendering.len()]);
+                for &j in &rendering {
+                    let s = &mut slots[j];
+                    let (r, k) = s.render.as_mut().expect("only clients render");
+                    *k += 1;
+                    let next = r.firing(&s.clock, *k);
+                    sched.push(next, EventClass::Render, Ev::Render(j));
+                }
                 continue;
             }
             Ev::Core(p) => {

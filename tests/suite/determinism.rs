@@ -24,3 +24,34 @@ fn results_do_not_depend_on_threads() {
     });
     assert!(from_threads.iter().all(|j| *j == single));
 }
+
+/// A large world's screens of one instant are judged on several cores, one
+/// tally per core, merged exactly: the report is the same bytes as on one
+/// core — client/server (renders wait for the authority, the conformance
+/// path check on) and peer-to-peer (renders scored as frames confirm).
+#[test]
+fn results_do_not_depend_on_the_cores_judging_screens() {
+    use harness::runner::RunConfig;
+    use harness::world::{Aoi, World};
+    let (clients, bots) = (30, 250);
+    let json = |threads: usize, algo: &str| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let batch = clients * (clients + bots);
+            if threads > 1 {
+                assert!(harness::parallel::parts(batch, clients) > 2, "a batch this big must be split");
+            }
+            let c = RunConfig {
+                world: World::Field { width_m: 200, height_m: 200 },
+                bots,
+                aoi: Some(Aoi::parse("none").unwrap()),
+                checks: Some(None),
+                ..cfg(clients, 1, 5)
+            };
+            serde_json::to_string(&run_named(algo, "wifi", "random-walk", c)).unwrap()
+        })
+    };
+    for algo in ["delta-snapshot", "lockstep"] {
+        assert_eq!(json(1, algo), json(4, algo), "{algo}");
+    }
+}

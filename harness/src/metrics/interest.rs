@@ -48,32 +48,60 @@ struct Pair {
     shown: bool,
 }
 
+/// One viewer's pairs: its row of the tracker, judged on its own when
+/// screens are judged on several cores.
+#[derive(Clone, Debug)]
+pub(crate) struct InterestRow {
+    /// Per entity, together: the authority frame and the render touch all
+    /// of a pair's fields at once.
+    pairs: Vec<Pair>,
+    /// The ids the viewer's latest render showed.
+    shown_ids: Vec<u16>,
+    /// Entities inside the viewer's radius or waiting to be shown.
+    tracked: Vec<u32>,
+}
+
+/// What renders add up to: sums, counts and maxima only, so counts kept
+/// apart (one per core) and merged give exactly what one would have.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ShownCounts {
+    awareness: Hist,
+    longest_unaware_us: u64,
+    leaks: u64,
+    remote_shown: u64,
+    renders: u64,
+}
+
+impl ShownCounts {
+    /// Adds `other`'s renders to these.
+    pub(crate) fn merge(&mut self, other: &ShownCounts) {
+        self.awareness.merge(&other.awareness);
+        self.longest_unaware_us = self.longest_unaware_us.max(other.longest_unaware_us);
+        self.leaks += other.leaks;
+        self.remote_shown += other.remote_shown;
+        self.renders += other.renders;
+    }
+}
+
 /// The tracker behind [`InterestMetrics`].
 #[derive(Clone, Debug)]
 pub struct InterestTracker {
     enter2: i64,
     leave2: i64,
     reach: i64,
-    players: usize,
     entities: usize,
-    /// Per (viewer, entity), together: the authority frame and the render
-    /// touch all of a pair's fields at once.
-    pairs: Vec<Pair>,
-    /// Per viewer: the ids its latest render showed.
-    shown_ids: Vec<Vec<u16>>,
-    /// Per viewer: entities inside its radius or waiting to be shown.
-    tracked: Vec<Vec<u32>>,
+    /// Per viewer.
+    rows: Vec<InterestRow>,
     /// Scratch: a viewer's next tracked list is built here (no allocation
     /// per viewer and frame).
     spare: Vec<u32>,
     /// This frame's entities by cell (scratch).
     cells: Vec<((i64, i64), u32)>,
-    awareness: Hist,
+    /// What renders judged through [`InterestTracker::view`] added up to
+    /// (the recorder keeps its own per core and merges them in).
+    shown: ShownCounts,
     longest_unaware_us: u64,
     unaware_visits: u64,
-    leaks: u64,
-    remote_shown: u64,
-    renders: u64,
     inside_pairs: u128,
     pair_frames: u128,
 }
@@ -92,26 +120,24 @@ impl InterestTracker {
     /// bots) with `aoi`'s radius.
     pub fn new(aoi: Aoi, players: usize, initial: &[PlayerState]) -> InterestTracker {
         let entities = initial.len();
-        let n = players * entities;
         let r = aoi.radius_um.clamp(0, Aoi::MAX_UM);
         let l = aoi.leave_radius_um().clamp(0, 2 * Aoi::MAX_UM);
+        let row = InterestRow {
+            pairs: vec![Pair { since: NEVER, last_near: 0, inside: false, shown: false }; entities],
+            shown_ids: Vec::new(),
+            tracked: Vec::new(),
+        };
         let mut t = InterestTracker {
             enter2: r * r,
             leave2: l * l,
             reach: l,
-            players,
             entities,
-            pairs: vec![Pair { since: NEVER, last_near: 0, inside: false, shown: false }; n],
-            shown_ids: vec![Vec::new(); players],
-            tracked: vec![Vec::new(); players],
+            rows: vec![row; players],
             spare: Vec::new(),
             cells: Vec::new(),
-            awareness: Hist::default(),
+            shown: ShownCounts::default(),
             longest_unaware_us: 0,
             unaware_visits: 0,
-            leaks: 0,
-            remote_shown: 0,
-            renders: 0,
             inside_pairs: 0,
             pair_frames: 0,
         };
@@ -137,7 +163,8 @@ impl InterestTracker {
         self.cells.extend(state.iter().enumerate().map(|(e, p)| (key(p), e as u32)));
         self.cells.sort_unstable();
         let mut candidates = Vec::new();
-        for v in 0..self.players {
+        let mut rows = std::mem::take(&mut self.rows);
+        for (v, row) in rows.iter_mut().enumerate() {
             let me = &state[v];
             let (cx, cy) = key(me);
             candidates.clear();
@@ -147,12 +174,11 @@ impl InterestTracker {
                 candidates.extend(self.cells[lo..hi].iter().map(|c| c.1));
             }
             candidates.sort_unstable();
-            let row = v * self.entities;
-            let prev = std::mem::take(&mut self.tracked[v]);
+            let prev = std::mem::take(&mut row.tracked);
             // Tracked entities that are no longer candidates are out of reach.
             for &e in &prev {
                 if candidates.binary_search(&e).is_err() {
-                    self.pair(row + e as usize, t, None);
+                    self.pair(&mut row.pairs[e as usize], t, None);
                 }
             }
             let mut tracked = std::mem::take(&mut self.spare);
@@ -171,101 +197,124 @@ impl InterestTracker {
                 if prev.get(p) != Some(&e) && d.is_none_or(|d| d > self.leave2) {
                     continue;
                 }
-                let k = row + e as usize;
-                self.pair(k, t, d);
-                if self.pairs[k].inside || self.pairs[k].since != NEVER {
+                let pair = &mut row.pairs[e as usize];
+                self.pair(pair, t, d);
+                if pair.inside || pair.since != NEVER {
                     tracked.push(e);
                 }
             }
-            self.tracked[v] = tracked;
+            row.tracked = tracked;
             self.spare = prev;
         }
-        self.pair_frames += (self.players * self.entities.saturating_sub(1)) as u128;
+        self.pair_frames += (rows.len() * self.entities.saturating_sub(1)) as u128;
+        self.rows = rows;
     }
 
     /// One (player, entity) pair at `t`, at squared distance `d` (`None`:
     /// out of reach).
-    fn pair(&mut self, k: usize, t: Micros, d: Option<i64>) {
+    fn pair(&mut self, pair: &mut Pair, t: Micros, d: Option<i64>) {
         if d.is_some_and(|d| d <= self.leave2) {
-            self.pairs[k].last_near = t.0;
+            pair.last_near = t.0;
         }
         let now_inside = d.is_some_and(|d| d <= self.enter2);
         self.inside_pairs += now_inside as u128;
-        if now_inside && !self.pairs[k].inside && !self.pairs[k].shown && self.pairs[k].since == NEVER {
-            self.pairs[k].since = t.0;
-        } else if !now_inside && self.pairs[k].since != NEVER {
-            self.end_unaware(k, t.0);
+        if now_inside && !pair.inside && !pair.shown && pair.since == NEVER {
+            pair.since = t.0;
+        } else if !now_inside && pair.since != NEVER {
+            self.end_unaware(pair, t.0);
         }
-        self.pairs[k].inside = now_inside;
+        pair.inside = now_inside;
     }
 
     /// The reference for [`InterestTracker::authority`]: every pair.
     #[cfg(test)]
     fn authority_scan(&mut self, t: Micros, state: &[PlayerState]) {
-        for v in 0..self.players {
+        let mut rows = std::mem::take(&mut self.rows);
+        for (v, row) in rows.iter_mut().enumerate() {
             for e in 0..self.entities {
                 if e != v {
-                    self.pair(v * self.entities + e, t, d2_within(&state[v], &state[e], self.reach));
+                    self.pair(&mut row.pairs[e], t, d2_within(&state[v], &state[e], self.reach));
                 }
             }
         }
-        self.pair_frames += (self.players * self.entities.saturating_sub(1)) as u128;
+        self.pair_frames += (rows.len() * self.entities.saturating_sub(1)) as u128;
+        self.rows = rows;
     }
 
-    fn end_unaware(&mut self, k: usize, t: u64) {
-        self.longest_unaware_us = self.longest_unaware_us.max(t.saturating_sub(self.pairs[k].since));
+    fn end_unaware(&mut self, pair: &mut Pair, t: u64) {
+        self.longest_unaware_us = self.longest_unaware_us.max(t.saturating_sub(pair.since));
         self.unaware_visits += 1;
-        self.pairs[k].since = NEVER;
+        pair.since = NEVER;
+    }
+
+    /// Every viewer's row, in viewer order (to judge renders apart, with
+    /// [`InterestRow::view`]).
+    pub(crate) fn rows_mut(&mut self) -> &mut [InterestRow] {
+        &mut self.rows
+    }
+
+    /// Adds what renders judged apart added up to.
+    pub(crate) fn absorb(&mut self, counts: &ShownCounts) {
+        self.shown.merge(counts);
     }
 
     /// What `viewer`'s screen shows at `t` (ids already checked to be
     /// entities).
     pub fn view(&mut self, viewer: usize, t: Micros, entities: &[EntityView]) {
-        let row = viewer * self.entities;
-        for id in self.shown_ids[viewer].drain(..) {
-            self.pairs[row + id as usize].shown = false;
-        }
-        self.renders += 1;
-        for e in entities {
-            let id = e.id as usize;
-            if id == viewer || id >= self.entities {
-                continue;
-            }
-            let k = row + id;
-            if self.pairs[k].shown {
-                continue; // listed twice
-            }
-            self.pairs[k].shown = true;
-            self.shown_ids[viewer].push(e.id);
-            self.remote_shown += 1;
-            if self.pairs[k].since != NEVER {
-                let wait = t.0.saturating_sub(self.pairs[k].since);
-                self.awareness.record(wait);
-                self.longest_unaware_us = self.longest_unaware_us.max(wait);
-                self.pairs[k].since = NEVER;
-            }
-            if t.0.saturating_sub(self.pairs[k].last_near) > LEAK_GRACE_US {
-                self.leaks += 1;
-            }
-        }
+        self.rows[viewer].view(&mut self.shown, viewer, t, entities);
     }
 
     /// The measurements at `end`.
     pub fn finish(mut self, end: Micros) -> InterestMetrics {
-        for k in 0..self.pairs.len() {
-            if self.pairs[k].since != NEVER {
-                self.end_unaware(k, end.0);
+        let mut rows = std::mem::take(&mut self.rows);
+        for pair in rows.iter_mut().flat_map(|r| r.pairs.iter_mut()) {
+            if pair.since != NEVER {
+                self.end_unaware(pair, end.0);
             }
         }
+        let s = &self.shown;
         InterestMetrics {
             visible_share: round4(self.inside_pairs as f64 / self.pair_frames.max(1) as f64),
-            shown_per_render: round4(self.remote_shown as f64 / self.renders.max(1) as f64),
-            awareness_ms: self.awareness.stats(1e3),
-            longest_unaware_ms: round4(self.longest_unaware_us as f64 / 1e3),
+            shown_per_render: round4(s.remote_shown as f64 / s.renders.max(1) as f64),
+            awareness_ms: s.awareness.stats(1e3),
+            longest_unaware_ms: round4(self.longest_unaware_us.max(s.longest_unaware_us) as f64 / 1e3),
             unaware_visits: self.unaware_visits,
-            leaks: self.leaks,
-            leak_share: round4(self.leaks as f64 / self.remote_shown.max(1) as f64),
+            leaks: s.leaks,
+            leak_share: round4(s.leaks as f64 / s.remote_shown.max(1) as f64),
             index_examined_per_tick: None,
+        }
+    }
+}
+
+impl InterestRow {
+    /// What `viewer`'s screen shows at `t` (ids already checked to be
+    /// entities), added to `counts`.
+    pub(crate) fn view(&mut self, counts: &mut ShownCounts, viewer: usize, t: Micros, entities: &[EntityView]) {
+        for id in self.shown_ids.drain(..) {
+            self.pairs[id as usize].shown = false;
+        }
+        counts.renders += 1;
+        for e in entities {
+            let id = e.id as usize;
+            if id == viewer || id >= self.pairs.len() {
+                continue;
+            }
+            let pair = &mut self.pairs[id];
+            if pair.shown {
+                continue; // listed twice
+            }
+            pair.shown = true;
+            self.shown_ids.push(e.id);
+            counts.remote_shown += 1;
+            if pair.since != NEVER {
+                let wait = t.0.saturating_sub(pair.since);
+                counts.awareness.record(wait);
+                counts.longest_unaware_us = counts.longest_unaware_us.max(wait);
+                pair.since = NEVER;
+            }
+            if t.0.saturating_sub(pair.last_near) > LEAK_GRACE_US {
+                counts.leaks += 1;
+            }
         }
     }
 }

@@ -66,6 +66,7 @@
 pub mod fidelity;
 pub mod ideal;
 pub mod interest;
+mod judge;
 pub mod on_map;
 pub mod recorder;
 pub mod runs;

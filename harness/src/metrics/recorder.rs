@@ -8,24 +8,22 @@
 use super::fidelity::Fidelity;
 use super::ideal::{Frames, Ideal};
 use super::interest::InterestTracker;
-use super::on_map::{MapCheck, TOLERANCE_UM};
+use super::judge::{Judge, Screen, Tally, MAX_VIOLATIONS, SNAP_SPAN_TICKS};
+use super::on_map::MapCheck;
 use super::runs::Runs;
-use super::screen_memory::{anchor, ScreenMemory};
 use super::stats::{round4, Hist};
 use super::{
     Bandwidth, Checks, ClientMetrics, ClockError, Desync, FinalDivergence, HitAgreement, Impossible, LatencyCdf,
     Metrics, NetworkCounts, OwnRemote, OwnRemotePct, Snaps, Stalls, Timeline, TraceFacts,
 };
-use crate::contract::{EntityView, NodeId, Report, Topology, View};
+use crate::contract::{NodeId, Report, Topology, View};
 use crate::game::{Game, Input, PlayerState, SeqInput, State};
 use crate::net::LinkStats;
+use crate::parallel;
 use crate::time::Micros;
 use crate::trace::Trace;
 use crate::world::Aoi;
 use std::collections::VecDeque;
-
-/// At most this many violation messages are kept.
-const MAX_VIOLATIONS: usize = 20;
 
 struct Pending {
     viewer: usize,
@@ -37,11 +35,10 @@ struct Pending {
     view: View,
 }
 
-/// Per-second sums for the timeline.
+/// Per-second counts for the timeline (the divergence sums are in the
+/// tallies).
 #[derive(Clone, Copy, Default)]
 struct Second {
-    own: (f64, u64),
-    remote: (f64, u64),
     corrections: u32,
 }
 
@@ -53,11 +50,6 @@ struct Traffic {
     down_packets: u64,
 }
 
-/// Snaps are judged over at least this many ticks: long enough that a
-/// tick-stepped picture, a one-tick catch-up or a correction blended over a
-/// tick is seen whole in one span at any render rate, so 30, 60 and 144 Hz
-/// screens count the same jumps.
-const SNAP_SPAN_TICKS: u64 = 2;
 /// Changes made in the run's last two seconds are not counted as never
 /// shown: they may simply not have had time (an algorithm that updates
 /// once a second shows a change up to a second and a round trip late).
@@ -87,15 +79,11 @@ pub struct Recorder {
     changes: Vec<Vec<u64>>,
     trace_facts: TraceFacts,
     pending: VecDeque<Pending>,
-    /// What every screen last showed of every entity.
-    screens: ScreenMemory,
-    div: [Hist; 2],
-    ideal_div: [Hist; 2],
-    latency: [Hist; 2],
-    /// Per viewer, snap events on its screen.
-    snap_events: Vec<u64>,
-    snap_renders: u64,
-    largest_jump: u64,
+    /// Per player, what its screen's judgement remembers.
+    screens: Vec<Screen>,
+    /// What judged renders add up to: one per part a batch of renders is
+    /// split into (merged when the run ends).
+    tallies: Vec<Tally>,
     corrections: u64,
     rollbacks: u64,
     resimulated: u64,
@@ -104,8 +92,6 @@ pub struct Recorder {
     node_tick_us: u64,
     fidelity: Fidelity,
     map: MapCheck,
-    /// Entity-renders inside walls or off the map, all entity-renders, the deepest (µm).
-    impossible: (u64, u64, i64),
     desynced_frames: Vec<bool>,
     first_desync: Option<Desync>,
     input_mismatches: u64,
@@ -114,16 +100,10 @@ pub struct Recorder {
     traffic: Vec<Traffic>,
     clock_err: Hist,
     clock_err_sum: i128,
-    /// Per viewer, the divergence of its last scored render: [remote, own].
-    last_div: Vec<[u64; 2]>,
-    /// Per viewer, own input latency.
-    own_latency: Vec<Hist>,
     /// Conformance checks, when enabled.
     checks: Option<CheckState>,
     /// Per simulated second, for the timeline.
     seconds: Vec<Second>,
-    /// Per player, the latest view its screen showed.
-    last_view: Vec<Vec<EntityView>>,
     /// Per player, `(seq, target)` of each sampled shot as the screen saw it.
     screen_shots: Vec<VecDeque<(u32, Option<usize>)>>,
     hits: HitAgreement,
@@ -179,13 +159,8 @@ impl Recorder {
             changes: ideal.changes,
             trace_facts,
             pending: VecDeque::new(),
-            screens: ScreenMemory::new(players, entities, 3),
-            div: Default::default(),
-            ideal_div: Default::default(),
-            latency: Default::default(),
-            snap_events: vec![0; players],
-            snap_renders: 0,
-            largest_jump: 0,
+            screens: (0..players).map(|_| Screen::new(entities, 3)).collect(),
+            tallies: vec![Tally::default()],
             corrections: 0,
             rollbacks: 0,
             resimulated: 0,
@@ -193,7 +168,6 @@ impl Recorder {
             node_tick_us: dt_us,
             fidelity: Fidelity::new(players, dt_us),
             map,
-            impossible: (0, 0, 0),
             desynced_frames: Vec::new(),
             first_desync: None,
             input_mismatches: 0,
@@ -202,11 +176,8 @@ impl Recorder {
             traffic: vec![Traffic::default(); nodes],
             clock_err: Hist::default(),
             clock_err_sum: 0,
-            last_div: vec![[0; 2]; players],
-            own_latency: vec![Hist::default(); players],
             checks: None,
             seconds: Vec::new(),
-            last_view: vec![Vec::new(); players],
             screen_shots: vec![VecDeque::new(); players],
             hits: HitAgreement::default(),
             interest: None,
@@ -218,11 +189,12 @@ impl Recorder {
     /// `max_hz` (a span of two ticks must fit). Call before the first
     /// render: it starts every screen's memory afresh.
     pub fn set_render_hz(&mut self, max_hz: u32) {
-        debug_assert!(self.screens.seen.is_empty(), "set_render_hz after a render");
+        debug_assert!(self.screens.iter().all(|s| s.memory.seen.is_empty()), "set_render_hz after a render");
         let per_span = (SNAP_SPAN_TICKS * self.dt_us * max_hz.max(1) as u64).div_ceil(1_000_000) as usize;
         // Capped (memory: a ring per pair shown): past it, a span is
         // judged over the oldest render kept, against two ticks' motion.
-        self.screens = ScreenMemory::new(self.players, self.entities, (per_span + 1).clamp(3, 8));
+        let ring = (per_span + 1).clamp(3, 8);
+        self.screens = (0..self.players).map(|_| Screen::new(self.entities, ring)).collect();
     }
 
     /// Turns on the area-of-interest measurements against `aoi`.
@@ -255,11 +227,11 @@ impl Recorder {
         let input = self.trace.input_at(p, t.0);
         self.samples[p].push((t, input));
         let seq = self.samples[p].len() as u32;
-        if input.held(Input::SHOOT) && (input.aim_x != 0 || input.aim_y != 0) && !self.last_view[p].is_empty() {
+        if input.held(Input::SHOOT) && (input.aim_x != 0 || input.aim_y != 0) && !self.screens[p].last_view.is_empty() {
             // What the shooter's screen shows now decides their verdict.
             let far = PlayerState { x: -1_000_000_000, y: -1_000_000_000, ..Default::default() };
             let mut shown = vec![far; self.players];
-            for e in &self.last_view[p] {
+            for e in &self.screens[p].last_view {
                 if (e.id as usize) < self.players {
                     shown[e.id as usize] = PlayerState { x: e.x, y: e.y, z: e.z, ..Default::default() };
                 }
@@ -498,94 +470,18 @@ impl Recorder {
     /// one before in `view` (the caller clears it for the next render: no
     /// copy of a whole world per render).
     pub(crate) fn record_view(&mut self, viewer: usize, t: Micros, view: &mut View) {
-        for e in &view.entities {
-            let id = e.id as usize;
-            if id >= self.entities {
-                self.violation(format!("player {viewer}'s view shows unknown entity {id}"));
-                continue;
-            }
-            // A view that names the authoritative frame gets that frame's input.
-            let mut e = *e;
-            if e.frame > 0 && id < self.players {
-                let f = e.frame as usize;
-                if self.topology.confirms() || f >= self.authority.frames() {
-                    self.violation(format!("player {viewer}'s view names frame {f}, which the server never published"));
-                } else {
-                    e.seq = e.seq.max(self.authority_seqs[f * self.players + id]);
-                }
-            }
-            let e = &e;
-            let own = (id == viewer) as usize;
-            let slot = self.screens.slot(viewer, id);
-            let seen = &mut self.screens.seen[slot];
-            // Latency: every input change of this entity's player that the
-            // newly shown input includes (bots have no inputs).
-            if e.seq > seen.seq && id >= self.players {
-                self.violation(format!("player {viewer}'s view shows input {} of bot {id}", e.seq));
-            } else if e.seq > seen.seq {
-                let taken = self.samples[id].len() as u32;
-                if e.seq > taken {
-                    let msg =
-                        format!("player {viewer}'s view shows input {} of player {id}, which was never sampled", e.seq);
-                    self.violation(msg);
-                } else {
-                    let sampled = self.samples[id][e.seq as usize - 1].0;
-                    let changes = &self.changes[id];
-                    while changes.get(seen.change).is_some_and(|&c| c <= sampled.0) {
-                        let waited = t.0 - changes[seen.change];
-                        self.latency[own].record(waited);
-                        if own == 1 {
-                            self.own_latency[viewer].record(waited);
-                        }
-                        seen.change += 1;
-                    }
-                    seen.seq = e.seq;
-                }
-            }
-            // Snap events: consecutive over-threshold renders are one.
-            let at = [e.x, e.y, e.z];
-            let (seen, recent) = self.screens.parts(slot);
-            let span = SNAP_SPAN_TICKS * self.dt_us;
-            if let Some((pt, prev)) = anchor(recent, t.0, span) {
-                // Twice the max speed over the span (at least two ticks).
-                let allowed = self.game.max_travel(t.0.saturating_sub(pt).max(span)) + 1_000;
-                if dist3(prev, at) as i64 > allowed {
-                    // The same event while the judged span reaches back
-                    // into it; a new one once it has moved past.
-                    let from = match seen.event {
-                        Some((from, last)) if pt <= last => from,
-                        _ => {
-                            self.snap_events[viewer] += 1;
-                            prev
-                        }
-                    };
-                    seen.event = Some((from, t.0));
-                    self.snap_renders += 1;
-                    self.largest_jump = self.largest_jump.max(dist3(from, at));
-                }
-            }
-            // Newest first; a ring of 3–8 is shifted by hand (rotate_right
-            // calls memmove, which costs more than the copy).
-            for i in (1..recent.len()).rev() {
-                recent[i] = recent[i - 1];
-            }
-            recent[0] = (t.0, at);
-            // Impossible screens.
-            let depth = self.map.depth(e.x, e.y);
-            self.impossible.1 += 1;
-            if depth > TOLERANCE_UM {
-                self.impossible.0 += 1;
-                self.impossible.2 = self.impossible.2.max(depth);
-            }
-            let f = ((t.0 / self.dt_us) as usize + 1).min(self.ideal.frames() - 2);
-            self.ideal_div[own].record(dist(self.ideal.between(f, id, t.0 % self.dt_us, self.dt_us), e));
-        }
-        if !self.topology.confirms() && self.checks.is_some() {
-            self.check_paths(viewer, view);
-        }
-        if let Some(i) = self.interest.as_mut() {
-            i.view(viewer, t, &view.entities);
-        }
+        let mut one = [(viewer, std::mem::take(view))];
+        self.record_views(t, &mut one);
+        *view = std::mem::take(&mut one[0].1);
+    }
+
+    /// Records what the screens of `batch` (player, view) showed at `t`,
+    /// in the order given — exactly as one [`Recorder::record_view`] per
+    /// render would, but a batch with enough entities to be worth it and
+    /// each player at most once is judged on several cores (see
+    /// [`super::judge`]). Each view is left holding its screen's view
+    /// before.
+    pub(crate) fn record_views(&mut self, t: Micros, batch: &mut [(usize, View)]) {
         // The authority at t: its frame in force, on the way to the next.
         let (frame, into) = if self.topology.confirms() {
             ((t.0 / self.dt_us) as usize + 1, t.0 % self.dt_us)
@@ -593,36 +489,84 @@ impl Recorder {
             let f = self.authority.frames() - 1;
             (f, t.0.saturating_sub(self.authority_at[f]).min(self.dt_us))
         };
-        if self.pending.is_empty() && self.scorable(frame, into) {
-            self.score(viewer, frame, into, t, &view.entities);
+        // Every render of one instant is scored now or waits, alike.
+        let score_now = self.pending.is_empty() && self.scorable(frame, into);
+        let judge = Judge {
+            topology: self.topology,
+            players: self.players,
+            entities: self.entities,
+            dt_us: self.dt_us,
+            game: self.game.config(),
+            samples: &self.samples,
+            changes: &self.changes,
+            authority: &self.authority,
+            authority_seqs: &self.authority_seqs,
+            ideal: &self.ideal,
+            map: &self.map,
+            check_paths: !self.topology.confirms() && self.checks.is_some(),
+        };
+        let mut rows = self.interest.as_mut().map(|i| i.rows_mut());
+        let entity_renders: usize = batch.iter().map(|(_, v)| v.entities.len()).sum();
+        let parts = parallel::parts(entity_renders, batch.len());
+        if parts > 1 && distinct(batch.iter().map(|b| b.0), self.players) {
+            if self.tallies.len() < parts {
+                self.tallies.resize_with(parts, Tally::default);
+            }
+            // Each screen (and its interest row) goes to the part judging its render.
+            let mut rows_of: Vec<Option<&mut crate::metrics::interest::InterestRow>> = match rows {
+                Some(r) => r.iter_mut().map(Some).collect(),
+                None => Vec::new(),
+            };
+            let mut screens: Vec<Option<&mut Screen>> = self.screens.iter_mut().map(Some).collect();
+            let mut work: Vec<_> = batch
+                .iter()
+                .enumerate()
+                .map(|(pos, (viewer, view))| {
+                    let screen = screens[*viewer].take().expect("distinct viewers");
+                    let row = rows_of.get_mut(*viewer).and_then(Option::take);
+                    (pos, *viewer, screen, row, view)
+                })
+                .collect();
+            let chunk = work.len().div_ceil(parts);
+            parallel::for_each(work.chunks_mut(chunk).zip(self.tallies.iter_mut()), |(items, tally)| {
+                for (pos, viewer, screen, row, view) in items.iter_mut() {
+                    judge.view(screen, row.as_deref_mut(), tally, *pos, *viewer, t, view);
+                    if score_now {
+                        judge.score(screen, tally, *viewer, frame, into, t, &view.entities);
+                    }
+                }
+            });
         } else {
-            self.pending.push_back(Pending { viewer, frame, into, t, view: view.clone() });
+            let tally = &mut self.tallies[0];
+            for (pos, (viewer, view)) in batch.iter().enumerate() {
+                let Some(screen) = self.screens.get_mut(*viewer) else { continue };
+                let row = rows.as_deref_mut().map(|r| &mut r[*viewer]);
+                judge.view(screen, row, tally, pos, *viewer, t, view);
+                if score_now {
+                    judge.score(screen, tally, *viewer, frame, into, t, &view.entities);
+                }
+            }
         }
-        std::mem::swap(&mut self.last_view[viewer], &mut view.entities);
+        self.take_violations();
+        for (viewer, view) in batch.iter_mut() {
+            let Some(screen) = self.screens.get_mut(*viewer) else { continue };
+            if !score_now {
+                self.pending.push_back(Pending { viewer: *viewer, frame, into, t, view: view.clone() });
+            }
+            std::mem::swap(&mut screen.last_view, &mut view.entities);
+        }
     }
 
-    /// Remote entities must be shown on the path the authority took over the
-    /// last two seconds (on a segment between two of its frames).
-    fn check_paths(&mut self, viewer: usize, view: &View) {
-        let last = self.authority.frames() - 1;
-        let first = last.saturating_sub(2 * 1_000_000 / self.dt_us as usize);
-        let mut worst = 0u64;
-        let mut samples = 0u64;
-        for e in view.entities.iter().filter(|e| e.id as usize != viewer && (e.id as usize) < self.entities) {
-            let id = e.id as usize;
-            let p = [e.x as f64, e.y as f64, e.z as f64];
-            let mut best = f64::INFINITY;
-            for f in first..=last {
-                let a = self.authority.at(f, id);
-                let b = self.authority.at((f + 1).min(last), id);
-                best = best.min(point_segment(p, a, b));
-            }
-            worst = worst.max(best as u64);
-            samples += 1;
+    /// Moves the violations the tallies found into the run's, in the
+    /// order of the renders that found them.
+    fn take_violations(&mut self) {
+        if self.tallies.iter().all(|t| t.violations.is_empty()) {
+            return;
         }
-        if let Some(c) = self.checks.as_mut() {
-            c.off_path_max = c.off_path_max.max(worst);
-            c.path_samples += samples;
+        let mut found: Vec<(usize, String)> = self.tallies.iter_mut().flat_map(|t| t.violations.drain(..)).collect();
+        found.sort_by_key(|v| v.0); // stable: one render's in the order found
+        for (_, msg) in found {
+            self.violation(msg);
         }
     }
 
@@ -639,53 +583,86 @@ impl Recorder {
         frame + usize::from(into > 0) < self.authority.frames()
     }
 
-    /// Scores what `viewer` showed at `t` against the authority `into` µs
-    /// past `frame`.
-    fn score(&mut self, viewer: usize, frame: usize, into: u64, t: Micros, entities: &[EntityView]) {
-        let mut last = [0u64; 2];
-        // The second's sums, made on the first entity scored (as before).
-        let sec = (t.0 / 1_000_000) as usize;
-        for e in entities {
-            let id = e.id as usize;
-            if id < self.entities {
-                let own = (id == viewer) as usize;
-                let d = dist(self.authority.between(frame, id, into, self.dt_us), e);
-                self.div[own].record(d);
-                last[own] = last[own].max(d);
-                if self.seconds.len() <= sec {
-                    self.second(t);
+    /// Scores the waiting renders whose authority frames now exist, in
+    /// order; many at once are split by screen over several cores.
+    fn drain_pending(&mut self) {
+        let ready = self.pending.iter().take_while(|p| self.scorable(p.frame, p.into)).count();
+        if ready == 0 {
+            return;
+        }
+        let judge = Judge {
+            topology: self.topology,
+            players: self.players,
+            entities: self.entities,
+            dt_us: self.dt_us,
+            game: self.game.config(),
+            samples: &self.samples,
+            changes: &self.changes,
+            authority: &self.authority,
+            authority_seqs: &self.authority_seqs,
+            ideal: &self.ideal,
+            map: &self.map,
+            check_paths: false,
+        };
+        let entity_renders: usize = self.pending.iter().take(ready).map(|p| p.view.entities.len()).sum();
+        let parts = parallel::parts(entity_renders, ready).min(self.screens.len());
+        if parts > 1 {
+            let front = self.pending.make_contiguous();
+            if self.tallies.len() < parts {
+                self.tallies.resize_with(parts, Tally::default);
+            }
+            // A part per range of screens; each scores its screens' renders in order.
+            let per = self.screens.len().div_ceil(parts);
+            let items = &front[..ready];
+            parallel::for_each(
+                self.screens.chunks_mut(per).enumerate().zip(self.tallies.iter_mut()),
+                |((k, screens), tally)| {
+                    let mine = k * per..k * per + screens.len();
+                    for p in items.iter().filter(|p| mine.contains(&p.viewer)) {
+                        let screen = &mut screens[p.viewer - mine.start];
+                        judge.score(screen, tally, p.viewer, p.frame, p.into, p.t, &p.view.entities);
+                    }
+                },
+            );
+        } else {
+            for p in self.pending.iter().take(ready) {
+                if let Some(screen) = self.screens.get_mut(p.viewer) {
+                    judge.score(screen, &mut self.tallies[0], p.viewer, p.frame, p.into, p.t, &p.view.entities);
                 }
-                let sec = &mut self.seconds[sec];
-                let slot = if own == 1 { &mut sec.own } else { &mut sec.remote };
-                slot.0 += d as f64 / 1e6;
-                slot.1 += 1;
             }
         }
-        self.last_div[viewer] = last;
-    }
-
-    fn drain_pending(&mut self) {
-        while self.pending.front().is_some_and(|p| self.scorable(p.frame, p.into)) {
-            let p = self.pending.pop_front().expect("checked");
-            self.score(p.viewer, p.frame, p.into, p.t, &p.view.entities);
-        }
+        self.pending.drain(..ready);
     }
 
     /// The metrics of the run, after `duration_us` of simulated time.
     pub fn finish(mut self, duration_us: u64, algorithm_steps: u64, links: &[LinkStats], delivered: u64) -> Metrics {
         self.unscored = self.pending.len() as u64;
+        let mut tally = Tally::default();
+        for t in &self.tallies {
+            tally.merge(t);
+        }
+        if let Some(c) = self.checks.as_mut() {
+            c.off_path_max = c.off_path_max.max(tally.off_path.0);
+            c.path_samples += tally.off_path.1;
+        }
+        if let Some(i) = self.interest.as_mut() {
+            i.absorb(&tally.shown);
+        }
+        if self.seconds.len() < tally.seconds.len() {
+            self.seconds.resize(tally.seconds.len(), Second::default());
+        }
         // Changes a screen still showing the player never showed.
         // A change counts once the run outlasted it by the grace: a fixed
         // span (a horizon that followed the run's own latency would let a
         // worse run count fewer changes).
         let mut unshown = [[0u64; 2]; 2]; // [remote, own] × [unshown, eligible]
         let horizon = duration_us.saturating_sub(UNSHOWN_GRACE_US);
-        for (viewer, view) in self.last_view.iter().enumerate() {
-            for e in view.iter().filter(|e| (e.id as usize) < self.players) {
+        for (viewer, screen) in self.screens.iter().enumerate() {
+            for e in screen.last_view.iter().filter(|e| (e.id as usize) < self.players) {
                 let id = e.id as usize;
                 let own = (id == viewer) as usize;
                 let eligible = self.changes[id].partition_point(|&c| c <= horizon);
-                let shown = self.screens.shown_changes(viewer, id).min(eligible);
+                let shown = screen.memory.shown_changes(id).min(eligible);
                 unshown[own][0] += (eligible - shown) as u64;
                 unshown[own][1] += eligible as u64;
             }
@@ -721,7 +698,7 @@ impl Recorder {
             freezes: total(|r| r.long_count) as u64,
             longest_ms: round4(client_stalls.iter().map(|r| r.longest).max().unwrap_or(0) as f64 * tick_ms),
         };
-        let snap_events: u64 = self.snap_events.iter().sum();
+        let snap_events: u64 = self.screens.iter().map(|s| s.snap_events).sum();
         let fidelity = self.fidelity.finish(secs);
         let mut net = NetworkCounts { packets_delivered: delivered, ..Default::default() };
         for l in links {
@@ -734,9 +711,9 @@ impl Recorder {
         net.packets_sent = self.traffic.iter().map(|t| t.up_packets).sum();
         let split = |h: &[Hist; 2], scale: f64| OwnRemote { own: h[1].stats(scale), remote: h[0].stats(scale) };
         Metrics {
-            divergence_m: split(&self.div, 1e6),
+            divergence_m: split(&tally.div, 1e6),
             player_size_m: round4(2.0 * self.game.config().half_size as f64 / 1e6),
-            ideal_divergence_m: split(&self.ideal_div, 1e6),
+            ideal_divergence_m: split(&tally.ideal_div, 1e6),
             desyncs: self.desynced_frames.iter().filter(|d| **d).count() as u64,
             corrections: self.corrections,
             rollbacks: self.rollbacks,
@@ -744,21 +721,21 @@ impl Recorder {
             snaps: Snaps {
                 events: snap_events,
                 per_client_per_min: round4(snap_events as f64 / n / secs * 60.0),
-                largest_jump_m: round4(self.largest_jump as f64 / 1e6),
-                renders: self.snap_renders,
+                largest_jump_m: round4(tally.largest_jump as f64 / 1e6),
+                renders: tally.snap_renders,
             },
             stalls,
             input_fidelity: fidelity.clone(),
             impossible: Impossible {
-                renders: self.impossible.0,
-                share: round4(self.impossible.0 as f64 / self.impossible.1.max(1) as f64),
-                deepest_m: round4(self.impossible.2 as f64 / 1e6),
+                renders: tally.impossible.0,
+                share: round4(tally.impossible.0 as f64 / tally.impossible.1.max(1) as f64),
+                deepest_m: round4(tally.impossible.2 as f64 / 1e6),
             },
             trace_facts: self.trace_facts.clone(),
             input_changes_unshown_pct: OwnRemotePct { own: pct(unshown[1]), remote: pct(unshown[0]) },
             bandwidth: rate(clients),
             server_bandwidth: server,
-            input_latency_ms: split(&self.latency, 1e3),
+            input_latency_ms: split(&tally.latency, 1e3),
             sim_steps_per_s: per_s(algorithm_steps),
             unscored_samples: self.unscored,
             input_mismatches: self.input_mismatches,
@@ -779,35 +756,35 @@ impl Recorder {
                 }
             }),
             timeline: Timeline {
-                own_divergence_m: self.seconds.iter().map(|s| round4(s.own.0 / s.own.1.max(1) as f64)).collect(),
-                remote_divergence_m: self
-                    .seconds
-                    .iter()
-                    .map(|s| round4(s.remote.0 / s.remote.1.max(1) as f64))
+                own_divergence_m: (0..self.seconds.len())
+                    .map(|i| mean_m(tally.seconds.get(i).map(|s| s.own)))
+                    .collect(),
+                remote_divergence_m: (0..self.seconds.len())
+                    .map(|i| mean_m(tally.seconds.get(i).map(|s| s.remote)))
                     .collect(),
                 corrections: self.seconds.iter().map(|s| s.corrections).collect(),
             },
-            latency_cdf_ms: LatencyCdf { own: self.latency[1].cdf(1e3), remote: self.latency[0].cdf(1e3) },
+            latency_cdf_ms: LatencyCdf { own: tally.latency[1].cdf(1e3), remote: tally.latency[0].cdf(1e3) },
             per_client: (0..self.players)
                 .map(|p| {
                     let r = client_stalls.get(p).cloned().unwrap_or_else(|| Runs::new(1));
                     let [repeated, dropped] = fidelity.per_client.get(p).copied().unwrap_or_default();
                     ClientMetrics {
                         player: p,
-                        own_input_latency_ms: self.own_latency[p].stats(1e3),
+                        own_input_latency_ms: self.screens[p].own_latency.stats(1e3),
                         stall_ms: round4(r.marked as f64 * tick_ms),
                         freeze_ms: round4(r.long_marked as f64 * tick_ms),
                         freezes: r.long_count,
                         longest_stall_ms: round4(r.longest as f64 * tick_ms),
-                        snap_events: self.snap_events[p],
+                        snap_events: self.screens[p].snap_events,
                         inputs_repeated: repeated,
                         inputs_dropped: dropped,
                     }
                 })
                 .collect(),
             final_divergence_m: FinalDivergence {
-                own: round4(self.last_div.iter().map(|d| d[1]).max().unwrap_or(0) as f64 / 1e6),
-                remote: round4(self.last_div.iter().map(|d| d[0]).max().unwrap_or(0) as f64 / 1e6),
+                own: round4(self.screens.iter().map(|s| s.last_div[1]).max().unwrap_or(0) as f64 / 1e6),
+                remote: round4(self.screens.iter().map(|s| s.last_div[0]).max().unwrap_or(0) as f64 / 1e6),
             },
             hit_agreement: (self.hits.shots > 0).then(|| HitAgreement {
                 share: (self.hits.hit_shots > 0)
@@ -824,16 +801,21 @@ impl Recorder {
     }
 }
 
-/// Distance from `p` to the segment `a`–`b`, µm.
-fn point_segment(p: [f64; 3], a: [i32; 3], b: [i32; 3]) -> f64 {
-    let a = [a[0] as f64, a[1] as f64, a[2] as f64];
-    let b = [b[0] as f64, b[1] as f64, b[2] as f64];
-    let ab = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-    let ap = [p[0] - a[0], p[1] - a[1], p[2] - a[2]];
-    let len2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
-    let t = if len2 > 0.0 { ((ap[0] * ab[0] + ap[1] * ab[1] + ap[2] * ab[2]) / len2).clamp(0.0, 1.0) } else { 0.0 };
-    let d = [ap[0] - t * ab[0], ap[1] - t * ab[1], ap[2] - t * ab[2]];
-    (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
+/// A second's mean divergence in metres from its (µm sum, renders).
+fn mean_m(sums: Option<(u128, u64)>) -> f64 {
+    let (sum, n) = sums.unwrap_or((0, 0));
+    round4(sum as f64 / 1e6 / n.max(1) as f64)
+}
+
+/// Whether every viewer in `viewers` is below `players` and appears once.
+fn distinct(viewers: impl Iterator<Item = usize>, players: usize) -> bool {
+    let mut seen = vec![false; players];
+    for v in viewers {
+        if v >= players || std::mem::replace(&mut seen[v], true) {
+            return false;
+        }
+    }
+    true
 }
 
 /// Conformance bookkeeping.
@@ -844,16 +826,6 @@ struct CheckState {
     mark_us: Option<u64>,
     at_mark: Vec<u32>,
     last: Vec<u32>,
-}
-
-fn dist3(a: [i32; 3], b: [i32; 3]) -> u64 {
-    let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs();
-    crate::math::hypot3(d(a[0], b[0]), d(a[1], b[1]), d(a[2], b[2]))
-}
-
-fn dist(a: [i32; 3], e: &crate::contract::EntityView) -> u64 {
-    let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs();
-    crate::math::hypot3(d(a[0], e.x), d(a[1], e.y), d(a[2], e.z))
 }
 
 fn diff_player(p: usize, want: &PlayerState, got: &PlayerState) -> Vec<String> {

@@ -2,15 +2,16 @@
 //! input change not yet shown, the snap event in progress, and the last few
 //! renders (time, position) the snap test judges spans over.
 //!
-//! Kept per (viewer, entity) the viewer has ever shown, in slots handed out
-//! on first show. A screen that filters by area of interest shows a few
-//! dozen of thousands of entities, so its slots stay few and close
-//! together in memory; one table of `viewer × entity → slot` (4 bytes a
-//! pair) finds them. The recorder's per-render work is then mostly cache
-//! hits where a dense `viewer × entity` array missed on every entity.
+//! One [`ScreenMemory`] per screen (so screens can be judged on several
+//! cores at once), holding the entities it has ever shown in slots handed
+//! out on first show. A screen that filters by area of interest shows a
+//! few dozen of thousands of entities, so its slots stay few and close
+//! together in memory; a table of `entity → slot` (4 bytes an entity)
+//! finds them. The recorder's per-render work is then mostly cache hits
+//! where a dense `viewer × entity` array missed on every entity.
 //!
-//! `slot(viewer, id)` finds or makes the pair's place, `parts(slot)` gives
-//! its [`Seen`] and renders.
+//! `slot(id)` finds or makes the entity's place, `parts(slot)` gives its
+//! [`Seen`] and renders.
 
 /// What one screen last showed of one entity.
 #[derive(Clone, Copy)]
@@ -30,11 +31,10 @@ pub(super) type Render = (u64, [i32; 3]);
 
 const EMPTY: Render = (u64::MAX, [0; 3]);
 
-/// The per-(viewer, entity) memory of every screen.
+/// What one screen remembers of the entities it has shown.
 pub(super) struct ScreenMemory {
-    entities: usize,
     ring: usize,
-    /// Per (viewer, entity): its slot + 1, or 0 if never shown.
+    /// Per entity: its slot + 1, or 0 if never shown.
     slot_of: Vec<u32>,
     /// Per slot.
     pub(super) seen: Vec<Seen>,
@@ -43,15 +43,15 @@ pub(super) struct ScreenMemory {
 }
 
 impl ScreenMemory {
-    /// Memory for `players` screens over `entities` entities, keeping
-    /// `ring` renders each.
-    pub(super) fn new(players: usize, entities: usize, ring: usize) -> ScreenMemory {
-        ScreenMemory { entities, ring, slot_of: vec![0; players * entities], seen: Vec::new(), recent: Vec::new() }
+    /// Memory for a screen over `entities` entities, keeping `ring`
+    /// renders of each.
+    pub(super) fn new(entities: usize, ring: usize) -> ScreenMemory {
+        ScreenMemory { ring, slot_of: vec![0; entities], seen: Vec::new(), recent: Vec::new() }
     }
 
-    /// The slot of `id` on `viewer`'s screen, made on its first show.
-    pub(super) fn slot(&mut self, viewer: usize, id: usize) -> usize {
-        let k = viewer * self.entities + id;
+    /// The slot of entity `id`, made on its first show.
+    pub(super) fn slot(&mut self, id: usize) -> usize {
+        let k = id;
         match self.slot_of[k] {
             0 => {
                 self.seen.push(Seen { seq: 0, change: 0, event: None });
@@ -68,9 +68,9 @@ impl ScreenMemory {
         (&mut self.seen[slot], &mut self.recent[slot * self.ring..(slot + 1) * self.ring])
     }
 
-    /// How many of `id`'s input changes `viewer`'s screen has shown.
-    pub(super) fn shown_changes(&self, viewer: usize, id: usize) -> usize {
-        match self.slot_of[viewer * self.entities + id] {
+    /// How many of `id`'s input changes the screen has shown.
+    pub(super) fn shown_changes(&self, id: usize) -> usize {
+        match self.slot_of[id] {
             0 => 0,
             s => self.seen[s as usize - 1].change,
         }
@@ -96,15 +96,15 @@ mod tests {
 
     #[test]
     fn slots_are_made_on_first_show_and_kept() {
-        let mut m = ScreenMemory::new(2, 10, 3);
-        let a = m.slot(1, 7);
-        let b = m.slot(0, 7);
+        let mut m = ScreenMemory::new(10, 3);
+        let a = m.slot(7);
+        let b = m.slot(2);
         assert_ne!(a, b);
-        assert_eq!(m.slot(1, 7), a);
+        assert_eq!(m.slot(7), a);
         m.seen[a].change = 5;
-        assert_eq!(m.shown_changes(1, 7), 5);
-        assert_eq!(m.shown_changes(0, 7), 0);
-        assert_eq!(m.shown_changes(0, 3), 0);
+        assert_eq!(m.shown_changes(7), 5);
+        assert_eq!(m.shown_changes(2), 0);
+        assert_eq!(m.shown_changes(3), 0);
         assert!(m.parts(a).1.iter().all(|r| r.0 == u64::MAX));
         m.parts(a).1[0] = (10, [1, 2, 3]);
         assert_eq!(m.parts(b).1[0].0, u64::MAX);

@@ -51,6 +51,20 @@ impl Hist {
         }
     }
 
+    /// Adds every value of `other` (counts add exactly: histograms filled
+    /// apart and merged equal one filled with all the values).
+    pub fn merge(&mut self, other: &Hist) {
+        if other.0.is_empty() {
+            return;
+        }
+        if self.0.add(&other.0).is_err() {
+            // Only a histogram that cannot resize refuses; record by value.
+            for v in other.0.iter_recorded() {
+                self.0.saturating_record_n(v.value_iterated_to(), v.count_at_value());
+            }
+        }
+    }
+
     /// Number of values.
     pub fn len(&self) -> u64 {
         self.0.len()
@@ -108,5 +122,25 @@ mod tests {
         assert!((s.p99 - 990.0).abs() <= 1.0, "{s:?}");
         assert!((s.max - 1000.0).abs() <= 1.0, "{s:?}");
         assert_eq!(Hist::default().stats(1.0), Stats::default());
+    }
+
+    proptest::proptest! {
+        /// Histograms filled apart and merged report exactly what one
+        /// histogram of every value does.
+        #[test]
+        fn merged_histograms_equal_one(values in proptest::collection::vec(0u64..5_000_000_000, 0..300), parts in 1usize..5) {
+            let mut one = Hist::default();
+            let mut apart = vec![Hist::default(); parts];
+            for (k, &v) in values.iter().enumerate() {
+                one.record(v);
+                apart[k % parts].record(v);
+            }
+            let mut merged = Hist::default();
+            for h in &apart {
+                merged.merge(h);
+            }
+            proptest::prop_assert_eq!(merged.stats(1e3), one.stats(1e3));
+            proptest::prop_assert_eq!(merged.cdf(1e3), one.cdf(1e3));
+        }
     }
 }

@@ -1,0 +1,344 @@
+//! Judging renders, one screen at a time, so a batch of screens drawn at
+//! one instant can be judged on several cores with exactly the result of
+//! one.
+//!
+//! - [`Screen`] is what one screen's judgement remembers (its last
+//!   renders of each entity, its own-input latency, its snap events, its
+//!   last view). Only that screen's renders touch it.
+//! - [`Judge`] is what the judgement reads of the run and never writes: the
+//!   sampled inputs, the authority and ideal timelines, the map.
+//! - [`Tally`] is what renders add up to: counts, integer sums, maxima and
+//!   histograms. Tallies kept apart (one per core) and merged equal one
+//!   tally of every render, whatever the split: histogram counts add, and
+//!   the timeline's sums are integers (µm), not floats whose sum would
+//!   depend on the order.
+//!
+//! The recorder ([`super::recorder`]) owns one `Screen` per player and the
+//! tallies, and decides when a batch is large enough to split.
+
+use super::ideal::Frames;
+use super::interest::{InterestRow, ShownCounts};
+use super::on_map::{MapCheck, TOLERANCE_UM};
+use super::screen_memory::{anchor, ScreenMemory};
+use super::stats::Hist;
+use crate::contract::{EntityView, Topology, View};
+use crate::game::{GameConfig, Input};
+use crate::time::Micros;
+
+/// At most this many violation messages are kept (a tally keeps as many,
+/// so the run's first ones are among the tallies' first ones).
+pub(super) const MAX_VIOLATIONS: usize = 20;
+
+/// Snaps are judged over at least this many ticks: long enough that a
+/// tick-stepped picture, a one-tick catch-up or a correction blended over a
+/// tick is seen whole in one span at any render rate, so 30, 60 and 144 Hz
+/// screens count the same jumps.
+pub(super) const SNAP_SPAN_TICKS: u64 = 2;
+
+/// What one screen's judgement remembers.
+pub(super) struct Screen {
+    /// What it last showed of each entity it has shown.
+    pub(super) memory: ScreenMemory,
+    /// Latency of the player's own input changes on this screen.
+    pub(super) own_latency: Hist,
+    /// Snap events on this screen.
+    pub(super) snap_events: u64,
+    /// The divergence of its last scored render: [remote, own].
+    pub(super) last_div: [u64; 2],
+    /// The latest view it showed.
+    pub(super) last_view: Vec<EntityView>,
+}
+
+impl Screen {
+    /// A screen over `entities` entities remembering `ring` renders of each.
+    pub(super) fn new(entities: usize, ring: usize) -> Screen {
+        Screen {
+            memory: ScreenMemory::new(entities, ring),
+            own_latency: Hist::default(),
+            snap_events: 0,
+            last_div: [0; 2],
+            last_view: Vec::new(),
+        }
+    }
+}
+
+/// One simulated second's divergence sums for the timeline: (µm, renders)
+/// for own and remote entities.
+#[derive(Clone, Copy, Default)]
+pub(super) struct SecondSums {
+    pub(super) own: (u128, u64),
+    pub(super) remote: (u128, u64),
+}
+
+/// What judged renders add up to.
+#[derive(Clone, Default)]
+pub(super) struct Tally {
+    /// Divergence from the authority: [remote, own].
+    pub(super) div: [Hist; 2],
+    /// Divergence from the ideal world: [remote, own].
+    pub(super) ideal_div: [Hist; 2],
+    /// Input latency: [remote, own].
+    pub(super) latency: [Hist; 2],
+    /// Entity-renders over the snap threshold.
+    pub(super) snap_renders: u64,
+    /// The largest jump of a snap event, µm.
+    pub(super) largest_jump: u64,
+    /// Entity-renders inside walls or off the map, all entity-renders, the deepest (µm).
+    pub(super) impossible: (u64, u64, i64),
+    /// The farthest a remote entity was shown off the authority's path
+    /// (µm), and the entity-renders checked.
+    pub(super) off_path: (u64, u64),
+    /// Per simulated second.
+    pub(super) seconds: Vec<SecondSums>,
+    /// Area-of-interest counts of the renders.
+    pub(super) shown: ShownCounts,
+    /// Violations found, each with the position of its render in the batch
+    /// being judged (the recorder takes them after every batch).
+    pub(super) violations: Vec<(usize, String)>,
+}
+
+impl Tally {
+    /// Adds `other`'s renders to these (violations excepted: the recorder
+    /// takes those after every batch).
+    pub(super) fn merge(&mut self, other: &Tally) {
+        for k in 0..2 {
+            self.div[k].merge(&other.div[k]);
+            self.ideal_div[k].merge(&other.ideal_div[k]);
+            self.latency[k].merge(&other.latency[k]);
+        }
+        self.snap_renders += other.snap_renders;
+        self.largest_jump = self.largest_jump.max(other.largest_jump);
+        self.impossible.0 += other.impossible.0;
+        self.impossible.1 += other.impossible.1;
+        self.impossible.2 = self.impossible.2.max(other.impossible.2);
+        self.off_path.0 = self.off_path.0.max(other.off_path.0);
+        self.off_path.1 += other.off_path.1;
+        if self.seconds.len() < other.seconds.len() {
+            self.seconds.resize(other.seconds.len(), SecondSums::default());
+        }
+        for (a, b) in self.seconds.iter_mut().zip(&other.seconds) {
+            a.own.0 += b.own.0;
+            a.own.1 += b.own.1;
+            a.remote.0 += b.remote.0;
+            a.remote.1 += b.remote.1;
+        }
+        self.shown.merge(&other.shown);
+    }
+
+    fn violation(&mut self, pos: usize, msg: String) {
+        if self.violations.len() < MAX_VIOLATIONS {
+            self.violations.push((pos, msg));
+        }
+    }
+}
+
+/// What judging a render reads of the run.
+pub(super) struct Judge<'a> {
+    pub(super) topology: Topology,
+    /// Players (entity ids `0..players`, the ones with inputs).
+    pub(super) players: usize,
+    /// Players and bots.
+    pub(super) entities: usize,
+    pub(super) dt_us: u64,
+    pub(super) game: &'a GameConfig,
+    /// Per player, the sampled inputs (sequence − 1 → time, input).
+    pub(super) samples: &'a [Vec<(Micros, Input)>],
+    /// Per player, the instants of its effective input changes.
+    pub(super) changes: &'a [Vec<u64>],
+    pub(super) authority: &'a Frames,
+    /// Per frame and player, the input sequence the frame had applied.
+    pub(super) authority_seqs: &'a [u32],
+    pub(super) ideal: &'a Frames,
+    pub(super) map: &'a MapCheck,
+    /// Whether remote entities are checked against the authority's path.
+    pub(super) check_paths: bool,
+}
+
+impl Judge<'_> {
+    /// Judges what `viewer`'s `screen` showed at `t` (the render at `pos`
+    /// in its batch): latency, snaps, impossible screens, ideal divergence,
+    /// the path check and the area of interest, into `tally`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn view(
+        &self,
+        screen: &mut Screen,
+        interest: Option<&mut InterestRow>,
+        tally: &mut Tally,
+        pos: usize,
+        viewer: usize,
+        t: Micros,
+        view: &View,
+    ) {
+        for e in &view.entities {
+            let id = e.id as usize;
+            if id >= self.entities {
+                tally.violation(pos, format!("player {viewer}'s view shows unknown entity {id}"));
+                continue;
+            }
+            // A view that names the authoritative frame gets that frame's input.
+            let mut e = *e;
+            if e.frame > 0 && id < self.players {
+                let f = e.frame as usize;
+                if self.topology.confirms() || f >= self.authority.frames() {
+                    tally.violation(
+                        pos,
+                        format!("player {viewer}'s view names frame {f}, which the server never published"),
+                    );
+                } else {
+                    e.seq = e.seq.max(self.authority_seqs[f * self.players + id]);
+                }
+            }
+            let e = &e;
+            let own = (id == viewer) as usize;
+            let slot = screen.memory.slot(id);
+            let seen = &mut screen.memory.seen[slot];
+            // Latency: every input change of this entity's player that the
+            // newly shown input includes (bots have no inputs).
+            if e.seq > seen.seq && id >= self.players {
+                tally.violation(pos, format!("player {viewer}'s view shows input {} of bot {id}", e.seq));
+            } else if e.seq > seen.seq {
+                let taken = self.samples[id].len() as u32;
+                if e.seq > taken {
+                    let msg =
+                        format!("player {viewer}'s view shows input {} of player {id}, which was never sampled", e.seq);
+                    tally.violation(pos, msg);
+                } else {
+                    let sampled = self.samples[id][e.seq as usize - 1].0;
+                    let changes = &self.changes[id];
+                    while changes.get(seen.change).is_some_and(|&c| c <= sampled.0) {
+                        let waited = t.0 - changes[seen.change];
+                        tally.latency[own].record(waited);
+                        if own == 1 {
+                            screen.own_latency.record(waited);
+                        }
+                        seen.change += 1;
+                    }
+                    seen.seq = e.seq;
+                }
+            }
+            // Snap events: consecutive over-threshold renders are one.
+            let at = [e.x, e.y, e.z];
+            let (seen, recent) = screen.memory.parts(slot);
+            let span = SNAP_SPAN_TICKS * self.dt_us;
+            if let Some((pt, prev)) = anchor(recent, t.0, span) {
+                // Twice the max speed over the span (at least two ticks).
+                let allowed = self.game.max_travel(t.0.saturating_sub(pt).max(span)) + 1_000;
+                if dist3(prev, at) as i64 > allowed {
+                    // The same event while the judged span reaches back
+                    // into it; a new one once it has moved past.
+                    let from = match seen.event {
+                        Some((from, last)) if pt <= last => from,
+                        _ => {
+                            screen.snap_events += 1;
+                            prev
+                        }
+                    };
+                    seen.event = Some((from, t.0));
+                    tally.snap_renders += 1;
+                    tally.largest_jump = tally.largest_jump.max(dist3(from, at));
+                }
+            }
+            // Newest first; a ring of 3–8 is shifted by hand (rotate_right
+            // calls memmove, which costs more than the copy).
+            for i in (1..recent.len()).rev() {
+                recent[i] = recent[i - 1];
+            }
+            recent[0] = (t.0, at);
+            // Impossible screens.
+            let depth = self.map.depth(e.x, e.y);
+            tally.impossible.1 += 1;
+            if depth > TOLERANCE_UM {
+                tally.impossible.0 += 1;
+                tally.impossible.2 = tally.impossible.2.max(depth);
+            }
+            let f = ((t.0 / self.dt_us) as usize + 1).min(self.ideal.frames() - 2);
+            tally.ideal_div[own].record(dist(self.ideal.between(f, id, t.0 % self.dt_us, self.dt_us), e));
+        }
+        if self.check_paths {
+            self.check_paths(tally, viewer, view);
+        }
+        if let Some(row) = interest {
+            row.view(&mut tally.shown, viewer, t, &view.entities);
+        }
+    }
+
+    /// Remote entities must be shown on the path the authority took over the
+    /// last two seconds (on a segment between two of its frames).
+    fn check_paths(&self, tally: &mut Tally, viewer: usize, view: &View) {
+        let last = self.authority.frames() - 1;
+        let first = last.saturating_sub(2 * 1_000_000 / self.dt_us as usize);
+        let mut worst = 0u64;
+        let mut samples = 0u64;
+        for e in view.entities.iter().filter(|e| e.id as usize != viewer && (e.id as usize) < self.entities) {
+            let id = e.id as usize;
+            let p = [e.x as f64, e.y as f64, e.z as f64];
+            let mut best = f64::INFINITY;
+            for f in first..=last {
+                let a = self.authority.at(f, id);
+                let b = self.authority.at((f + 1).min(last), id);
+                best = best.min(point_segment(p, a, b));
+            }
+            worst = worst.max(best as u64);
+            samples += 1;
+        }
+        tally.off_path.0 = tally.off_path.0.max(worst);
+        tally.off_path.1 += samples;
+    }
+
+    /// Scores what `viewer`'s `screen` showed at `t` against the authority
+    /// `into` µs past `frame`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn score(
+        &self,
+        screen: &mut Screen,
+        tally: &mut Tally,
+        viewer: usize,
+        frame: usize,
+        into: u64,
+        t: Micros,
+        entities: &[EntityView],
+    ) {
+        let mut last = [0u64; 2];
+        // The second's sums, made on the first entity scored.
+        let sec = (t.0 / 1_000_000) as usize;
+        for e in entities {
+            let id = e.id as usize;
+            if id < self.entities {
+                let own = (id == viewer) as usize;
+                let d = dist(self.authority.between(frame, id, into, self.dt_us), e);
+                tally.div[own].record(d);
+                last[own] = last[own].max(d);
+                if tally.seconds.len() <= sec {
+                    tally.seconds.resize(sec + 1, SecondSums::default());
+                }
+                let sums = &mut tally.seconds[sec];
+                let slot = if own == 1 { &mut sums.own } else { &mut sums.remote };
+                slot.0 += d as u128;
+                slot.1 += 1;
+            }
+        }
+        screen.last_div = last;
+    }
+}
+
+/// Distance from `p` to the segment `a`–`b`, µm.
+fn point_segment(p: [f64; 3], a: [i32; 3], b: [i32; 3]) -> f64 {
+    let a = [a[0] as f64, a[1] as f64, a[2] as f64];
+    let b = [b[0] as f64, b[1] as f64, b[2] as f64];
+    let ab = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+    let ap = [p[0] - a[0], p[1] - a[1], p[2] - a[2]];
+    let len2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
+    let t = if len2 > 0.0 { ((ap[0] * ab[0] + ap[1] * ab[1] + ap[2] * ab[2]) / len2).clamp(0.0, 1.0) } else { 0.0 };
+    let d = [ap[0] - t * ab[0], ap[1] - t * ab[1], ap[2] - t * ab[2]];
+    (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
+}
+
+fn dist3(a: [i32; 3], b: [i32; 3]) -> u64 {
+    let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs();
+    crate::math::hypot3(d(a[0], b[0]), d(a[1], b[1]), d(a[2], b[2]))
+}
+
+pub(super) fn dist(a: [i32; 3], e: &EntityView) -> u64 {
+    let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs();
+    crate::math::hypot3(d(a[0], e.x), d(a[1], e.y), d(a[2], e.z))
+}

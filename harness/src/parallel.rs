@@ -1,0 +1,34 @@
+//! Independent work split over cores (rayon's pool), only where a batch is
+//! big enough to pay for it.
+//!
+//! The split never shows in a result: callers give each part its own state
+//! (a screen, a tally) and merge exactly — counts, integer sums, maxima,
+//! histogram counts — so a run reports the same bytes on one core or many
+//! (tested). The pool's size is rayon's: the machine's cores, or
+//! `RAYON_NUM_THREADS`.
+
+use rayon::prelude::*;
+
+/// Entity-renders below which a part is not worth a core (a few µs of
+/// judging against the pool's hand-over).
+pub const MIN_PER_PART: usize = 2048;
+
+/// How many parts a batch of `items` items and `work` units of work
+/// (entity-renders) is split into: 1 on one core or for a small batch.
+pub fn parts(work: usize, items: usize) -> usize {
+    let threads = rayon::current_num_threads();
+    if threads <= 1 {
+        return 1;
+    }
+    (work / MIN_PER_PART).min(threads).min(items).max(1)
+}
+
+/// Runs `f` on every item, on as many cores as the pool has.
+pub fn for_each<I>(items: I, f: impl Fn(I::Item) + Sync + Send)
+where
+    I: IntoIterator,
+    I::Item: Send,
+{
+    let items: Vec<I::Item> = items.into_iter().collect();
+    items.into_par_iter().for_each(f);
+}
