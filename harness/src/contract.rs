@@ -634,7 +634,7 @@ impl View {
 }
 
 /// A participant of a run.
-pub trait Node {
+pub trait Node: Send {
     /// This node's fixed-rate timer fired.
     fn on_tick(&mut self, ctx: &mut Ctx<'_>);
     /// A packet arrived from `from`.

@@ -14,6 +14,7 @@ use crate::metrics::Metrics;
 use crate::net::profile::NetworkPlan;
 use crate::net::transport::{Endpoint, Output, TransportKind};
 use crate::net::{Link, LinkStats, Profile, UDP_IPV4_HEADER_BYTES};
+use crate::parallel;
 use crate::rng::{mix64, Purpose, Stream};
 use crate::time::{LocalClock, Micros, Periodic};
 use crate::trace::Trace;
@@ -284,6 +285,15 @@ fn rearm<K: Ord>(
     }
 }
 
+/// Has the node in `s` (slot `j`, a player's client or peer) draw its
+/// screen at `now` into `view`; returns the player.
+fn render_screen(s: &mut NodeSlot, j: usize, now: Micros, setup: &Setup, game: &Game, view: &mut View) -> usize {
+    let rctx = RenderCtx { now_local: s.clock.local_at(now), me: NodeId(j as u16), setup, game };
+    view.entities.clear();
+    s.node.render(&rctx, view);
+    s.player.expect("clients have players")
+}
+
 /// Most entities (players + bots) in a run: entity ids are `u16` on screens.
 pub const MAX_ENTITIES: usize = 60_000;
 
@@ -505,19 +515,28 @@ pub fn run_plan_observed(
                 if views.len() < rendering.len() {
                     views.resize_with(rendering.len(), Default::default);
                 }
-                for (&j, (player, view)) in rendering.iter().zip(views.iter_mut()) {
-                    let s = &mut slots[j];
-                    let rctx = RenderCtx {
-                        now_local: s.clock.local_at(now),
-                        me: NodeId(j as u16),
-                        setup: &setup,
-                        game: &game,
-                    };
-                    view.entities.clear();
-                    s.node.render(&rctx, view);
-                    *player = s.player.expect("clients have players");
+                let batch = &mut views[..rendering.len()];
+                let parts = parallel::parts(rendering.len() * setup.entities(), rendering.len());
+                if parts > 1 {
+                    // Each screen's node draws on its own: a part per range.
+                    let mut by_slot: Vec<Option<&mut NodeSlot>> = slots.iter_mut().map(Some).collect();
+                    let mut work: Vec<_> = rendering
+                        .iter()
+                        .zip(batch.iter_mut())
+                        .map(|(&j, pv)| (j, by_slot[j].take().expect("a screen renders once an instant"), pv))
+                        .collect();
+                    let chunk = work.len().div_ceil(parts);
+                    parallel::for_each(work.chunks_mut(chunk), |items| {
+                        for (j, s, (player, view)) in items.iter_mut() {
+                            *player = render_screen(s, *j, now, &setup, &game, view);
+                        }
+                    });
+                } else {
+                    for (&j, (player, view)) in rendering.iter().zip(batch.iter_mut()) {
+                        *player = render_screen(&mut slots[j], j, now, &setup, &game, view);
+                    }
                 }
-                recorder.record_views(now, &mut views[..rendering.len()]);
+                recorder.record_views(now, batch);
                 for &j in &rendering {
                     let s = &mut slots[j];
                     let (r, k) = s.render.as_mut().expect("only clients render");

@@ -19,9 +19,8 @@
 
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
 use harness::game::{Input, SeqInput, State};
-use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 const DELAY: OptionSpec = OptionSpec::count("delay", "2", 0, 30, "input delay, frames");
 const WINDOW: OptionSpec = OptionSpec::count("window", "8", 1, 64, "max prediction window, frames");
@@ -47,7 +46,13 @@ fn unpack(v: u32) -> Input {
     Input::decode(&[v as u8, (v >> 8) as u8, (v >> 16) as u8]).unwrap_or_default()
 }
 
-type Queue = Rc<RefCell<Vec<(usize, Vec<u8>)>>>;
+/// Shared between the node and its socket (only the node's own thread
+/// touches either; the lock makes the node `Send`, as nodes must be).
+type Queue = Arc<Mutex<Vec<(usize, Vec<u8>)>>>;
+
+fn lock(q: &Queue) -> std::sync::MutexGuard<'_, Vec<(usize, Vec<u8>)>> {
+    q.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// The checksum ggrs compares between peers: the world without the
 /// last-input sequence numbers, which are the harness's bookkeeping (they
@@ -70,12 +75,12 @@ struct SimSocket {
 impl ggrs::NonBlockingSocket<usize> for SimSocket {
     fn send_to(&mut self, msg: &ggrs::Message, addr: &usize) {
         if let Ok(bytes) = bincode::serialize(msg) {
-            self.outbox.borrow_mut().push((*addr, bytes));
+            lock(&self.outbox).push((*addr, bytes));
         }
     }
 
     fn receive_all_messages(&mut self) -> Vec<(usize, ggrs::Message)> {
-        self.inbox.borrow_mut().drain(..).filter_map(|(a, b)| Some((a, bincode::deserialize(&b).ok()?))).collect()
+        lock(&self.inbox).drain(..).filter_map(|(a, b)| Some((a, bincode::deserialize(&b).ok()?))).collect()
     }
 }
 
@@ -93,8 +98,8 @@ impl Algorithm for Ggrs {
         &[DELAY, WINDOW]
     }
     fn client(&self, s: &Setup, player: usize) -> Box<dyn Node> {
-        let outbox: Queue = Rc::default();
-        let inbox: Queue = Rc::default();
+        let outbox: Queue = Arc::default();
+        let inbox: Queue = Arc::default();
         let delay = s.options.number(&DELAY).clamp(0.0, 60.0) as usize;
         let build = || -> Result<ggrs::P2PSession<GameConfig>, ggrs::GgrsError> {
             let mut b = ggrs::SessionBuilder::<GameConfig>::new()
@@ -145,7 +150,7 @@ struct Peer {
 
 impl Peer {
     fn flush(&self, ctx: &mut Ctx<'_>) {
-        for (addr, bytes) in self.outbox.borrow_mut().drain(..) {
+        for (addr, bytes) in lock(&self.outbox).drain(..) {
             ctx.send(ctx.setup().node_of_player(addr), bytes);
         }
     }
@@ -281,7 +286,7 @@ impl Node for Peer {
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
         if let Some(q) = ctx.setup().player_of_node(from) {
-            self.inbox.borrow_mut().push((q, bytes.to_vec()));
+            lock(&self.inbox).push((q, bytes.to_vec()));
         }
     }
 

@@ -26,7 +26,7 @@ use super::input::{Input, SeqInput};
 use super::state::{Item, PlayerState, State};
 use super::wall_bands::WallBands;
 use crate::time::period_us;
-use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Tunable constants of the game (SI units in the names, integers inside).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,13 +101,15 @@ pub struct Game {
     cooldown_steps: u16,
     /// The walls a box moving along x (`[0]`) or y (`[1]`) can meet.
     bands: [WallBands; 2],
-    steps: Cell<u64>,
+    /// Steps through this value: atomic, so screens drawn on several
+    /// cores can step copies of the game (a sum, whatever the order).
+    steps: AtomicU64,
 }
 
 impl Clone for Game {
     fn clone(&self) -> Self {
         let g = Game::new(self.config.clone());
-        g.steps.set(self.steps.get());
+        g.steps.store(self.steps_executed(), Ordering::Relaxed);
         g
     }
 }
@@ -132,7 +134,7 @@ impl Game {
                 WallBands::new(&config.arena, config.half_size, true),
             ],
             config,
-            steps: Cell::new(0),
+            steps: AtomicU64::new(0),
         }
     }
 
@@ -148,7 +150,7 @@ impl Game {
 
     /// Steps executed so far through this value (re-simulation included).
     pub fn steps_executed(&self) -> u64 {
-        self.steps.get()
+        self.steps.load(Ordering::Relaxed)
     }
 
     /// The farthest a player can legitimately travel horizontally in
@@ -236,7 +238,7 @@ impl Game {
     /// entries and `seq == 0` mean "nothing held, no new input"); bots take
     /// [`Game::bot_input`].
     pub fn step(&self, state: &mut State, inputs: &[SeqInput]) {
-        self.steps.set(self.steps.get() + 1);
+        self.steps.fetch_add(1, Ordering::Relaxed);
         state.frame = state.frame.wrapping_add(1);
         let humans = self.humans(state);
         let frame = state.frame;

@@ -24,6 +24,7 @@ use super::stats::{round4, Hist};
 use super::InterestMetrics;
 use crate::contract::EntityView;
 use crate::game::PlayerState;
+use crate::parallel;
 use crate::time::Micros;
 use crate::world::Aoi;
 
@@ -34,6 +35,10 @@ use crate::world::Aoi;
 pub const LEAK_GRACE_US: u64 = 1_000_000;
 
 const NEVER: u64 = u64::MAX;
+
+/// A viewer's row update as work for [`parallel::parts`] (about as much as
+/// judging this many entity-renders).
+const ROW_WORK: usize = 40;
 
 /// What the tracker knows of one (viewer, entity) pair.
 #[derive(Clone, Copy, Debug)]
@@ -83,26 +88,67 @@ impl ShownCounts {
     }
 }
 
+/// The radii a pair is judged by, squared where compared with squares.
+#[derive(Clone, Copy, Debug)]
+struct Radii {
+    enter2: i64,
+    leave2: i64,
+    /// `radius + hysteresis`.
+    reach: i64,
+}
+
+/// What authority frames add up to (kept per part when viewers' rows are
+/// updated on several cores, then added: sums and maxima only).
+#[derive(Clone, Copy, Debug, Default)]
+struct FrameCounts {
+    inside_pairs: u128,
+    longest_unaware_us: u64,
+    unaware_visits: u64,
+}
+
+impl FrameCounts {
+    fn merge(&mut self, other: &FrameCounts) {
+        self.inside_pairs += other.inside_pairs;
+        self.longest_unaware_us = self.longest_unaware_us.max(other.longest_unaware_us);
+        self.unaware_visits += other.unaware_visits;
+    }
+
+    /// One (player, entity) pair at `t`, at squared distance `d` (`None`:
+    /// out of reach).
+    fn pair(&mut self, r: &Radii, pair: &mut Pair, t: Micros, d: Option<i64>) {
+        if d.is_some_and(|d| d <= r.leave2) {
+            pair.last_near = t.0;
+        }
+        let now_inside = d.is_some_and(|d| d <= r.enter2);
+        self.inside_pairs += now_inside as u128;
+        if now_inside && !pair.inside && !pair.shown && pair.since == NEVER {
+            pair.since = t.0;
+        } else if !now_inside && pair.since != NEVER {
+            self.end_unaware(pair, t.0);
+        }
+        pair.inside = now_inside;
+    }
+
+    fn end_unaware(&mut self, pair: &mut Pair, t: u64) {
+        self.longest_unaware_us = self.longest_unaware_us.max(t.saturating_sub(pair.since));
+        self.unaware_visits += 1;
+        pair.since = NEVER;
+    }
+}
+
 /// The tracker behind [`InterestMetrics`].
 #[derive(Clone, Debug)]
 pub struct InterestTracker {
-    enter2: i64,
-    leave2: i64,
-    reach: i64,
+    radii: Radii,
     entities: usize,
     /// Per viewer.
     rows: Vec<InterestRow>,
-    /// Scratch: a viewer's next tracked list is built here (no allocation
-    /// per viewer and frame).
-    spare: Vec<u32>,
     /// This frame's entities by cell (scratch).
     cells: Vec<((i64, i64), u32)>,
     /// What renders judged through [`InterestTracker::view`] added up to
     /// (the recorder keeps its own per core and merges them in).
     shown: ShownCounts,
-    longest_unaware_us: u64,
-    unaware_visits: u64,
-    inside_pairs: u128,
+    frames: FrameCounts,
     pair_frames: u128,
 }
 
@@ -128,17 +174,12 @@ impl InterestTracker {
             tracked: Vec::new(),
         };
         let mut t = InterestTracker {
-            enter2: r * r,
-            leave2: l * l,
-            reach: l,
+            radii: Radii { enter2: r * r, leave2: l * l, reach: l },
             entities,
             rows: vec![row; players],
-            spare: Vec::new(),
             cells: Vec::new(),
             shown: ShownCounts::default(),
-            longest_unaware_us: 0,
-            unaware_visits: 0,
-            inside_pairs: 0,
+            frames: FrameCounts::default(),
             pair_frames: 0,
         };
         t.authority(Micros(0), initial);
@@ -157,94 +198,48 @@ impl InterestTracker {
         if state.len() != self.entities {
             return;
         }
-        let cell = self.reach.max(1);
+        let cell = self.radii.reach.max(1);
         let key = |p: &PlayerState| ((p.x as i64).div_euclid(cell), (p.y as i64).div_euclid(cell));
         self.cells.clear();
         self.cells.extend(state.iter().enumerate().map(|(e, p)| (key(p), e as u32)));
         self.cells.sort_unstable();
-        let mut candidates = Vec::new();
-        let mut rows = std::mem::take(&mut self.rows);
-        for (v, row) in rows.iter_mut().enumerate() {
-            let me = &state[v];
-            let (cx, cy) = key(me);
-            candidates.clear();
-            for x in cx - 1..=cx + 1 {
-                let lo = self.cells.partition_point(|c| c.0 < (x, cy - 1));
-                let hi = self.cells.partition_point(|c| c.0 <= (x, cy + 1));
-                candidates.extend(self.cells[lo..hi].iter().map(|c| c.1));
+        // Viewers' rows are independent: many are updated on several cores,
+        // a range each, with counts of their own.
+        let viewers = self.rows.len();
+        let parts = parallel::parts(viewers * ROW_WORK, viewers);
+        let per = viewers.div_ceil(parts.max(1)).max(1);
+        let (radii, cells) = (self.radii, &self.cells);
+        let mut counts = vec![FrameCounts::default(); parts.max(1)];
+        let update = |(k, (rows, counts)): (usize, (&mut [InterestRow], &mut FrameCounts))| {
+            let (mut candidates, mut spare) = (Vec::new(), Vec::new());
+            for (i, row) in rows.iter_mut().enumerate() {
+                let v = k * per + i;
+                row.update(&radii, cells, state, v, t, counts, &mut candidates, &mut spare);
             }
-            candidates.sort_unstable();
-            let prev = std::mem::take(&mut row.tracked);
-            // Tracked entities that are no longer candidates are out of reach.
-            for &e in &prev {
-                if candidates.binary_search(&e).is_err() {
-                    self.pair(&mut row.pairs[e as usize], t, None);
-                }
-            }
-            let mut tracked = std::mem::take(&mut self.spare);
-            tracked.clear();
-            let mut p = 0;
-            for &e in &candidates {
-                if e as usize == v {
-                    continue;
-                }
-                while prev.get(p).is_some_and(|&x| x < e) {
-                    p += 1;
-                }
-                let d = d2_within(me, &state[e as usize], self.reach);
-                // An untracked pair (not inside, not waiting) beyond
-                // `radius + hysteresis` stays as it is: skip its memory.
-                if prev.get(p) != Some(&e) && d.is_none_or(|d| d > self.leave2) {
-                    continue;
-                }
-                let pair = &mut row.pairs[e as usize];
-                self.pair(pair, t, d);
-                if pair.inside || pair.since != NEVER {
-                    tracked.push(e);
-                }
-            }
-            row.tracked = tracked;
-            self.spare = prev;
+        };
+        if parts > 1 {
+            parallel::for_each(self.rows.chunks_mut(per).zip(counts.iter_mut()).enumerate(), update);
+        } else {
+            self.rows.chunks_mut(per).zip(counts.iter_mut()).enumerate().for_each(update);
         }
-        self.pair_frames += (rows.len() * self.entities.saturating_sub(1)) as u128;
-        self.rows = rows;
-    }
-
-    /// One (player, entity) pair at `t`, at squared distance `d` (`None`:
-    /// out of reach).
-    fn pair(&mut self, pair: &mut Pair, t: Micros, d: Option<i64>) {
-        if d.is_some_and(|d| d <= self.leave2) {
-            pair.last_near = t.0;
+        for c in &counts {
+            self.frames.merge(c);
         }
-        let now_inside = d.is_some_and(|d| d <= self.enter2);
-        self.inside_pairs += now_inside as u128;
-        if now_inside && !pair.inside && !pair.shown && pair.since == NEVER {
-            pair.since = t.0;
-        } else if !now_inside && pair.since != NEVER {
-            self.end_unaware(pair, t.0);
-        }
-        pair.inside = now_inside;
+        self.pair_frames += (viewers * self.entities.saturating_sub(1)) as u128;
     }
 
     /// The reference for [`InterestTracker::authority`]: every pair.
     #[cfg(test)]
     fn authority_scan(&mut self, t: Micros, state: &[PlayerState]) {
-        let mut rows = std::mem::take(&mut self.rows);
-        for (v, row) in rows.iter_mut().enumerate() {
+        for (v, row) in self.rows.iter_mut().enumerate() {
             for e in 0..self.entities {
                 if e != v {
-                    self.pair(&mut row.pairs[e], t, d2_within(&state[v], &state[e], self.reach));
+                    let d = d2_within(&state[v], &state[e], self.radii.reach);
+                    self.frames.pair(&self.radii, &mut row.pairs[e], t, d);
                 }
             }
         }
-        self.pair_frames += (rows.len() * self.entities.saturating_sub(1)) as u128;
-        self.rows = rows;
-    }
-
-    fn end_unaware(&mut self, pair: &mut Pair, t: u64) {
-        self.longest_unaware_us = self.longest_unaware_us.max(t.saturating_sub(pair.since));
-        self.unaware_visits += 1;
-        pair.since = NEVER;
+        self.pair_frames += (self.rows.len() * self.entities.saturating_sub(1)) as u128;
     }
 
     /// Every viewer's row, in viewer order (to judge renders apart, with
@@ -266,19 +261,19 @@ impl InterestTracker {
 
     /// The measurements at `end`.
     pub fn finish(mut self, end: Micros) -> InterestMetrics {
-        let mut rows = std::mem::take(&mut self.rows);
-        for pair in rows.iter_mut().flat_map(|r| r.pairs.iter_mut()) {
+        for pair in self.rows.iter_mut().flat_map(|r| r.pairs.iter_mut()) {
             if pair.since != NEVER {
-                self.end_unaware(pair, end.0);
+                self.frames.end_unaware(pair, end.0);
             }
         }
         let s = &self.shown;
+        let f = &self.frames;
         InterestMetrics {
-            visible_share: round4(self.inside_pairs as f64 / self.pair_frames.max(1) as f64),
+            visible_share: round4(f.inside_pairs as f64 / self.pair_frames.max(1) as f64),
             shown_per_render: round4(s.remote_shown as f64 / s.renders.max(1) as f64),
             awareness_ms: s.awareness.stats(1e3),
-            longest_unaware_ms: round4(self.longest_unaware_us.max(s.longest_unaware_us) as f64 / 1e3),
-            unaware_visits: self.unaware_visits,
+            longest_unaware_ms: round4(f.longest_unaware_us.max(s.longest_unaware_us) as f64 / 1e3),
+            unaware_visits: f.unaware_visits,
             leaks: s.leaks,
             leak_share: round4(s.leaks as f64 / s.remote_shown.max(1) as f64),
             index_examined_per_tick: None,
@@ -287,6 +282,63 @@ impl InterestTracker {
 }
 
 impl InterestRow {
+    /// Viewer `v`'s pairs at the authority's positions `state` at `t`,
+    /// looking at the 3 × 3 `cells` around it and the entities it tracked.
+    #[allow(clippy::too_many_arguments)]
+    fn update(
+        &mut self,
+        r: &Radii,
+        cells: &[((i64, i64), u32)],
+        state: &[PlayerState],
+        v: usize,
+        t: Micros,
+        counts: &mut FrameCounts,
+        candidates: &mut Vec<u32>,
+        spare: &mut Vec<u32>,
+    ) {
+        let cell = r.reach.max(1);
+        let me = &state[v];
+        let (cx, cy) = ((me.x as i64).div_euclid(cell), (me.y as i64).div_euclid(cell));
+        candidates.clear();
+        for x in cx - 1..=cx + 1 {
+            let lo = cells.partition_point(|c| c.0 < (x, cy - 1));
+            let hi = cells.partition_point(|c| c.0 <= (x, cy + 1));
+            candidates.extend(cells[lo..hi].iter().map(|c| c.1));
+        }
+        candidates.sort_unstable();
+        let prev = std::mem::take(&mut self.tracked);
+        // Tracked entities that are no longer candidates are out of reach.
+        for &e in &prev {
+            if candidates.binary_search(&e).is_err() {
+                counts.pair(r, &mut self.pairs[e as usize], t, None);
+            }
+        }
+        let mut tracked = std::mem::take(spare);
+        tracked.clear();
+        let mut p = 0;
+        for &e in candidates.iter() {
+            if e as usize == v {
+                continue;
+            }
+            while prev.get(p).is_some_and(|&x| x < e) {
+                p += 1;
+            }
+            let d = d2_within(me, &state[e as usize], r.reach);
+            // An untracked pair (not inside, not waiting) beyond
+            // `radius + hysteresis` stays as it is: skip its memory.
+            if prev.get(p) != Some(&e) && d.is_none_or(|d| d > r.leave2) {
+                continue;
+            }
+            let pair = &mut self.pairs[e as usize];
+            counts.pair(r, pair, t, d);
+            if pair.inside || pair.since != NEVER {
+                tracked.push(e);
+            }
+        }
+        self.tracked = tracked;
+        *spare = prev;
+    }
+
     /// What `viewer`'s screen shows at `t` (ids already checked to be
     /// entities), added to `counts`.
     pub(crate) fn view(&mut self, counts: &mut ShownCounts, viewer: usize, t: Micros, entities: &[EntityView]) {
@@ -386,6 +438,41 @@ mod tests {
             let end = Micros(frames.len() as u64 * 100_000 + 200_000);
             proptest::prop_assert_eq!(fast.finish(end), slow.finish(end));
         }
+    }
+
+    /// Many viewers' rows are updated on several cores, a range each with
+    /// counts of its own: the same as comparing every pair on one.
+    #[test]
+    fn rows_updated_on_several_cores_equal_the_scan() {
+        let aoi = Aoi { method: AoiMethod::Grid, radius_um: 30, hysteresis_um: 5 };
+        let viewers = 160;
+        assert!(viewers * ROW_WORK >= 2 * parallel::MIN_PER_PART, "enough rows to split");
+        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng % 400) as i32 - 200
+        };
+        let frames: Vec<Vec<PlayerState>> = (0..12)
+            .map(|_| (0..viewers + 40).map(|_| PlayerState { x: next(), y: next(), ..Default::default() }).collect())
+            .collect();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+        let mut fast = InterestTracker::new(aoi, viewers, &frames[0]);
+        let mut slow = fast.clone();
+        for (k, state) in frames.iter().enumerate() {
+            let t = Micros(k as u64 * 300_000 + 100_000);
+            pool.install(|| {
+                assert!(parallel::parts(viewers * ROW_WORK, viewers) > 1);
+                fast.authority(t, state);
+            });
+            slow.authority_scan(t, state);
+            let view: Vec<EntityView> = (0..(k as u16 * 7) % 50).map(|id| shown(id * 3)).collect();
+            fast.view(k % viewers, t, &view);
+            slow.view(k % viewers, t, &view);
+        }
+        let end = Micros(5_000_000);
+        assert_eq!(fast.finish(end), slow.finish(end));
     }
 
     #[test]
