@@ -413,7 +413,26 @@ pub fn run_plan_observed(
     plan: &NetworkPlan,
     trace: &Trace,
     cfg: &RunConfig,
-    progress: &mut dyn FnMut(Micros),
+    progress: &mut (dyn FnMut(Micros) + Send),
+) -> Result<RunResult, RunError> {
+    // A run whose screens will be judged on several cores runs on one of
+    // the pool's threads itself: a batch is then split where it is, its
+    // first part judged at once, instead of handed to the pool while this
+    // thread waits.
+    let batch = cfg.clients.saturating_mul(cfg.clients.saturating_add(cfg.bots));
+    if parallel::parts(batch, cfg.clients) > 1 && rayon::current_thread_index().is_none() {
+        return rayon::scope(|_| simulate(algorithm, plan, trace, cfg, progress));
+    }
+    simulate(algorithm, plan, trace, cfg, progress)
+}
+
+/// The event loop of [`run_plan_observed`].
+fn simulate(
+    algorithm: &dyn Algorithm,
+    plan: &NetworkPlan,
+    trace: &Trace,
+    cfg: &RunConfig,
+    progress: &mut (dyn FnMut(Micros) + Send),
 ) -> Result<RunResult, RunError> {
     let Prepared { game, setup, mut recorder } = prepare(algorithm, plan, trace, cfg)?;
     let mut slots: Vec<NodeSlot> = Vec::with_capacity(setup.nodes());
