@@ -91,9 +91,12 @@ for density in ["sparse", "dense"]:
 
 if os.path.isdir(os.path.join(root, "interest_match")):
     print()
-    print("| whole match: `delta-snapshot`, 50 clients + 500 bots, 200 m field, 2 s on wifi | mean | × real time |")
-    print("|:--|--:|--:|")
+    cores = os.cpu_count() or 1
+    print(f"| whole match: `delta-snapshot`, 50 clients + 500 bots, 200 m field, 2 s on wifi | mean ({cores} cores) | × real time | on one core | cores' gain |")
+    print("|:--|--:|--:|--:|--:|")
     for method in ["none", "grid", "crosslist"]:
         v = mean_ns("interest_match", method)
+        one = mean_ns("interest_match", method + "-1core")
         if v is not None:
-            print(f"| `--aoi {method}` | {ms(v)} | {2e9 / v:,.1f}× |")
+            extra = f" | {ms(one)} | {one / v:.2f}×" if one is not None else " | | "
+            print(f"| `--aoi {method}` | {ms(v)} | {2e9 / v:,.1f}×{extra} |")

@@ -168,7 +168,8 @@ pub struct AbArgs {
     /// Seeds 1..=N per trace: the pairs the test is on.
     #[arg(long, default_value_t = 10)]
     pub seeds: u64,
-    /// Parallel runs (default: all cores). The output does not depend on it.
+    /// Cores to use (default: all): parallel runs, and the pool that judges a
+    /// large world's screens. The output does not depend on it.
     #[arg(long)]
     pub jobs: Option<usize>,
     /// Markdown instead of aligned text.
@@ -199,7 +200,8 @@ pub struct MatrixArgs {
     /// The small matrix CI runs (20 s matches unless --duration says otherwise).
     #[arg(long)]
     pub quick: bool,
-    /// Parallel runs (default: all cores). The reports do not depend on it.
+    /// Cores to use (default: all): parallel runs, and the pool that judges a
+    /// large world's screens. The reports do not depend on it.
     #[arg(long)]
     pub jobs: Option<usize>,
     /// Run only shard K of N (K/N), for a CI job matrix; merge the shards with `merge`.
@@ -490,7 +492,8 @@ pub struct CompareArgs {
     /// its 95% confidence interval, the JSON report every seed's run.
     #[arg(long, default_value_t = 5)]
     pub seeds: u64,
-    /// Parallel runs (default: all cores). The output does not depend on it.
+    /// Cores to use (default: all): parallel runs, and the pool that judges a
+    /// large world's screens. The output does not depend on it.
     #[arg(long)]
     pub jobs: Option<usize>,
     /// Also write report.json, .csv, .md and .html into this directory.

@@ -479,6 +479,7 @@ fn simulate(
     // The screens rendering at one instant, and their views.
     let mut rendering: Vec<usize> = Vec::new();
     let mut views: Vec<(usize, View)> = Vec::new();
+    let mut last_drawn = 0usize;
     let mut events = 0u64;
 
     let wall_start = cfg.paced.then(std::time::Instant::now);
@@ -535,7 +536,9 @@ fn simulate(
                     views.resize_with(rendering.len(), Default::default);
                 }
                 let batch = &mut views[..rendering.len()];
-                let parts = parallel::parts(rendering.len() * setup.entities(), rendering.len());
+                // Split by what the last instant's screens drew (filtering
+                // screens draw a few dozen of thousands of entities).
+                let parts = parallel::parts(last_drawn, rendering.len());
                 if parts > 1 {
                     // Each screen's node draws on its own: a part per range.
                     let mut by_slot: Vec<Option<&mut NodeSlot>> = slots.iter_mut().map(Some).collect();
@@ -555,6 +558,7 @@ fn simulate(
                         *player = render_screen(&mut slots[j], j, now, &setup, &game, view);
                     }
                 }
+                last_drawn = batch.iter().map(|(_, v)| v.entities.len()).sum();
                 recorder.record_views(now, batch);
                 for &j in &rendering {
                     let s = &mut slots[j];

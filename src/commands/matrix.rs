@@ -34,6 +34,11 @@ pub(super) fn run_matrix(
     if let Some((k, n)) = shard {
         jobs.retain(|j| j.0 % n == k - 1);
     }
+    if let Some(n) = threads {
+        // The pool that judges a large world's screens gets as many cores
+        // (it can be set once per process: a second matrix keeps the first's).
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
+    }
     let threads = threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1)
