@@ -634,6 +634,10 @@ impl View {
 }
 
 /// A participant of a run.
+///
+/// `Send`: the screens of one instant may be drawn on several cores (each
+/// node by one thread at a time; never two calls on one node at once), so
+/// a node holds no `Rc` or `RefCell` shared with anything else.
 pub trait Node: Send {
     /// This node's fixed-rate timer fired.
     fn on_tick(&mut self, ctx: &mut Ctx<'_>);
