@@ -97,7 +97,15 @@ fn interest_match(c: &mut Criterion) {
         };
         let trace =
             TraceSpec::resolve("random-walk", &[]).unwrap().instantiate(cfg.clients, cfg.duration_us, 1).unwrap();
-        g.bench_function(method, |b| b.iter(|| run(algo, &profile, &trace, &cfg).expect("runs").metrics.snaps.events));
+        // As `syncbench run` runs one: on the pool if its screens split.
+        let big = harness::runner::splits_screens(&cfg);
+        g.bench_function(method, |b| {
+            b.iter(|| {
+                harness::parallel::on_pool(big, || {
+                    run(algo, &profile, &trace, &cfg).expect("runs").metrics.snaps.events
+                })
+            })
+        });
         // The same on one core: what judging screens on the machine's
         // cores (harness::parallel) buys.
         let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a pool of one");

@@ -32,3 +32,19 @@ where
     let items: Vec<I::Item> = items.into_iter().collect();
     items.into_par_iter().for_each(f);
 }
+
+/// Runs `f` on a thread of the pool (unless already on one) when `big`,
+/// else here. A run whose screens are judged on several cores is faster
+/// on a pool thread: a batch is split where it is and its first part
+/// judged at once, instead of handed to the pool while the caller waits.
+/// For one run at a time — a caller running many runs at once (`matrix`)
+/// keeps them off the pool, or a thread waiting for a batch's other half
+/// could take up a whole other run meanwhile and hold the first up for
+/// all of it.
+pub fn on_pool<R: Send>(big: bool, f: impl FnOnce() -> R + Send) -> R {
+    if big && rayon::current_thread_index().is_none() {
+        rayon::scope(|_| f())
+    } else {
+        f()
+    }
+}

@@ -395,6 +395,14 @@ pub(crate) fn prepare(
     Ok(Prepared { game, setup, recorder })
 }
 
+/// Whether a run of `cfg` is big enough that its screens may be judged on
+/// several cores: then running it through [`crate::parallel::on_pool`]
+/// pays (a single run; a caller running many at once should not).
+pub fn splits_screens(cfg: &RunConfig) -> bool {
+    let batch = cfg.clients.saturating_mul(cfg.clients.saturating_add(cfg.bots));
+    parallel::parts(batch, cfg.clients) > 1
+}
+
 /// Runs `algorithm` on `plan` (a profile per client) with `trace`.
 pub fn run_plan(
     algorithm: &dyn Algorithm,
@@ -413,26 +421,7 @@ pub fn run_plan_observed(
     plan: &NetworkPlan,
     trace: &Trace,
     cfg: &RunConfig,
-    progress: &mut (dyn FnMut(Micros) + Send),
-) -> Result<RunResult, RunError> {
-    // A run whose screens will be judged on several cores runs on one of
-    // the pool's threads itself: a batch is then split where it is, its
-    // first part judged at once, instead of handed to the pool while this
-    // thread waits.
-    let batch = cfg.clients.saturating_mul(cfg.clients.saturating_add(cfg.bots));
-    if parallel::parts(batch, cfg.clients) > 1 && rayon::current_thread_index().is_none() {
-        return rayon::scope(|_| simulate(algorithm, plan, trace, cfg, progress));
-    }
-    simulate(algorithm, plan, trace, cfg, progress)
-}
-
-/// The event loop of [`run_plan_observed`].
-fn simulate(
-    algorithm: &dyn Algorithm,
-    plan: &NetworkPlan,
-    trace: &Trace,
-    cfg: &RunConfig,
-    progress: &mut (dyn FnMut(Micros) + Send),
+    progress: &mut dyn FnMut(Micros),
 ) -> Result<RunResult, RunError> {
     let Prepared { game, setup, mut recorder } = prepare(algorithm, plan, trace, cfg)?;
     let mut slots: Vec<NodeSlot> = Vec::with_capacity(setup.nodes());

@@ -221,7 +221,7 @@ pub(crate) fn run_one_observed(
     plan: &NetworkPlan,
     spec: &TraceSpec,
     cfg: &RunConfig,
-    progress: &mut (dyn FnMut(harness::time::Micros) + Send),
+    progress: &mut dyn FnMut(harness::time::Micros),
 ) -> Result<RunReport> {
     let trace = spec.instantiate(cfg.clients, cfg.duration_us, cfg.seed).map_err(|e| bad(e.to_string()))?;
     let result = run_plan_observed(algo, plan, &trace, cfg, progress).map_err(|e| bad(e.to_string()))?;

@@ -18,7 +18,9 @@ pub(super) fn run_cmd(a: RunArgs) -> Result<()> {
             eprint!("\r{}: {done:.0} of {total:.0} simulated s…", algo.name());
         }
     };
-    let r = run_one_observed(algo, &profile, &spec, &cfg, &mut progress);
+    // One run: if its screens split over cores, it runs on the pool itself.
+    let big = harness::runner::splits_screens(&cfg);
+    let r = harness::parallel::on_pool(big, || run_one_observed(algo, &profile, &spec, &cfg, &mut progress));
     if show && r.is_err() {
         eprintln!(); // end the progress line before the error
     }

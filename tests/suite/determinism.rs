@@ -34,9 +34,9 @@ fn results_do_not_depend_on_the_cores_judging_screens() {
     use harness::runner::RunConfig;
     use harness::world::{Aoi, World};
     let (clients, bots) = (30, 250);
+    // `threads`: a pool of its own that size, or 0 for the global pool.
     let json = |threads: usize, algo: &str| {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        pool.install(|| {
+        let go = || {
             let batch = clients * (clients + bots);
             if threads > 1 {
                 assert!(harness::parallel::parts(batch, clients) > 2, "a batch this big must be split");
@@ -49,9 +49,16 @@ fn results_do_not_depend_on_the_cores_judging_screens() {
                 ..cfg(clients, 1, 5)
             };
             serde_json::to_string(&run_named(algo, "wifi", "random-walk", c)).unwrap()
-        })
+        };
+        match threads {
+            0 => go(),
+            n => rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap().install(go),
+        }
     };
     for algo in ["delta-snapshot", "lockstep"] {
-        assert_eq!(json(1, algo), json(4, algo), "{algo}");
+        let one = json(1, algo);
+        assert_eq!(one, json(4, algo), "{algo}");
+        // As `syncbench run` runs it: on the global pool's own thread.
+        assert_eq!(one, harness::parallel::on_pool(true, || json(0, algo)), "{algo} on the global pool");
     }
 }

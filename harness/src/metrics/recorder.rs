@@ -482,6 +482,10 @@ impl Recorder {
     /// [`super::judge`]). Each view is left holding its screen's view
     /// before.
     pub(crate) fn record_views(&mut self, t: Micros, batch: &mut [(usize, View)]) {
+        let players = self.players;
+        for &(viewer, _) in batch.iter().filter(|(v, _)| *v >= players) {
+            self.violation(format!("a view from screen {viewer}, but the run has {players} players"));
+        }
         // The authority at t: its frame in force, on the way to the next.
         let (frame, into) = if self.topology.confirms() {
             ((t.0 / self.dt_us) as usize + 1, t.0 % self.dt_us)
