@@ -33,6 +33,15 @@ where
     items.into_par_iter().for_each(f);
 }
 
+/// `f` of every item, in order, computed in `parts` parts (here when 1).
+pub fn map<T: Sync, R: Send>(items: &[T], parts: usize, f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    if parts <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let per = items.len().div_ceil(parts).max(1);
+    items.par_chunks(per).flat_map_iter(|chunk| chunk.iter().map(&f)).collect()
+}
+
 /// Runs `f` on a thread of the pool (unless already on one) when `big`,
 /// else here. A run whose screens are judged on several cores is faster
 /// on a pool thread: a batch is split where it is and its first part
@@ -46,5 +55,22 @@ pub fn on_pool<R: Send>(big: bool, f: impl FnOnce() -> R + Send) -> R {
         rayon::scope(|_| f())
     } else {
         f()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `map` gives `f` of every item in order, however many parts.
+        #[test]
+        fn map_keeps_the_order(items in proptest::collection::vec(any::<u32>(), 0..200), parts in 1usize..6) {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+            let got = pool.install(|| map(&items, parts, |x| u64::from(*x) * 3 + 1));
+            let want: Vec<u64> = items.iter().map(|x| u64::from(*x) * 3 + 1).collect();
+            prop_assert_eq!(got, want);
+        }
     }
 }

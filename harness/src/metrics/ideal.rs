@@ -27,7 +27,12 @@
 //! divergence is chaotic; on a contact-free trace it is not.
 
 use crate::game::{Game, Input, PlayerState, SeqInput, State};
+use crate::parallel;
 use crate::trace::Trace;
+
+/// One entity of a counterfactual step as work for [`parallel::parts`]
+/// (a step moves, collides and clamps each entity: a few entity-renders' worth).
+const COUNTERFACTUAL_WORK: usize = 4;
 
 /// Positions of every entity per frame, index = frame; and each frame's
 /// checksum when desyncs are to be judged against it.
@@ -113,13 +118,20 @@ impl Ideal {
             let before = (!changed.is_empty()).then(|| s.clone());
             game.step(&mut s, &inputs);
             if let Some(before) = before {
-                for (p, at, old) in changed {
-                    // The counterfactual: this player kept its old input.
+                // The counterfactuals: each changed player kept its old input.
+                // Each steps a whole world, and many may fall in one tick of
+                // a large one: they are independent, so on several cores.
+                let effective = |&(p, _, old): &(usize, u64, Input)| {
                     let mut other = before.clone();
                     let mut alt = inputs.clone();
                     alt[p].input = old;
                     game.step(&mut other, &alt);
-                    if visible(&other.players[p]) != visible(&s.players[p]) {
+                    visible(&other.players[p]) != visible(&s.players[p])
+                };
+                let work = changed.len() * s.players.len() * COUNTERFACTUAL_WORK;
+                let verdicts = parallel::map(&changed, parallel::parts(work, changed.len()), effective);
+                for ((p, at, _), effective) in changed.into_iter().zip(verdicts) {
+                    if effective {
                         changes[p].push(at);
                     } else {
                         ineffective += 1;
