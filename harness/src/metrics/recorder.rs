@@ -55,6 +55,27 @@ struct Traffic {
 /// once a second shows a change up to a second and a round trip late).
 const UNSHOWN_GRACE_US: u64 = 2_000_000;
 
+/// The [`Judge`] of `$r` (a recorder), borrowing only the fields it reads,
+/// so the screens and tallies stay free to lend out mutably beside it.
+macro_rules! judge {
+    ($r:ident, $check_paths:expr) => {
+        Judge {
+            topology: $r.topology,
+            players: $r.players,
+            entities: $r.entities,
+            dt_us: $r.dt_us,
+            game: $r.game.config(),
+            samples: &$r.samples,
+            changes: &$r.changes,
+            authority: &$r.authority,
+            authority_seqs: &$r.authority_seqs,
+            ideal: &$r.ideal,
+            map: &$r.map,
+            check_paths: $check_paths,
+        }
+    };
+}
+
 /// Collects everything a run publishes.
 pub struct Recorder {
     topology: Topology,
@@ -495,20 +516,7 @@ impl Recorder {
         };
         // Every render of one instant is scored now or waits, alike.
         let score_now = self.pending.is_empty() && self.scorable(frame, into);
-        let judge = Judge {
-            topology: self.topology,
-            players: self.players,
-            entities: self.entities,
-            dt_us: self.dt_us,
-            game: self.game.config(),
-            samples: &self.samples,
-            changes: &self.changes,
-            authority: &self.authority,
-            authority_seqs: &self.authority_seqs,
-            ideal: &self.ideal,
-            map: &self.map,
-            check_paths: !self.topology.confirms() && self.checks.is_some(),
-        };
+        let judge = judge!(self, !self.topology.confirms() && self.checks.is_some());
         let mut rows = self.interest.as_mut().map(|i| i.rows_mut());
         let entity_renders: usize = batch.iter().map(|(_, v)| v.entities.len()).sum();
         let parts = parallel::parts(entity_renders, batch.len());
@@ -594,20 +602,7 @@ impl Recorder {
         if ready == 0 {
             return;
         }
-        let judge = Judge {
-            topology: self.topology,
-            players: self.players,
-            entities: self.entities,
-            dt_us: self.dt_us,
-            game: self.game.config(),
-            samples: &self.samples,
-            changes: &self.changes,
-            authority: &self.authority,
-            authority_seqs: &self.authority_seqs,
-            ideal: &self.ideal,
-            map: &self.map,
-            check_paths: false,
-        };
+        let judge = judge!(self, false);
         let entity_renders: usize = self.pending.iter().take(ready).map(|p| p.view.entities.len()).sum();
         let parts = parallel::parts(entity_renders, ready).min(self.screens.len());
         if parts > 1 {
