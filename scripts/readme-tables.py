@@ -22,8 +22,13 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / "target" / "release" / "syncbench"
 
 
-def sb(*args):
-    out = subprocess.run([str(BIN), *args], cwd=ROOT, check=True, capture_output=True, text=True)
+def sb(*args, timed=False):
+    """syncbench's output; with `timed`, also /usr/bin/time's wall seconds
+    and peak kilobytes."""
+    prefix = ["/usr/bin/time", "-f", "%e %M"] if timed else []
+    out = subprocess.run([*prefix, str(BIN), *args], cwd=ROOT, check=True, capture_output=True, text=True)
+    if timed:
+        return out.stdout, out.stderr.strip().splitlines()[-1].split()
     return out.stdout
 
 
@@ -194,10 +199,8 @@ def large_world():
     for aoi in ["none", "grid", "crosslist"]:
         args = ["run", "--algo", "delta-snapshot", "--profile", "wifi", "--clients", "200", "--bots", "2000",
                 "--arena", "400x400", "--aoi", aoi, "--duration", "20s", "--format", "json"]
-        out = subprocess.run(["/usr/bin/time", "-f", "%e %M", str(BIN), *args], cwd=ROOT, check=True,
-                             capture_output=True, text=True)
-        wall, kb = out.stderr.strip().splitlines()[-1].split()
-        m = json.loads(out.stdout)["runs"][0]["metrics"]
+        report, (wall, kb) = sb(*args, timed=True)
+        m = json.loads(report)["runs"][0]["metrics"]
         i, a = m["interest"], m["interest"]["awareness_ms"]
         rows.append(
             f"| `{aoi}` | {m['bandwidth']['down_bytes_per_s']:,.0f} | {m['server_bandwidth']['up_bytes_per_s']:,.0f} "
@@ -212,14 +215,17 @@ SLOW = {"ggrs": ggrs, "large-world": large_world}
 
 def main():
     slow = "--slow" in sys.argv[1:]
+    every = {**TABLES, **SLOW}
+    only = [a for a in sys.argv[1:] if not a.startswith("--")]
+    unknown = [a for a in only if a not in every]
+    if unknown:
+        print(f"readme-tables.py: no table named {', '.join(unknown)} (the tables: {', '.join(every)})", file=sys.stderr)
+        sys.exit(2)
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
     path = ROOT / "README.md"
     text = path.read_text()
-    only = [a for a in sys.argv[1:] if not a.startswith("--")]
-    tables = list(TABLES.items()) + (list(SLOW.items()) if slow or only else [])
-    for name, make in tables:
-        if only and name not in only:
-            continue
+    for name in only or [*TABLES, *(SLOW if slow else ())]:
+        make = every[name]
         pattern = re.compile(rf"(<!-- table:{re.escape(name)} -->\n)(.*?)(\n<!-- /table -->)", re.S)
         if not pattern.search(text):
             sys.exit(f"README.md: no <!-- table:{name} --> marker")

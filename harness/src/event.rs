@@ -55,6 +55,16 @@ struct Key {
     slot: u32,
 }
 
+/// Where a key's class sits in `order` (above the 62-bit sequence).
+const CLASS_SHIFT: u32 = 62;
+
+impl Key {
+    /// The event class the key was pushed with.
+    fn class(&self) -> u64 {
+        self.order >> CLASS_SHIFT
+    }
+}
+
 impl PartialOrd for Key {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
@@ -135,7 +145,7 @@ impl<E> Scheduler<E> {
                 (self.slab.len() - 1) as u32
             }
         };
-        self.insert(Key { time: time.0, order: (class as u64) << 62 | seq, slot });
+        self.insert(Key { time: time.0, order: (class as u64) << CLASS_SHIFT | seq, slot });
     }
 
     /// Files a key into its bucket, or the heap if beyond the horizon.
@@ -167,11 +177,8 @@ impl<E> Scheduler<E> {
                     self.sorted = true;
                 }
                 let k = bucket.pop().expect("not empty");
-                self.in_ring -= 1;
                 self.now = Micros(k.time);
-                self.free.push(k.slot);
-                let event = self.slab[k.slot as usize].take().expect("a queued slot holds its event");
-                return Some((self.now, event));
+                return Some((self.now, self.take(k)));
             }
             // This bucket is drained: on to the next that can hold anything.
             self.base = if self.in_ring == 0 { self.far.peek()?.time >> BUCKET_BITS } else { self.base + 1 };
@@ -194,13 +201,18 @@ impl<E> Scheduler<E> {
         }
         let bucket = &mut self.buckets[(self.base % BUCKETS as u64) as usize];
         let k = *bucket.last()?;
-        if k.time != time.0 || k.order >> 62 != class as u64 {
+        if k.time != time.0 || k.class() != class as u64 {
             return None;
         }
         bucket.pop();
+        Some(self.take(k))
+    }
+
+    /// The event of `k`, just taken off the ring; its slot is freed.
+    fn take(&mut self, k: Key) -> E {
         self.in_ring -= 1;
         self.free.push(k.slot);
-        Some(self.slab[k.slot as usize].take().expect("a queued slot holds its event"))
+        self.slab[k.slot as usize].take().expect("a queued slot holds its event")
     }
 
     /// Time of the earliest pending event.

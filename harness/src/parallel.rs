@@ -23,12 +23,17 @@ pub fn parts(work: usize, items: usize) -> usize {
     (work / MIN_PER_PART).min(threads).min(items).max(1)
 }
 
-/// Runs `f` on every item, on as many cores as the pool has.
-pub fn for_each<I>(items: I, f: impl Fn(I::Item) + Sync + Send)
+/// Runs `f` on every item — here, in order, when `parts` is 1; else on as
+/// many cores as the pool has (each item is one part's work).
+pub fn for_each<I>(parts: usize, items: I, f: impl Fn(I::Item) + Sync + Send)
 where
     I: IntoIterator,
     I::Item: Send,
 {
+    if parts <= 1 {
+        items.into_iter().for_each(f);
+        return;
+    }
     let items: Vec<I::Item> = items.into_iter().collect();
     items.into_par_iter().for_each(f);
 }

@@ -537,7 +537,7 @@ pub fn run_plan_observed(
                         .map(|(&j, pv)| (j, by_slot[j].take().expect("a screen renders once an instant"), pv))
                         .collect();
                     let chunk = work.len().div_ceil(parts);
-                    parallel::for_each(work.chunks_mut(chunk), |items| {
+                    parallel::for_each(parts, work.chunks_mut(chunk), |items| {
                         for (j, s, (player, view)) in items.iter_mut() {
                             *player = render_screen(s, *j, now, &setup, &game, view);
                         }

@@ -42,7 +42,7 @@
 use crate::support::clock_sync::ClockSync;
 use crate::support::coast::{distance, Coast};
 use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE, PLAUSIBLE_LEAD};
-use crate::support::step_grid::StepGrid;
+use crate::support::step_grid::{at_least_a_micrometre, StepGrid};
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
 use crate::wire::{Reader, Writer};
 use harness::contract::{
@@ -298,21 +298,24 @@ impl Node for Client {
         self.advance(game, now);
         self.own.render(now, view);
         // From the last step to now: a part-step, shown and not kept.
-        let at = self.grid.last().unwrap_or(now);
+        let rest = self.grid.since_last(now);
         let server_now = self.clock.server_time(now);
         for (i, o) in self.others.iter().enumerate() {
             if i == self.me {
                 continue;
             }
-            let mut part = *o;
-            if now > at {
-                self.machine.step(&mut part, game, server_now, now - at);
-            }
+            let shown = if rest > 0 {
+                let mut part = *o;
+                self.machine.step(&mut part, game, server_now, rest);
+                part.shown
+            } else {
+                o.shown
+            };
             view.entities.push(EntityView {
                 id: i as u16,
-                x: part.shown[0],
-                y: part.shown[1],
-                z: part.shown[2],
+                x: shown[0],
+                y: shown[1],
+                z: shown[2],
                 seq: 0,
                 frame: o.frame,
             });
@@ -365,16 +368,9 @@ impl Machine {
                     o.shown = target;
                     o.mode = if o.mode == Mode::ToTargetStop { Mode::IdleStop } else { Mode::ByDirectionRun };
                 } else {
-                    // At least a micrometre on an axis that has any way to
-                    // go: truncated to nothing, a copy just inside a wall's
-                    // reach would never move out of it.
                     let part = |k: usize| {
-                        let c = (d[k] / dist * step) as i32;
-                        if c == 0 && d[k] != 0.0 {
-                            d[k].signum() as i32
-                        } else {
-                            c
-                        }
+                        let c = d[k] / dist * step;
+                        at_least_a_micrometre(c as i32, c)
                     };
                     let to = [o.shown[0] + part(0), o.shown[1] + part(1), z];
                     o.shown = game.slide(o.shown, to);

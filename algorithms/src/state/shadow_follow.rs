@@ -42,7 +42,7 @@
 
 use crate::support::coast::{distance, Coast};
 use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE, PLAUSIBLE_LEAD};
-use crate::support::step_grid::StepGrid;
+use crate::support::step_grid::{at_least_a_micrometre, StepGrid};
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
@@ -312,14 +312,14 @@ impl Node for Client {
         self.chase_until(game, now);
         self.own.render(now, view);
         // From the last step to now: a part-step, shown and not kept.
-        let at = self.grid.last().unwrap_or(now);
+        let rest = self.grid.since_last(now);
         let t = now + self.offset.unwrap_or(0);
         for (i, e) in self.entities.iter_mut().enumerate() {
             if i == self.me {
                 continue;
             }
-            let shown = if now > at {
-                self.chase.step(e.shown, e.speed, e.keys.front(), &mut e.coast, game, t, (now - at) as f64 / 1e6).0
+            let shown = if rest > 0 {
+                self.chase.step(e.shown, e.speed, e.keys.front(), &mut e.coast, game, t, rest as f64 / 1e6).0
             } else {
                 e.shown
             };
@@ -406,20 +406,13 @@ impl Chase {
             // A component that rounds to nothing still moves a micrometre:
             // else a chaser 5 µm into a wall's reach, its target beyond
             // it, never moves out (the other axis stays blocked).
-            let to: [i32; 3] = std::array::from_fn(|k| shown[k] + toward(d[k] / dist * moved, d[k]));
+            let to: [i32; 3] = std::array::from_fn(|k| {
+                let c = d[k] / dist * moved;
+                shown[k] + at_least_a_micrometre(c.round() as i32, c)
+            });
             // Around nothing: the chase stops at walls like the entity.
             at = game.slide(shown, to);
         }
         (at, speed, is_key && dist - moved < 1_000.0)
-    }
-}
-
-/// `c` µm rounded, but at least 1 µm toward `d` when `c` is not zero.
-fn toward(c: f64, d: f64) -> i32 {
-    let r = c.round();
-    if r == 0.0 && c != 0.0 {
-        d.signum() as i32
-    } else {
-        r as i32
     }
 }

@@ -45,6 +45,12 @@ impl StepGrid {
         self.done.map(|k| self.time(k))
     }
 
+    /// How far local time `now` is past the last step (0 before the first):
+    /// the part-step a render draws without keeping.
+    pub fn since_last(&self, now: i64) -> i64 {
+        now - self.last().unwrap_or(now)
+    }
+
     /// Calls `step(t, span)` for every grid step after the last one up to
     /// local time `now`, in order (`t` the step's time, `span` its length,
     /// µs). The first call only places the grid at `now`.
@@ -53,11 +59,24 @@ impl StepGrid {
             self.done = Some((now * STEPS_PER_TICK).div_euclid(self.dt));
             return;
         };
-        while self.time(k + 1) <= now {
-            let span = self.time(k + 1) - self.time(k);
+        let (mut prev, mut next) = (self.time(k), self.time(k + 1));
+        while next <= now {
             k += 1;
-            step(self.time(k), span);
+            step(next, next - prev);
+            (prev, next) = (next, self.time(k + 1));
         }
         self.done = Some(k);
+    }
+}
+
+/// `r`, a step's component rounded or truncated to whole µm, but at least
+/// 1 µm toward `c` (the exact component) when `c` is not zero: rounded to
+/// nothing, a copy just inside a wall's reach would never move out of it
+/// along the axis that has a way to go.
+pub fn at_least_a_micrometre(r: i32, c: f64) -> i32 {
+    if r == 0 && c != 0.0 {
+        c.signum() as i32
+    } else {
+        r
     }
 }

@@ -80,15 +80,6 @@ impl Default for GameConfig {
     }
 }
 
-impl GameConfig {
-    /// The farthest a player can legitimately travel horizontally in
-    /// `interval_us`: its max speed plus an equal allowance for being pushed.
-    /// Displayed motion beyond this is a snap.
-    pub fn max_travel(&self, interval_us: u64) -> i64 {
-        2 * self.max_speed * interval_us as i64 / 1_000_000
-    }
-}
-
 /// The game: its configuration, derived per-step constants, and a counter
 /// of the steps executed (the harness reports it as simulation cost).
 #[derive(Debug)]
@@ -157,7 +148,7 @@ impl Game {
     /// `interval_us`: its max speed plus an equal allowance for being pushed.
     /// Displayed motion beyond this is a snap.
     pub fn max_travel(&self, interval_us: u64) -> i64 {
-        self.config.max_travel(interval_us)
+        2 * self.config.max_speed * interval_us as i64 / 1_000_000
     }
 
     /// The state at frame 0 for `players` players, standing on spawn points,

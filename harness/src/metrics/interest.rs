@@ -97,6 +97,15 @@ struct Radii {
     reach: i64,
 }
 
+impl Radii {
+    /// The cell of `p` in a grid of `reach`-sized cells: only entities in
+    /// the 3 × 3 cells around a player can be within reach of it.
+    fn cell_of(&self, p: &PlayerState) -> (i64, i64) {
+        let cell = self.reach.max(1);
+        ((p.x as i64).div_euclid(cell), (p.y as i64).div_euclid(cell))
+    }
+}
+
 /// What authority frames add up to (kept per part when viewers' rows are
 /// updated on several cores, then added: sums and maxima only).
 #[derive(Clone, Copy, Debug, Default)]
@@ -198,30 +207,25 @@ impl InterestTracker {
         if state.len() != self.entities {
             return;
         }
-        let cell = self.radii.reach.max(1);
-        let key = |p: &PlayerState| ((p.x as i64).div_euclid(cell), (p.y as i64).div_euclid(cell));
+        let radii = self.radii;
         self.cells.clear();
-        self.cells.extend(state.iter().enumerate().map(|(e, p)| (key(p), e as u32)));
+        self.cells.extend(state.iter().enumerate().map(|(e, p)| (radii.cell_of(p), e as u32)));
         self.cells.sort_unstable();
         // Viewers' rows are independent: many are updated on several cores,
         // a range each, with counts of their own.
         let viewers = self.rows.len();
         let parts = parallel::parts(viewers * ROW_WORK, viewers);
         let per = viewers.div_ceil(parts.max(1)).max(1);
-        let (radii, cells) = (self.radii, &self.cells);
+        let cells = &self.cells;
         let mut counts = vec![FrameCounts::default(); parts.max(1)];
-        let update = |(k, (rows, counts)): (usize, (&mut [InterestRow], &mut FrameCounts))| {
+        let split = self.rows.chunks_mut(per).zip(counts.iter_mut()).enumerate();
+        parallel::for_each(parts, split, |(k, (rows, counts))| {
             let (mut candidates, mut spare) = (Vec::new(), Vec::new());
             for (i, row) in rows.iter_mut().enumerate() {
                 let v = k * per + i;
                 row.update(&radii, cells, state, v, t, counts, &mut candidates, &mut spare);
             }
-        };
-        if parts > 1 {
-            parallel::for_each(self.rows.chunks_mut(per).zip(counts.iter_mut()).enumerate(), update);
-        } else {
-            self.rows.chunks_mut(per).zip(counts.iter_mut()).enumerate().for_each(update);
-        }
+        });
         for c in &counts {
             self.frames.merge(c);
         }
@@ -296,9 +300,8 @@ impl InterestRow {
         candidates: &mut Vec<u32>,
         spare: &mut Vec<u32>,
     ) {
-        let cell = r.reach.max(1);
         let me = &state[v];
-        let (cx, cy) = ((me.x as i64).div_euclid(cell), (me.y as i64).div_euclid(cell));
+        let (cx, cy) = r.cell_of(me);
         candidates.clear();
         for x in cx - 1..=cx + 1 {
             let lo = cells.partition_point(|c| c.0 < (x, cy - 1));

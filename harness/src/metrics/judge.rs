@@ -22,7 +22,7 @@ use super::on_map::{MapCheck, TOLERANCE_UM};
 use super::screen_memory::{anchor, ScreenMemory};
 use super::stats::Hist;
 use crate::contract::{EntityView, Topology, View};
-use crate::game::{GameConfig, Input};
+use crate::game::{Game, Input};
 use crate::time::Micros;
 
 /// At most this many violation messages are kept (a tally keeps as many,
@@ -140,7 +140,7 @@ pub(super) struct Judge<'a> {
     /// Players and bots.
     pub(super) entities: usize,
     pub(super) dt_us: u64,
-    pub(super) game: &'a GameConfig,
+    pub(super) game: &'a Game,
     /// Per player, the sampled inputs (sequence − 1 → time, input).
     pub(super) samples: &'a [Vec<(Micros, Input)>],
     /// Per player, the instants of its effective input changes.

@@ -7,8 +7,8 @@
 
 use super::fidelity::Fidelity;
 use super::ideal::{Frames, Ideal};
-use super::interest::InterestTracker;
-use super::judge::{Judge, Screen, Tally, MAX_VIOLATIONS, SNAP_SPAN_TICKS};
+use super::interest::{InterestRow, InterestTracker};
+use super::judge::{Judge, Screen, SecondSums, Tally, MAX_VIOLATIONS, SNAP_SPAN_TICKS};
 use super::on_map::MapCheck;
 use super::runs::Runs;
 use super::stats::{round4, Hist};
@@ -64,7 +64,7 @@ macro_rules! judge {
             players: $r.players,
             entities: $r.entities,
             dt_us: $r.dt_us,
-            game: $r.game.config(),
+            game: &$r.game,
             samples: &$r.samples,
             changes: &$r.changes,
             authority: &$r.authority,
@@ -517,48 +517,25 @@ impl Recorder {
         // Every render of one instant is scored now or waits, alike.
         let score_now = self.pending.is_empty() && self.scorable(frame, into);
         let judge = judge!(self, !self.topology.confirms() && self.checks.is_some());
-        let mut rows = self.interest.as_mut().map(|i| i.rows_mut());
+        let rows = self.interest.as_mut().map(|i| i.rows_mut());
         let entity_renders: usize = batch.iter().map(|(_, v)| v.entities.len()).sum();
-        let parts = parallel::parts(entity_renders, batch.len());
-        if parts > 1 && distinct(batch.iter().map(|b| b.0), self.players) {
-            if self.tallies.len() < parts {
-                self.tallies.resize_with(parts, Tally::default);
-            }
-            // Each screen (and its interest row) goes to the part judging its render.
-            let mut rows_of: Vec<Option<&mut crate::metrics::interest::InterestRow>> = match rows {
-                Some(r) => r.iter_mut().map(Some).collect(),
-                None => Vec::new(),
-            };
-            let mut screens: Vec<Option<&mut Screen>> = self.screens.iter_mut().map(Some).collect();
-            let mut work: Vec<_> = batch
-                .iter()
-                .enumerate()
-                .map(|(pos, (viewer, view))| {
-                    let screen = screens[*viewer].take().expect("distinct viewers");
-                    let row = rows_of.get_mut(*viewer).and_then(Option::take);
-                    (pos, *viewer, screen, row, view)
-                })
-                .collect();
-            let chunk = work.len().div_ceil(parts);
-            parallel::for_each(work.chunks_mut(chunk).zip(self.tallies.iter_mut()), |(items, tally)| {
-                for (pos, viewer, screen, row, view) in items.iter_mut() {
-                    judge.view(screen, row.as_deref_mut(), tally, *pos, *viewer, t, view);
+        let shown: &[(usize, View)] = batch;
+        by_screens(
+            &mut self.screens,
+            rows,
+            &mut self.tallies,
+            parallel::parts(entity_renders, batch.len()),
+            |first, screens, mut rows, tally| {
+                let mine = first..first + screens.len();
+                for (pos, (viewer, view)) in shown.iter().enumerate().filter(|(_, (v, _))| mine.contains(v)) {
+                    let (k, screen) = (viewer - first, &mut screens[viewer - first]);
+                    judge.view(screen, rows.as_deref_mut().map(|r| &mut r[k]), tally, pos, *viewer, t, view);
                     if score_now {
                         judge.score(screen, tally, *viewer, frame, into, t, &view.entities);
                     }
                 }
-            });
-        } else {
-            let tally = &mut self.tallies[0];
-            for (pos, (viewer, view)) in batch.iter().enumerate() {
-                let Some(screen) = self.screens.get_mut(*viewer) else { continue };
-                let row = rows.as_deref_mut().map(|r| &mut r[*viewer]);
-                judge.view(screen, row, tally, pos, *viewer, t, view);
-                if score_now {
-                    judge.score(screen, tally, *viewer, frame, into, t, &view.entities);
-                }
-            }
-        }
+            },
+        );
         self.take_violations();
         for (viewer, view) in batch.iter_mut() {
             let Some(screen) = self.screens.get_mut(*viewer) else { continue };
@@ -604,40 +581,28 @@ impl Recorder {
         }
         let judge = judge!(self, false);
         let entity_renders: usize = self.pending.iter().take(ready).map(|p| p.view.entities.len()).sum();
-        let parts = parallel::parts(entity_renders, ready).min(self.screens.len());
-        if parts > 1 {
-            let front = self.pending.make_contiguous();
-            if self.tallies.len() < parts {
-                self.tallies.resize_with(parts, Tally::default);
-            }
-            // A part per range of screens; each scores its screens' renders in order.
-            let per = self.screens.len().div_ceil(parts);
-            let items = &front[..ready];
-            parallel::for_each(
-                self.screens.chunks_mut(per).enumerate().zip(self.tallies.iter_mut()),
-                |((k, screens), tally)| {
-                    let mine = k * per..k * per + screens.len();
-                    for p in items.iter().filter(|p| mine.contains(&p.viewer)) {
-                        let screen = &mut screens[p.viewer - mine.start];
-                        judge.score(screen, tally, p.viewer, p.frame, p.into, p.t, &p.view.entities);
-                    }
-                },
-            );
-        } else {
-            for p in self.pending.iter().take(ready) {
-                if let Some(screen) = self.screens.get_mut(p.viewer) {
-                    judge.score(screen, &mut self.tallies[0], p.viewer, p.frame, p.into, p.t, &p.view.entities);
+        let pending = &self.pending;
+        by_screens(
+            &mut self.screens,
+            None,
+            &mut self.tallies,
+            parallel::parts(entity_renders, ready),
+            |first, screens, _, tally| {
+                let mine = first..first + screens.len();
+                for p in pending.iter().take(ready).filter(|p| mine.contains(&p.viewer)) {
+                    let screen = &mut screens[p.viewer - first];
+                    judge.score(screen, tally, p.viewer, p.frame, p.into, p.t, &p.view.entities);
                 }
-            }
-        }
+            },
+        );
         self.pending.drain(..ready);
     }
 
     /// The metrics of the run, after `duration_us` of simulated time.
     pub fn finish(mut self, duration_us: u64, algorithm_steps: u64, links: &[LinkStats], delivered: u64) -> Metrics {
         self.unscored = self.pending.len() as u64;
-        let mut tally = Tally::default();
-        for t in &self.tallies {
+        let mut tally = std::mem::take(&mut self.tallies[0]);
+        for t in &self.tallies[1..] {
             tally.merge(t);
         }
         if let Some(c) = self.checks.as_mut() {
@@ -647,9 +612,10 @@ impl Recorder {
         if let Some(i) = self.interest.as_mut() {
             i.absorb(&tally.shown);
         }
-        if self.seconds.len() < tally.seconds.len() {
-            self.seconds.resize(tally.seconds.len(), Second::default());
-        }
+        // The timeline covers every second a correction or a score touched.
+        let seconds = self.seconds.len().max(tally.seconds.len());
+        self.seconds.resize(seconds, Second::default());
+        tally.seconds.resize(seconds, SecondSums::default());
         // Changes a screen still showing the player never showed.
         // A change counts once the run outlasted it by the grace: a fixed
         // span (a horizon that followed the run's own latency would let a
@@ -755,12 +721,8 @@ impl Recorder {
                 }
             }),
             timeline: Timeline {
-                own_divergence_m: (0..self.seconds.len())
-                    .map(|i| mean_m(tally.seconds.get(i).map(|s| s.own)))
-                    .collect(),
-                remote_divergence_m: (0..self.seconds.len())
-                    .map(|i| mean_m(tally.seconds.get(i).map(|s| s.remote)))
-                    .collect(),
+                own_divergence_m: tally.seconds.iter().map(|s| mean_m(s.own)).collect(),
+                remote_divergence_m: tally.seconds.iter().map(|s| mean_m(s.remote)).collect(),
                 corrections: self.seconds.iter().map(|s| s.corrections).collect(),
             },
             latency_cdf_ms: LatencyCdf { own: tally.latency[1].cdf(1e3), remote: tally.latency[0].cdf(1e3) },
@@ -801,20 +763,31 @@ impl Recorder {
 }
 
 /// A second's mean divergence in metres from its (µm sum, renders).
-fn mean_m(sums: Option<(u128, u64)>) -> f64 {
-    let (sum, n) = sums.unwrap_or((0, 0));
+fn mean_m((sum, n): (u128, u64)) -> f64 {
     round4(sum as f64 / 1e6 / n.max(1) as f64)
 }
 
-/// Whether every viewer in `viewers` is below `players` and appears once.
-fn distinct(viewers: impl Iterator<Item = usize>, players: usize) -> bool {
-    let mut seen = vec![false; players];
-    for v in viewers {
-        if v >= players || std::mem::replace(&mut seen[v], true) {
-            return false;
-        }
+/// Splits the screens into `parts` ranges (at most one a screen) and runs
+/// `f(first, screens, rows, tally)` for each — on several cores when more
+/// than one: a range's screens from index `first`, their interest rows
+/// when measured, and a tally of the part's own. Each part walks the
+/// renders in their order and takes those of its screens, so a screen's
+/// renders are judged in order by one part, as on one core.
+fn by_screens(
+    screens: &mut [Screen],
+    rows: Option<&mut [InterestRow]>,
+    tallies: &mut Vec<Tally>,
+    parts: usize,
+    f: impl Fn(usize, &mut [Screen], Option<&mut [InterestRow]>, &mut Tally) + Sync + Send,
+) {
+    let parts = parts.clamp(1, screens.len().max(1));
+    if tallies.len() < parts {
+        tallies.resize_with(parts, Tally::default);
     }
-    true
+    let per = screens.len().div_ceil(parts).max(1);
+    let rows = rows.into_iter().flat_map(|r| r.chunks_mut(per)).map(Some).chain(std::iter::repeat_with(|| None));
+    let split = screens.chunks_mut(per).zip(rows).zip(tallies.iter_mut()).enumerate();
+    parallel::for_each(parts, split, |(k, ((screens, rows), tally))| f(k * per, screens, rows, tally));
 }
 
 /// Conformance bookkeeping.

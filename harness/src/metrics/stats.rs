@@ -57,12 +57,8 @@ impl Hist {
         if other.0.is_empty() {
             return;
         }
-        if self.0.add(&other.0).is_err() {
-            // Only a histogram that cannot resize refuses; record by value.
-            for v in other.0.iter_recorded() {
-                self.0.saturating_record_n(v.value_iterated_to(), v.count_at_value());
-            }
-        }
+        // Only a histogram that cannot resize refuses, and `Hist`s resize.
+        self.0.add(&other.0).expect("histograms of one precision that resize merge");
     }
 
     /// Number of values.
