@@ -1,4 +1,5 @@
-//! Summary statistics from an HdrHistogram.
+//! Summary statistics of integer samples: [`Hist`] counts them in
+//! HdrHistogram's buckets, [`Stats`] is what a report shows of them.
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
@@ -32,70 +33,113 @@ pub fn round4(x: f64) -> f64 {
 }
 
 /// A histogram of integer values (µm or µs) with 3 significant digits.
-#[derive(Clone, Debug)]
-pub struct Hist(Histogram<u64>);
+///
+/// Recording is the hot path of judging (a couple of values per entity
+/// per render), so a `Hist` only counts: one bucket index computed and one
+/// counter bumped, in HdrHistogram's own bucketing (3 significant
+/// digits: 2,048 sub-buckets, each power of two above them halved into
+/// 1,024). Summaries hand the counts to an [`hdrhistogram::Histogram`],
+/// whose every answer (quantiles, mean, max) depends only on the bucket a
+/// value fell in, so they are exactly what recording each value there
+/// gives (a proptest holds the two equal).
+#[derive(Clone, Debug, Default)]
+pub struct Hist {
+    /// Count per bucket index; grown to the highest index recorded.
+    counts: Vec<u64>,
+    len: u64,
+}
 
-impl Default for Hist {
-    fn default() -> Self {
-        Hist(Histogram::new(3).expect("3 significant digits is valid"))
+/// log₂ of the sub-buckets in the top half of a bucket (3 digits: 1,024).
+const HALF_MAGNITUDE: u32 = 10;
+/// `2 × 1,024 − 1`: values up to it fall in bucket 0, one index each.
+const SUB_MASK: u64 = (2 << HALF_MAGNITUDE) - 1;
+
+/// HdrHistogram's bucket index of `v` at 3 significant digits (unit 1).
+fn index_of(v: u64) -> usize {
+    let bucket = 53 - (v | SUB_MASK).leading_zeros();
+    (((bucket + 1) << HALF_MAGNITUDE) as u64 + (v >> bucket) - (1 << HALF_MAGNITUDE)) as usize
+}
+
+/// The lowest value of bucket index `i` (the inverse of [`index_of`]).
+fn lowest_of(i: usize) -> u64 {
+    let half = 1u64 << HALF_MAGNITUDE;
+    match (i as u64 >> HALF_MAGNITUDE).checked_sub(1) {
+        None | Some(0) => i as u64,
+        Some(bucket) => ((i as u64 & (half - 1)) + half) << bucket,
     }
 }
 
 impl Hist {
     /// Records one value.
+    #[inline]
     pub fn record(&mut self, v: u64) {
-        // The histogram resizes itself; only values beyond u64's range
-        // could fail, and those are clamped.
-        if self.0.record(v).is_err() {
-            self.0.saturating_record(v);
+        let i = index_of(v);
+        if i >= self.counts.len() {
+            self.counts.resize(i + 1, 0);
         }
+        self.counts[i] += 1;
+        self.len += 1;
     }
 
     /// Adds every value of `other` (counts add exactly: histograms filled
     /// apart and merged equal one filled with all the values).
     pub fn merge(&mut self, other: &Hist) {
-        if other.0.is_empty() {
-            return;
+        if self.counts.len() < other.counts.len() {
+            self.counts.resize(other.counts.len(), 0);
         }
-        // Only a histogram that cannot resize refuses, and `Hist`s resize.
-        self.0.add(&other.0).expect("histograms of one precision that resize merge");
+        for (c, o) in self.counts.iter_mut().zip(&other.counts) {
+            *c += o;
+        }
+        self.len += other.len;
     }
 
     /// Number of values.
     pub fn len(&self) -> u64 {
-        self.0.len()
+        self.len
     }
 
     /// Whether empty.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.len == 0
+    }
+
+    /// The counts as an HdrHistogram, for its summaries.
+    fn summary(&self) -> Histogram<u64> {
+        let mut h = Histogram::new(3).expect("3 significant digits is valid");
+        for (i, &c) in self.counts.iter().enumerate().filter(|(_, &c)| c > 0) {
+            // Any value of a bucket lands in it; resizing covers u64.
+            h.record_n(lowest_of(i), c).expect("a Hist's buckets are an auto-resizing histogram's");
+        }
+        h
     }
 
     /// `(quantile, value / scale)` at 0, 1, 5, 10, 20 … 90, 95, 99, 100%:
     /// enough points to draw a CDF.
     pub fn cdf(&self, scale: f64) -> Vec<[f64; 2]> {
-        if self.0.is_empty() {
+        if self.is_empty() {
             return Vec::new();
         }
+        let h = self.summary();
         [0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0]
             .iter()
-            .map(|&q| [q, round4(self.0.value_at_quantile(q) as f64 / scale)])
+            .map(|&q| [q, round4(h.value_at_quantile(q) as f64 / scale)])
             .collect()
     }
 
     /// Summary, each value divided by `scale` (e.g. 10⁶ for µm → m).
     pub fn stats(&self, scale: f64) -> Stats {
-        if self.0.is_empty() {
+        if self.is_empty() {
             return Stats::default();
         }
-        let q = |p: f64| round4(self.0.value_at_quantile(p) as f64 / scale);
+        let h = self.summary();
+        let q = |p: f64| round4(h.value_at_quantile(p) as f64 / scale);
         Stats {
-            mean: round4(self.0.mean() / scale),
+            mean: round4(h.mean() / scale),
             p50: q(0.5),
             p90: q(0.9),
             p99: q(0.99),
-            max: round4(self.0.max() as f64 / scale),
-            n: self.0.len(),
+            max: round4(h.max() as f64 / scale),
+            n: h.len(),
         }
     }
 }
@@ -120,7 +164,54 @@ mod tests {
         assert_eq!(Hist::default().stats(1.0), Stats::default());
     }
 
+    /// Values spread over every magnitude a u64 has, with the edges of
+    /// buckets and of u64 itself.
+    fn any_magnitude() -> impl proptest::strategy::Strategy<Value = u64> {
+        use proptest::prelude::*;
+        prop_oneof![
+            0u64..5_000,
+            (0u32..64, any::<u64>()).prop_map(|(bits, x)| x >> bits),
+            (11u32..64, -2i64..=2).prop_map(|(p, d)| (1u64 << p).wrapping_add_signed(d)),
+            Just(u64::MAX),
+        ]
+    }
+
     proptest::proptest! {
+        /// A value's bucket is HdrHistogram's: same lowest value, and the
+        /// bucket's lowest value maps back to it.
+        #[test]
+        fn buckets_are_hdrhistograms(v in any_magnitude()) {
+            let h = Histogram::<u64>::new(3).unwrap();
+            proptest::prop_assert_eq!(lowest_of(index_of(v)), h.lowest_equivalent(v));
+            proptest::prop_assert_eq!(index_of(lowest_of(index_of(v))), index_of(v));
+        }
+
+        /// Counting reports exactly what recording every value in an
+        /// HdrHistogram does.
+        #[test]
+        fn counts_report_what_hdrhistogram_does(values in proptest::collection::vec(any_magnitude(), 1..300)) {
+            let mut direct = Histogram::<u64>::new(3).unwrap();
+            let mut counted = Hist::default();
+            for &v in &values {
+                // As `Hist` recorded before it counted: resize, or clamp.
+                if direct.record(v).is_err() {
+                    direct.saturating_record(v);
+                }
+                counted.record(v);
+            }
+            let q = |p: f64| round4(direct.value_at_quantile(p) as f64 / 1e3);
+            let want = Stats {
+                mean: round4(direct.mean() / 1e3),
+                p50: q(0.5),
+                p90: q(0.9),
+                p99: q(0.99),
+                max: round4(direct.max() as f64 / 1e3),
+                n: direct.len(),
+            };
+            proptest::prop_assert_eq!(counted.stats(1e3), want);
+            proptest::prop_assert_eq!(counted.cdf(1e3)[14][1], round4(direct.value_at_quantile(1.0) as f64 / 1e3));
+        }
+
         /// Histograms filled apart and merged report exactly what one
         /// histogram of every value does.
         #[test]
