@@ -29,6 +29,7 @@ use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE}
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
 use harness::game::State;
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 
 const HISTORY: usize = 64;
 
@@ -94,7 +95,7 @@ impl Algorithm for Snapshots {
             return Box::new(AoiClient::new(s, player, interp_us));
         }
         let dt = 1_000_000 / s.tick_hz.max(1) as i64;
-        let world = quantize(&s.initial);
+        let world: Arc<[Quantized]> = quantize(&s.initial).into();
         // Two seconds of snapshots; half a second in large worlds (memory).
         // Gaps of more than six ticks are not interpolated across.
         let mut interp = InterpolationBuffer::new(if world.len() > 64 { 32 } else { 128 }).max_span(6 * dt);
@@ -119,11 +120,12 @@ impl Algorithm for Snapshots {
     }
 }
 
-fn snap(frame: u32, world: &[Quantized], dt: i64) -> Snap {
+/// A decoded world as interpolation holds it: the baseline's own copy.
+fn snap(frame: u32, world: &Arc<[Quantized]>, dt: i64) -> Snap<Arc<[Quantized]>> {
     Snap {
         time_us: (frame as i64 - 1) * dt,
         frame,
-        pos: world.iter().map(Quantized::um).collect(),
+        pos: Arc::clone(world),
         // The codecs carry no velocity: none stored (12 bytes per entity per
         // buffered snapshot, per client, add up in large worlds).
         vel: Vec::new(),
@@ -173,11 +175,11 @@ struct Client {
     me: usize,
     dt: i64,
     /// Decoded snapshots the server may use as baselines.
-    kept: BTreeMap<u32, Vec<Quantized>>,
+    kept: BTreeMap<u32, Arc<[Quantized]>>,
     newest: u32,
     /// The own player, moved to each newer snapshot over a tick.
     own: TickLerp,
-    interp: InterpolationBuffer,
+    interp: InterpolationBuffer<Arc<[Quantized]>>,
     /// Server time ≈ local time + this: the least-delayed arrival seen.
     offset: Option<i64>,
     interp_us: i64,
@@ -200,7 +202,7 @@ impl Node for Client {
         if self.kept.contains_key(&frame) {
             return;
         }
-        let baseline = if base == 0 { None } else { self.kept.get(&base).map(Vec::as_slice) };
+        let baseline = if base == 0 { None } else { self.kept.get(&base).map(|w| &w[..]) };
         if base != 0 && baseline.is_none() {
             return; // a baseline we no longer hold: wait for the next one
         }
@@ -208,6 +210,7 @@ impl Node for Client {
         if world.len() != ctx.setup().entities() {
             return;
         }
+        let world: Arc<[Quantized]> = world.into();
         let arrival = (frame as i64 - 1) * self.dt - ctx.now();
         self.offset = Some(self.offset.map_or(arrival, |o| o.max(arrival)));
         self.interp.push(snap(frame, &world, self.dt));

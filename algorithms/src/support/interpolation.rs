@@ -8,18 +8,57 @@
 //! past the newest snapshot) the [`Dry`] policy decides: hold the newest
 //! position, or extrapolate along its velocity for at most a bounded time.
 
+use crate::support::delta::Quantized;
 use std::cell::Cell;
 use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// How a snapshot holds its entities' positions: what the client already
+/// keeps, so a snapshot kept as a delta baseline and for interpolation is
+/// held once. Positions are read in µm.
+pub trait Positions {
+    /// Number of entities.
+    fn len(&self) -> usize;
+    /// Whether there are none.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Entity `e`'s position (x, y, z), µm.
+    fn um(&self, e: usize) -> [i32; 3];
+}
+
+/// Positions in µm, as the game has them.
+impl Positions for Vec<[i32; 3]> {
+    fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+    #[inline]
+    fn um(&self, e: usize) -> [i32; 3] {
+        self[e]
+    }
+}
+
+/// A decoded snapshot codec world (millimetres), shared with the delta
+/// baselines.
+impl Positions for Arc<[Quantized]> {
+    fn len(&self) -> usize {
+        <[Quantized]>::len(self)
+    }
+    #[inline]
+    fn um(&self, e: usize) -> [i32; 3] {
+        self[e].um()
+    }
+}
 
 /// One received snapshot, reduced to what interpolation needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Snap {
+pub struct Snap<P = Vec<[i32; 3]>> {
     /// Server time of the frame, µs.
     pub time_us: i64,
     /// The frame.
     pub frame: u32,
-    /// Per entity: position (x, y, z), µm.
-    pub pos: Vec<[i32; 3]>,
+    /// Per entity: position (x, y, z), read in µm.
+    pub pos: P,
     /// Per entity: velocity (x, y, z), µm/s; empty when the codec carries
     /// none (read as zero: memory, in large worlds).
     pub vel: Vec<[i32; 3]>,
@@ -50,8 +89,8 @@ pub struct Sample {
 
 /// The buffer of received snapshots.
 #[derive(Clone, Debug, Default)]
-pub struct InterpolationBuffer {
-    snaps: VecDeque<Snap>,
+pub struct InterpolationBuffer<P = Vec<[i32; 3]>> {
+    snaps: VecDeque<Snap<P>>,
     capacity: usize,
     /// Longest gap between two snapshots interpolated across, µs; across a
     /// longer one (an outage) the older state is held until the newer one.
@@ -62,9 +101,9 @@ pub struct InterpolationBuffer {
     found: Cell<Option<(i64, usize)>>,
 }
 
-impl InterpolationBuffer {
+impl<P: Positions> InterpolationBuffer<P> {
     /// A buffer keeping at most `capacity` snapshots.
-    pub fn new(capacity: usize) -> InterpolationBuffer {
+    pub fn new(capacity: usize) -> InterpolationBuffer<P> {
         InterpolationBuffer {
             snaps: VecDeque::new(),
             capacity: capacity.max(2),
@@ -78,13 +117,13 @@ impl InterpolationBuffer {
     /// runs through walls; `conform --cases 10000` caught `delta-snapshot`
     /// drawing a player 0.11 m inside one that way. Holding the older state
     /// until the newer one's time keeps every drawn point authoritative.
-    pub fn max_span(mut self, us: i64) -> InterpolationBuffer {
+    pub fn max_span(mut self, us: i64) -> InterpolationBuffer<P> {
         self.max_span_us = us.max(1);
         self
     }
 
     /// Adds a snapshot (in any order; duplicates are ignored).
-    pub fn push(&mut self, s: Snap) {
+    pub fn push(&mut self, s: Snap<P>) {
         let i = self.snaps.partition_point(|x| x.frame < s.frame);
         if self.snaps.get(i).is_some_and(|x| x.frame == s.frame) {
             return;
@@ -97,7 +136,7 @@ impl InterpolationBuffer {
     }
 
     /// The newest snapshot.
-    pub fn newest(&self) -> Option<&Snap> {
+    pub fn newest(&self) -> Option<&Snap<P>> {
         self.snaps.back()
     }
 
@@ -116,46 +155,39 @@ impl InterpolationBuffer {
             }
         };
         if i == 0 {
-            return Some(Sample { pos: first.pos[e], frame: first.frame, view: (first.frame, first.frame, 0) });
+            return Some(Sample { pos: first.pos.um(e), frame: first.frame, view: (first.frame, first.frame, 0) });
         }
         let a = &self.snaps[i - 1];
         match self.snaps.get(i) {
             Some(b) if e < b.pos.len() && b.time_us - a.time_us > self.max_span_us => {
-                Some(Sample { pos: a.pos[e], frame: a.frame, view: (a.frame, a.frame, 0) })
+                Some(Sample { pos: a.pos.um(e), frame: a.frame, view: (a.frame, a.frame, 0) })
             }
             Some(b) if e < b.pos.len() => {
                 let span = (b.time_us - a.time_us).max(1);
+                let (pa, pb) = (a.pos.um(e), b.pos.um(e));
                 let k = (t_us - a.time_us).clamp(0, span);
                 let (pos, blend) = if span < 1 << 31 {
                     // |y − x| < 2³² and k ≤ span < 2³¹: the product fits i64.
                     let lerp = |x: i32, y: i32| (x as i64 + (y as i64 - x as i64) * k / span) as i32;
-                    let pos = [
-                        lerp(a.pos[e][0], b.pos[e][0]),
-                        lerp(a.pos[e][1], b.pos[e][1]),
-                        lerp(a.pos[e][2], b.pos[e][2]),
-                    ];
+                    let pos = [lerp(pa[0], pb[0]), lerp(pa[1], pb[1]), lerp(pa[2], pb[2])];
                     (pos, (k * 65535 / span) as u16)
                 } else {
                     // i128: a damaged frame number can make the span huge.
                     let lerp = |x: i32, y: i32| (x as i128 + (y as i128 - x as i128) * k as i128 / span as i128) as i32;
-                    let pos = [
-                        lerp(a.pos[e][0], b.pos[e][0]),
-                        lerp(a.pos[e][1], b.pos[e][1]),
-                        lerp(a.pos[e][2], b.pos[e][2]),
-                    ];
+                    let pos = [lerp(pa[0], pb[0]), lerp(pa[1], pb[1]), lerp(pa[2], pb[2])];
                     (pos, (k as i128 * 65535 / span as i128) as u16)
                 };
                 Some(Sample { pos, frame: a.frame, view: (a.frame, b.frame, blend) })
             }
             _ => {
                 let pos = match dry {
-                    Dry::Hold => a.pos[e],
+                    Dry::Hold => a.pos.um(e),
                     Dry::Extrapolate(max) => {
                         let dt = (t_us - a.time_us).clamp(0, max);
                         let ex = |p: i32, v: i32| (p as i64 + v as i64 * dt / 1_000_000) as i32;
                         let v = a.vel.get(e).copied().unwrap_or_default();
-                        let z = ex(a.pos[e][2], v[2]).max(0);
-                        [ex(a.pos[e][0], v[0]), ex(a.pos[e][1], v[1]), z]
+                        let p = a.pos.um(e);
+                        [ex(p[0], v[0]), ex(p[1], v[1]), ex(p[2], v[2]).max(0)]
                     }
                 };
                 Some(Sample { pos, frame: a.frame, view: (a.frame, a.frame, 0) })
