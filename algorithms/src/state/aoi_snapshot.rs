@@ -24,7 +24,7 @@ use harness::game::State;
 use harness::world::Aoi;
 use std::collections::{BTreeMap, VecDeque};
 
-const HISTORY: usize = 64;
+use super::snapshot::HISTORY;
 
 pub(crate) struct AoiServer {
     state: State,

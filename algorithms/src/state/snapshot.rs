@@ -31,7 +31,11 @@ use harness::game::State;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
-const HISTORY: usize = 64;
+/// Snapshots kept on each side for delta compression: Quake 3's
+/// `PACKET_BACKUP` ("number of old messages that must be kept on client
+/// and server for delta compression", qcommon.h). A client whose newest
+/// acknowledgement the server no longer holds gets a whole snapshot.
+pub(super) const HISTORY: usize = 32;
 
 const INTERP: OptionSpec =
     OptionSpec::number("interp", "100", 0.0, 10000.0, "interpolation delay for remote players, ms");
