@@ -19,7 +19,7 @@
 use super::ideal::Frames;
 use super::interest::{InterestRow, ShownCounts};
 use super::on_map::{MapCheck, TOLERANCE_UM};
-use super::screen_memory::{anchor, ScreenMemory};
+use super::screen_memory::{anchor, Render, ScreenMemory};
 use super::stats::Hist;
 use crate::contract::{EntityView, Topology, View};
 use crate::game::{Game, Input};
@@ -169,6 +169,7 @@ impl Judge<'_> {
         t: Micros,
         view: &View,
     ) {
+        screen.memory.first_render(view.entities.len());
         for e in &view.entities {
             let id = e.id as usize;
             if id >= self.entities {
@@ -191,12 +192,12 @@ impl Judge<'_> {
             let e = &e;
             let own = (id == viewer) as usize;
             let slot = screen.memory.slot(id);
-            let seen = &mut screen.memory.seen[slot];
+            let shown = screen.memory.shown[slot];
             // Latency: every input change of this entity's player that the
             // newly shown input includes (bots have no inputs).
-            if e.seq > seen.seq && id >= self.players {
+            if e.seq > shown && id >= self.players {
                 tally.violation(pos, format!("player {viewer}'s view shows input {} of bot {id}", e.seq));
-            } else if e.seq > seen.seq {
+            } else if e.seq > shown {
                 let taken = self.samples[id].len() as u32;
                 if e.seq > taken {
                     let msg =
@@ -205,22 +206,22 @@ impl Judge<'_> {
                 } else {
                     let sampled = self.samples[id][e.seq as usize - 1].0;
                     let changes = &self.changes[id];
-                    while changes.get(seen.change).is_some_and(|&c| c <= sampled.0) {
-                        let waited = t.0 - changes[seen.change];
+                    let seen = &mut screen.memory.seen[slot];
+                    while changes.get(seen.change as usize).is_some_and(|&c| c <= sampled.0) {
+                        let waited = t.0 - changes[seen.change as usize];
                         tally.latency[own].record(waited);
                         if own == 1 {
                             screen.own_latency.record(waited);
                         }
                         seen.change += 1;
                     }
-                    seen.seq = e.seq;
+                    screen.memory.shown[slot] = e.seq;
                 }
             }
             // Snap events: consecutive over-threshold renders are one.
             let at = [e.x, e.y, e.z];
-            let (seen, recent) = screen.memory.parts(slot);
             let span = SNAP_SPAN_TICKS * self.dt_us;
-            if let Some((pt, prev)) = anchor(recent, t.0, span) {
+            if let Some((pt, prev)) = anchor(screen.memory.recent(slot), t.0, span) {
                 // Twice the max speed over the span (at least two ticks).
                 let allowed = self.game.max_travel(t.0.saturating_sub(pt).max(span)) + 1_000;
                 // ⌊√s⌋ > a exactly when s ≥ (a + 1)²: no root for the
@@ -228,24 +229,26 @@ impl Judge<'_> {
                 if beyond(prev, at, allowed) {
                     // The same event while the judged span reaches back
                     // into it; a new one once it has moved past.
-                    let from = match seen.event {
+                    let seen = &mut screen.memory.seen[slot];
+                    let from = match seen.event() {
                         Some((from, last)) if pt <= last => from,
                         _ => {
                             screen.snap_events += 1;
                             prev
                         }
                     };
-                    seen.event = Some((from, t.0));
+                    seen.set_event(from, t.0);
                     tally.snap_renders += 1;
                     tally.largest_jump = tally.largest_jump.max(dist3(from, at));
                 }
             }
             // Newest first; a ring of 3–8 is shifted by hand (rotate_right
             // calls memmove, which costs more than the copy).
+            let recent = screen.memory.recent(slot);
             for i in (1..recent.len()).rev() {
                 recent[i] = recent[i - 1];
             }
-            recent[0] = (t.0, at);
+            recent[0] = Render::new(t.0, at);
             // Impossible screens.
             let depth = self.map.depth(e.x, e.y);
             tally.impossible.1 += 1;

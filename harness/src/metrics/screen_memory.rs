@@ -10,33 +10,73 @@
 //! finds them. The recorder's per-render work is then mostly cache hits
 //! where a dense `viewer × entity` array missed on every entity.
 //!
-//! `slot(id)` finds or makes the entity's place, `parts(slot)` gives its
-//! [`Seen`] and renders.
+//! `slot(id)` finds or makes the entity's place; `shown[slot]`,
+//! `seen[slot]` and `recent(slot)` are what it remembers.
 
-/// What one screen last showed of one entity.
+/// What one screen last showed of one entity, besides the newest input
+/// (which every render reads, so it sits apart: [`ScreenMemory::shown`]).
+/// Read only when an input change or a snap is shown.
 #[derive(Clone, Copy)]
 pub(super) struct Seen {
-    /// The newest input shown.
-    pub(super) seq: u32,
     /// Index of the entity's next input change not yet shown.
-    pub(super) change: usize,
-    /// The snap event last seen: where it started and its last
-    /// over-threshold render's time.
-    pub(super) event: Option<([i32; 3], u64)>,
+    pub(super) change: u32,
+    /// The snap event last seen: where it started, and its last
+    /// over-threshold render's time ([`NO_EVENT`]: none yet). Two fields
+    /// instead of an `Option`: 24 bytes a slot instead of 40.
+    event_from: [i32; 3],
+    event_last: u64,
 }
 
-/// A render remembered for the snap test: (time, position); `u64::MAX`
-/// time marks an empty place.
-pub(super) type Render = (u64, [i32; 3]);
+const NO_EVENT: u64 = u64::MAX;
 
-const EMPTY: Render = (u64::MAX, [0; 3]);
+impl Seen {
+    const NEW: Seen = Seen { change: 0, event_from: [0; 3], event_last: NO_EVENT };
+
+    /// The snap event last seen: where it started and its last
+    /// over-threshold render's time.
+    pub(super) fn event(&self) -> Option<([i32; 3], u64)> {
+        (self.event_last != NO_EVENT).then_some((self.event_from, self.event_last))
+    }
+
+    /// Notes the event's start and its newest over-threshold render.
+    pub(super) fn set_event(&mut self, from: [i32; 3], last: u64) {
+        debug_assert_ne!(last, NO_EVENT, "a render's time is never u64::MAX");
+        (self.event_from, self.event_last) = (from, last);
+    }
+}
+
+/// A render remembered for the snap test: its time and position. Packed
+/// to 20 bytes (every render of an entity shifts its ring).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, packed(4))]
+pub(super) struct Render {
+    t: u64,
+    at: [i32; 3],
+}
+
+impl Render {
+    /// A render at `t` showing the entity at `at`.
+    pub(super) fn new(t: u64, at: [i32; 3]) -> Render {
+        Render { t, at }
+    }
+}
+
+/// An empty place in a ring (`u64::MAX`: no render has that time).
+const EMPTY: Render = Render { t: u64::MAX, at: [0; 3] };
 
 /// What one screen remembers of the entities it has shown.
+///
+/// Every render of an entity reads its slot's `shown` and `recent`, and
+/// an unfiltered screen renders thousands of entities: a render streams
+/// through these arrays, so what every render needs is kept apart from
+/// what few do (`seen`), and small.
 pub(super) struct ScreenMemory {
     ring: usize,
     /// Per entity: its slot + 1, or 0 if never shown.
     slot_of: Vec<u32>,
-    /// Per slot.
+    /// Per slot, the newest input shown.
+    pub(super) shown: Vec<u32>,
+    /// Per slot, the rest of what was shown.
     pub(super) seen: Vec<Seen>,
     /// Per slot, its last `ring` renders, newest first.
     recent: Vec<Render>,
@@ -46,42 +86,56 @@ impl ScreenMemory {
     /// Memory for a screen over `entities` entities, keeping `ring`
     /// renders of each.
     pub(super) fn new(entities: usize, ring: usize) -> ScreenMemory {
-        ScreenMemory { ring, slot_of: vec![0; entities], seen: Vec::new(), recent: Vec::new() }
+        ScreenMemory { ring, slot_of: vec![0; entities], shown: Vec::new(), seen: Vec::new(), recent: Vec::new() }
+    }
+
+    /// Before the screen's first render of `shown` entities: exact room
+    /// for them (an unfiltered screen shows everything at once; doubling
+    /// would leave up to half its memory unused). Later slots double.
+    pub(super) fn first_render(&mut self, shown: usize) {
+        let more = shown.min(self.slot_of.len());
+        if self.seen.is_empty() {
+            self.shown.reserve_exact(more);
+            self.seen.reserve_exact(more);
+            self.recent.reserve_exact(more * self.ring);
+        }
     }
 
     /// The slot of entity `id`, made on its first show.
+    #[inline]
     pub(super) fn slot(&mut self, id: usize) -> usize {
-        let k = id;
-        match self.slot_of[k] {
+        match self.slot_of[id] {
             0 => {
-                self.seen.push(Seen { seq: 0, change: 0, event: None });
+                self.shown.push(0);
+                self.seen.push(Seen::NEW);
                 self.recent.extend(std::iter::repeat_n(EMPTY, self.ring));
-                self.slot_of[k] = self.seen.len() as u32;
+                self.slot_of[id] = self.seen.len() as u32;
                 self.seen.len() - 1
             }
             s => s as usize - 1,
         }
     }
 
-    /// A slot's [`Seen`] and its remembered renders, newest first.
-    pub(super) fn parts(&mut self, slot: usize) -> (&mut Seen, &mut [Render]) {
-        (&mut self.seen[slot], &mut self.recent[slot * self.ring..(slot + 1) * self.ring])
+    /// A slot's remembered renders, newest first.
+    pub(super) fn recent(&mut self, slot: usize) -> &mut [Render] {
+        &mut self.recent[slot * self.ring..(slot + 1) * self.ring]
     }
 
     /// How many of `id`'s input changes the screen has shown.
     pub(super) fn shown_changes(&self, id: usize) -> usize {
         match self.slot_of[id] {
             0 => 0,
-            s => self.seen[s as usize - 1].change,
+            s => self.seen[s as usize - 1].change as usize,
         }
     }
 }
 
 /// The newest of `recent` (newest first; empty places skipped) at least
 /// `span` before `t`, or failing that the oldest remembered.
-pub(super) fn anchor(recent: &[Render], t: u64, span: u64) -> Option<Render> {
+pub(super) fn anchor(recent: &[Render], t: u64, span: u64) -> Option<(u64, [i32; 3])> {
     let mut oldest = None;
-    for &r in recent.iter().filter(|r| r.0 != u64::MAX) {
+    for r in recent.iter().filter(|r| r.t != EMPTY.t) {
+        let r = (r.t, r.at);
         if t.saturating_sub(r.0) >= span {
             return Some(r);
         }
@@ -105,14 +159,20 @@ mod tests {
         assert_eq!(m.shown_changes(7), 5);
         assert_eq!(m.shown_changes(2), 0);
         assert_eq!(m.shown_changes(3), 0);
-        assert!(m.parts(a).1.iter().all(|r| r.0 == u64::MAX));
-        m.parts(a).1[0] = (10, [1, 2, 3]);
-        assert_eq!(m.parts(b).1[0].0, u64::MAX);
+        assert!(m.recent(a).iter().all(|r| *r == EMPTY));
+        m.recent(a)[0] = Render::new(10, [1, 2, 3]);
+        assert_eq!(m.recent(b)[0], EMPTY);
+        assert_eq!(m.seen[a].event(), None);
+        m.seen[a].set_event([4, 5, 6], 7);
+        assert_eq!(m.seen[a].event(), Some(([4, 5, 6], 7)));
+        assert_eq!(std::mem::size_of::<Seen>(), 24);
+        assert_eq!(std::mem::size_of::<Render>(), 20);
+        assert_eq!(m.shown[b], 0);
     }
 
     #[test]
     fn anchor_takes_the_newest_render_a_span_back() {
-        let recent = [(100, [3; 3]), (80, [2; 3]), (50, [1; 3])];
+        let recent = [Render::new(100, [3; 3]), Render::new(80, [2; 3]), Render::new(50, [1; 3])];
         assert_eq!(anchor(&recent, 110, 25), Some((80, [2; 3])));
         assert_eq!(anchor(&recent, 110, 100), Some((50, [1; 3])));
         assert_eq!(anchor(&[EMPTY; 3], 110, 25), None);
