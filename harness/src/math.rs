@@ -28,9 +28,27 @@ pub fn hypot3(dx: u64, dy: u64, dz: u64) -> u64 {
     }
 }
 
+/// [`hypot3`] of the differences `a − b` of two points, computed in `f64`
+/// when that is exact — the common case, kept branch-light for the
+/// metrics' per-entity loops: below 2⁵² every square and their sum are
+/// exact integers in an `f64`, and the correctly rounded root truncates
+/// to ⌊√s⌋ (see [`isqrt`]). Otherwise exactly as [`hypot3`].
+#[inline]
+pub fn distance(a: [i32; 3], b: [i32; 3]) -> u64 {
+    let d = |i: usize| (a[i] as i64 - b[i] as i64) as f64;
+    let (dx, dy, dz) = (d(0), d(1), d(2));
+    let s = dx * dx + dy * dy + dz * dz;
+    if s < (1u64 << 52) as f64 {
+        s.sqrt() as u64
+    } else {
+        let d = |i: usize| (a[i] as i64 - b[i] as i64).unsigned_abs();
+        hypot3(d(0), d(1), d(2))
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{hypot3, isqrt};
+    use super::{distance, hypot3, isqrt};
     use proptest::prelude::*;
 
     #[test]
@@ -69,6 +87,27 @@ mod tests {
     }
 
     proptest! {
+        /// `distance` is `hypot3` of the differences, near and far.
+        #[test]
+        fn distance_is_hypot3(
+            a in proptest::array::uniform3(any::<i32>()),
+            near in proptest::array::uniform3(-70_000_000i32..70_000_000),
+            k in 1i64..(1 << 26),
+        ) {
+            let exact = |a: [i32; 3], b: [i32; 3]| {
+                let d = |i: usize| (a[i] as i64 - b[i] as i64).unsigned_abs();
+                hypot3(d(0), d(1), d(2))
+            };
+            let b = std::array::from_fn(|i| a[i].saturating_add(near[i]));
+            prop_assert_eq!(distance(a, b), exact(a, b));
+            prop_assert_eq!(distance(a, near), exact(a, near));
+            // Whole distances and their neighbours along and off an axis.
+            let onto = |dx: i64, dy: i32| [a[0].saturating_sub(dx as i32), a[1].saturating_sub(dy), a[2]];
+            for (dx, dy) in [(k, 0), (k, 1), (k - 1, 1), (k, k as i32 % 1000)] {
+                prop_assert_eq!(distance(a, onto(dx, dy)), exact(a, onto(dx, dy)));
+            }
+        }
+
         #[test]
         fn matches_the_standard_library(n in any::<u64>(), k in 0u64..(1 << 32)) {
             prop_assert_eq!(isqrt(n), n.isqrt());

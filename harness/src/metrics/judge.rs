@@ -70,6 +70,15 @@ pub(super) struct SecondSums {
     pub(super) remote: (u128, u64),
 }
 
+impl SecondSums {
+    fn add(&mut self, other: &SecondSums) {
+        self.own.0 += other.own.0;
+        self.own.1 += other.own.1;
+        self.remote.0 += other.remote.0;
+        self.remote.1 += other.remote.1;
+    }
+}
+
 /// What judged renders add up to.
 #[derive(Clone, Default)]
 pub(super) struct Tally {
@@ -95,6 +104,8 @@ pub(super) struct Tally {
     /// Violations found, each with the position of its render in the batch
     /// being judged (the recorder takes them after every batch).
     pub(super) violations: Vec<(usize, String)>,
+    /// Room for a render's distances (not merged).
+    scratch: Vec<u64>,
 }
 
 impl Tally {
@@ -117,10 +128,7 @@ impl Tally {
             self.seconds.resize(other.seconds.len(), SecondSums::default());
         }
         for (a, b) in self.seconds.iter_mut().zip(&other.seconds) {
-            a.own.0 += b.own.0;
-            a.own.1 += b.own.1;
-            a.remote.0 += b.remote.0;
-            a.remote.1 += b.remote.1;
+            a.add(b);
         }
         self.shown.merge(&other.shown);
     }
@@ -170,7 +178,16 @@ impl Judge<'_> {
         view: &View,
     ) {
         screen.memory.first_render(view.entities.len());
-        for e in &view.entities {
+        // Distances from the ideal world first, in a loop of their own (see
+        // `score`).
+        let f = ((t.0 / self.dt_us) as usize + 1).min(self.ideal.frames().saturating_sub(2));
+        let mut ideal = std::mem::take(&mut tally.scratch);
+        ideal.clear();
+        ideal.extend(view.entities.iter().map(|e| {
+            let id = (e.id as usize).min(self.entities.saturating_sub(1));
+            dist(self.ideal.between(f, id, t.0 % self.dt_us, self.dt_us), e)
+        }));
+        for (e, &ideal_div) in view.entities.iter().zip(&ideal) {
             let id = e.id as usize;
             if id >= self.entities {
                 tally.violation(pos, format!("player {viewer}'s view shows unknown entity {id}"));
@@ -256,9 +273,9 @@ impl Judge<'_> {
                 tally.impossible.0 += 1;
                 tally.impossible.2 = tally.impossible.2.max(depth);
             }
-            let f = ((t.0 / self.dt_us) as usize + 1).min(self.ideal.frames() - 2);
-            tally.ideal_div[own].record(dist(self.ideal.between(f, id, t.0 % self.dt_us, self.dt_us), e));
+            tally.ideal_div[own].record(ideal_div);
         }
+        tally.scratch = ideal;
         if self.check_paths {
             self.check_paths(tally, viewer, view);
         }
@@ -304,23 +321,35 @@ impl Judge<'_> {
         entities: &[EntityView],
     ) {
         let mut last = [0u64; 2];
-        // The second's sums, made on the first entity scored.
-        let sec = (t.0 / 1_000_000) as usize;
-        for e in entities {
+        // Distances first, in a loop of their own: each is a root whose
+        // latency the bookkeeping below would otherwise wait out.
+        let mut d = std::mem::take(&mut tally.scratch);
+        d.clear();
+        d.extend(entities.iter().map(|e| {
+            // (An unknown entity's distance is not used.)
+            let id = (e.id as usize).min(self.entities.saturating_sub(1));
+            dist(self.authority.between(frame, id, into, self.dt_us), e)
+        }));
+        let mut sums = SecondSums::default();
+        for (e, &d) in entities.iter().zip(&d) {
             let id = e.id as usize;
             if id < self.entities {
                 let own = (id == viewer) as usize;
-                let d = dist(self.authority.between(frame, id, into, self.dt_us), e);
                 tally.div[own].record(d);
                 last[own] = last[own].max(d);
-                if tally.seconds.len() <= sec {
-                    tally.seconds.resize(sec + 1, SecondSums::default());
-                }
-                let sums = &mut tally.seconds[sec];
                 let slot = if own == 1 { &mut sums.own } else { &mut sums.remote };
                 slot.0 += d as u128;
                 slot.1 += 1;
             }
+        }
+        tally.scratch = d;
+        if sums.own.1 + sums.remote.1 > 0 {
+            // The second's sums, made on the first entity scored.
+            let sec = (t.0 / 1_000_000) as usize;
+            if tally.seconds.len() <= sec {
+                tally.seconds.resize(sec + 1, SecondSums::default());
+            }
+            tally.seconds[sec].add(&sums);
         }
         screen.last_div = last;
     }
@@ -353,8 +382,7 @@ fn dist3(a: [i32; 3], b: [i32; 3]) -> u64 {
 }
 
 pub(super) fn dist(a: [i32; 3], e: &EntityView) -> u64 {
-    let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs();
-    crate::math::hypot3(d(a[0], e.x), d(a[1], e.y), d(a[2], e.z))
+    crate::math::distance(a, [e.x, e.y, e.z])
 }
 
 #[cfg(test)]
