@@ -32,7 +32,14 @@ pub(crate) struct MapCheck {
     walls: Vec<Aabb>,
     cols: i64,
     rows: i64,
-    cells: Vec<Vec<u32>>,
+    /// One bit per cell: whether any wall reaches it. A large field is
+    /// mostly empty cells, and this small table stays in cache where
+    /// per-cell lists missed it on nearly every entity-render.
+    occupied: Vec<u64>,
+    /// Per cell, where its walls start in `in_cell` (one more entry than
+    /// cells: a cell's walls end where the next cell's start).
+    starts: Vec<u32>,
+    in_cell: Vec<u32>,
 }
 
 impl MapCheck {
@@ -52,7 +59,17 @@ impl MapCheck {
                 }
             }
         }
-        MapCheck { width: a.width, height: a.height, h, walls, cols, rows, cells }
+        let mut occupied = vec![0u64; cells.len().div_ceil(64)];
+        let mut starts = Vec::with_capacity(cells.len() + 1);
+        starts.push(0);
+        for (c, walls) in cells.iter().enumerate() {
+            if !walls.is_empty() {
+                occupied[c / 64] |= 1 << (c % 64);
+            }
+            starts.push(starts[c] + walls.len() as u32);
+        }
+        let in_cell = cells.concat();
+        MapCheck { width: a.width, height: a.height, h, walls, cols, rows, occupied, starts, in_cell }
     }
 
     /// How deep an entity shown at `(x, y)` is in the impossible, µm (0 if
@@ -64,7 +81,11 @@ impl MapCheck {
         let dy = (h - y).max(y - (self.height - h)).max(0);
         let mut deepest = if dx == 0 && dy == 0 { 0 } else { crate::math::hypot3(dx as u64, dy as u64, 0) as i64 };
         let (cx, cy) = ((x / CELL).clamp(0, self.cols - 1), (y / CELL).clamp(0, self.rows - 1));
-        for &i in &self.cells[(cy * self.cols + cx) as usize] {
+        let c = (cy * self.cols + cx) as usize;
+        if self.occupied[c / 64] & (1 << (c % 64)) == 0 {
+            return deepest;
+        }
+        for &i in &self.in_cell[self.starts[c] as usize..self.starts[c + 1] as usize] {
             let w = &self.walls[i as usize];
             if x > w.min_x && x < w.max_x && y > w.min_y && y < w.max_y {
                 let out = (x - w.min_x).min(w.max_x - x).min(y - w.min_y).min(w.max_y - y);
