@@ -28,6 +28,7 @@ use crate::support::render_lerp::TickLerp;
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
 use harness::game::State;
+use harness::parallel;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
@@ -151,13 +152,21 @@ impl Node for Server {
         ctx.publish_authority(&self.state);
         let world = quantize(&self.state);
         let frame = self.state.frame;
-        for p in 0..self.inputs.players() {
-            let base = if self.delta {
-                self.history.iter().find(|(f, _)| *f == self.acked[p] && *f != 0).map(|(f, w)| (*f, w.as_slice()))
+        // Each client's snapshot is encoded on its own (on several cores
+        // when the world is large: the harness's `parallel::map` keeps
+        // their order), then sent in client order.
+        let (history, delta) = (&self.history, self.delta);
+        let encode = |&acked: &u32| {
+            let base = if delta {
+                history.iter().find(|(f, _)| *f == acked && *f != 0).map(|(f, w)| (*f, w.as_slice()))
             } else {
                 None
             };
-            let msg = delta::encode(frame, &world, base);
+            delta::encode(frame, &world, base)
+        };
+        let acked = &self.acked[..self.inputs.players()];
+        let parts = parallel::parts(acked.len() * world.len(), acked.len());
+        for (p, msg) in parallel::map(acked, parts, encode).into_iter().enumerate() {
             ctx.send(ctx.setup().node_of_player(p), msg);
         }
         self.history.push_back((frame, world));
