@@ -3,6 +3,7 @@
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// `{mean, p50, p90, p99, max, n}` of a distribution, in the unit of the
 /// field that holds it (values rounded to 4 decimals for stable reports).
@@ -44,8 +45,12 @@ pub fn round4(x: f64) -> f64 {
 /// gives (a proptest holds the two equal).
 #[derive(Clone, Debug, Default)]
 pub struct Hist {
-    /// Count per bucket index; grown to the highest index recorded.
-    counts: Vec<u64>,
+    /// Count per bucket index, modulo 2³² (half the memory of `u64`
+    /// counts: a run keeps one histogram per screen); grown to the highest
+    /// index recorded.
+    counts: Vec<u32>,
+    /// The buckets whose count passed 2³², with how many times it did.
+    wraps: BTreeMap<usize, u64>,
     len: u64,
 }
 
@@ -77,8 +82,18 @@ impl Hist {
         if i >= self.counts.len() {
             self.counts.resize(i + 1, 0);
         }
-        self.counts[i] += 1;
+        let c = &mut self.counts[i];
+        *c = c.wrapping_add(1);
+        if *c == 0 {
+            *self.wraps.entry(i).or_default() += 1;
+        }
         self.len += 1;
+    }
+
+    /// Bucket `i`'s whole count.
+    fn count(&self, i: usize) -> u64 {
+        let wraps = self.wraps.get(&i).copied().unwrap_or(0);
+        (wraps << 32) + self.counts.get(i).copied().unwrap_or(0) as u64
     }
 
     /// Adds every value of `other` (counts add exactly: histograms filled
@@ -87,8 +102,15 @@ impl Hist {
         if self.counts.len() < other.counts.len() {
             self.counts.resize(other.counts.len(), 0);
         }
-        for (c, o) in self.counts.iter_mut().zip(&other.counts) {
-            *c += o;
+        for (i, (c, &o)) in self.counts.iter_mut().zip(&other.counts).enumerate() {
+            let (sum, carry) = c.overflowing_add(o);
+            *c = sum;
+            if carry {
+                *self.wraps.entry(i).or_default() += 1;
+            }
+        }
+        for (&i, &w) in &other.wraps {
+            *self.wraps.entry(i).or_default() += w;
         }
         self.len += other.len;
     }
@@ -106,9 +128,9 @@ impl Hist {
     /// The counts as an HdrHistogram, for its summaries.
     fn summary(&self) -> Histogram<u64> {
         let mut h = Histogram::new(3).expect("3 significant digits is valid");
-        for (i, &c) in self.counts.iter().enumerate().filter(|(_, &c)| c > 0) {
+        for i in (0..self.counts.len()).filter(|&i| self.counts[i] > 0 || self.wraps.contains_key(&i)) {
             // Any value of a bucket lands in it; resizing covers u64.
-            h.record_n(lowest_of(i), c).expect("a Hist's buckets are an auto-resizing histogram's");
+            h.record_n(lowest_of(i), self.count(i)).expect("a Hist's buckets are an auto-resizing histogram's");
         }
         h
     }
@@ -174,6 +196,28 @@ mod tests {
             (11u32..64, -2i64..=2).prop_map(|(p, d)| (1u64 << p).wrapping_add_signed(d)),
             Just(u64::MAX),
         ]
+    }
+
+    #[test]
+    fn counts_past_u32_carry() {
+        let mut h = Hist::default();
+        h.counts = vec![u32::MAX - 1, 0, 5];
+        h.len = u32::MAX as u64 + 4;
+        for _ in 0..3 {
+            h.record(0);
+        }
+        assert_eq!(h.count(0), u32::MAX as u64 + 2);
+        let mut other = Hist::default();
+        other.counts = vec![u32::MAX, 0, 1];
+        other.len = u32::MAX as u64 + 1;
+        h.merge(&other);
+        assert_eq!(h.count(0), 2 * u32::MAX as u64 + 2);
+        assert_eq!(h.count(2), 6);
+        let mut big = h.clone();
+        big.merge(&h);
+        assert_eq!(big.count(0), 4 * u32::MAX as u64 + 4);
+        assert_eq!(big.stats(1.0).n, big.len());
+        assert_eq!(big.summary().count_at(0), big.count(0));
     }
 
     proptest::proptest! {
