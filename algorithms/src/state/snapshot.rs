@@ -242,6 +242,7 @@ impl Node for Client {
     fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
         let Some(newest) = self.kept.get(&self.newest) else { return };
         let t = self.offset.map(|o| ctx.now() + o - self.interp_us);
+        view.entities.reserve(newest.len());
         for (i, q) in newest.iter().enumerate() {
             let (pos, frame) = if i == self.me {
                 self.own.render(ctx.now(), view);
