@@ -100,7 +100,7 @@ impl Algorithm for Snapshots {
             return Box::new(AoiClient::new(s, player, interp_us));
         }
         let dt = 1_000_000 / s.tick_hz.max(1) as i64;
-        let world: Arc<[Quantized]> = quantize(&s.initial).into();
+        let world = Arc::new(quantize(&s.initial));
         // Two seconds of snapshots; half a second in large worlds (memory).
         // Gaps of more than six ticks are not interpolated across.
         let mut interp = InterpolationBuffer::new(if world.len() > 64 { 32 } else { 128 }).max_span(6 * dt);
@@ -126,7 +126,7 @@ impl Algorithm for Snapshots {
 }
 
 /// A decoded world as interpolation holds it: the baseline's own copy.
-fn snap(frame: u32, world: &Arc<[Quantized]>, dt: i64) -> Snap<Arc<[Quantized]>> {
+fn snap(frame: u32, world: &Arc<Vec<Quantized>>, dt: i64) -> Snap<Arc<Vec<Quantized>>> {
     Snap {
         time_us: (frame as i64 - 1) * dt,
         frame,
@@ -188,11 +188,11 @@ struct Client {
     me: usize,
     dt: i64,
     /// Decoded snapshots the server may use as baselines.
-    kept: BTreeMap<u32, Arc<[Quantized]>>,
+    kept: BTreeMap<u32, Arc<Vec<Quantized>>>,
     newest: u32,
     /// The own player, moved to each newer snapshot over a tick.
     own: TickLerp,
-    interp: InterpolationBuffer<Arc<[Quantized]>>,
+    interp: InterpolationBuffer<Arc<Vec<Quantized>>>,
     /// Server time ≈ local time + this: the least-delayed arrival seen.
     offset: Option<i64>,
     interp_us: i64,
@@ -223,7 +223,7 @@ impl Node for Client {
         if world.len() != ctx.setup().entities() {
             return;
         }
-        let world: Arc<[Quantized]> = world.into();
+        let world = Arc::new(world);
         let arrival = (frame as i64 - 1) * self.dt - ctx.now();
         self.offset = Some(self.offset.map_or(arrival, |o| o.max(arrival)));
         self.interp.push(snap(frame, &world, self.dt));

@@ -39,10 +39,10 @@ impl Positions for Vec<[i32; 3]> {
 }
 
 /// A decoded snapshot codec world (millimetres), shared with the delta
-/// baselines.
-impl Positions for Arc<[Quantized]> {
+/// baselines (an `Arc` of the decoder's own `Vec`: no copy).
+impl Positions for Arc<Vec<Quantized>> {
     fn len(&self) -> usize {
-        <[Quantized]>::len(self)
+        self.as_slice().len()
     }
     #[inline]
     fn um(&self, e: usize) -> [i32; 3] {
