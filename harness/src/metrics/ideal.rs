@@ -59,6 +59,14 @@ impl Frames {
     pub(crate) fn at(&self, frame: usize, entity: usize) -> [i32; 3] {
         self.pos[frame * self.entities + entity]
     }
+    /// Every entity's [`Frames::between`] at one instant, into `row` — for
+    /// the many screens judged at that instant, one lerp an entity instead
+    /// of one an entity-render.
+    pub(crate) fn row_between(&self, frame: usize, into: u64, dt: u64, row: &mut Vec<[i32; 3]>) {
+        row.clear();
+        row.extend((0..self.entities).map(|e| self.between(frame, e, into, dt)));
+    }
+
     /// The position `into` µs of a `dt`-long frame past `frame`, on the
     /// straight line to the next frame (which must exist when `into > 0`).
     pub(crate) fn between(&self, frame: usize, entity: usize, into: u64, dt: u64) -> [i32; 3] {

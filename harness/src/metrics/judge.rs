@@ -163,9 +163,17 @@ pub(super) struct Judge<'a> {
 }
 
 impl Judge<'_> {
+    /// The ideal world's frame and µs into it that a render at `t` is
+    /// judged against.
+    pub(super) fn ideal_at(&self, t: Micros) -> (usize, u64) {
+        (((t.0 / self.dt_us) as usize + 1).min(self.ideal.frames().saturating_sub(2)), t.0 % self.dt_us)
+    }
+
     /// Judges what `viewer`'s `screen` showed at `t` (the render at `pos`
     /// in its batch): latency, snaps, impossible screens, ideal divergence,
-    /// the path check and the area of interest, into `tally`.
+    /// the path check and the area of interest, into `tally`. `ideal_row`,
+    /// when given, is every entity's ideal position at `t` (see
+    /// [`Frames::row_between`]).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn view(
         &self,
@@ -176,16 +184,18 @@ impl Judge<'_> {
         viewer: usize,
         t: Micros,
         view: &View,
+        ideal_row: Option<&[[i32; 3]]>,
     ) {
         screen.memory.first_render(view.entities.len());
         // Distances from the ideal world first, in a loop of their own (see
         // `score`).
-        let f = ((t.0 / self.dt_us) as usize + 1).min(self.ideal.frames().saturating_sub(2));
+        let (f, into) = self.ideal_at(t);
         let mut ideal = std::mem::take(&mut tally.scratch);
         ideal.clear();
         ideal.extend(view.entities.iter().map(|e| {
             let id = (e.id as usize).min(self.entities.saturating_sub(1));
-            dist(self.ideal.between(f, id, t.0 % self.dt_us, self.dt_us), e)
+            let at = ideal_row.map_or_else(|| self.ideal.between(f, id, into, self.dt_us), |r| r[id]);
+            dist(at, e)
         }));
         for (e, &ideal_div) in view.entities.iter().zip(&ideal) {
             let id = e.id as usize;
@@ -308,15 +318,16 @@ impl Judge<'_> {
     }
 
     /// Scores what `viewer`'s `screen` showed at `t` against the authority
-    /// `into` µs past `frame`.
+    /// `into` µs past `frame` — every entity's position there is `row` when
+    /// given (see [`Frames::row_between`]).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn score(
         &self,
         screen: &mut Screen,
         tally: &mut Tally,
         viewer: usize,
-        frame: usize,
-        into: u64,
+        (frame, into): (usize, u64),
+        row: Option<&[[i32; 3]]>,
         t: Micros,
         entities: &[EntityView],
     ) {
@@ -328,7 +339,7 @@ impl Judge<'_> {
         d.extend(entities.iter().map(|e| {
             // (An unknown entity's distance is not used.)
             let id = (e.id as usize).min(self.entities.saturating_sub(1));
-            dist(self.authority.between(frame, id, into, self.dt_us), e)
+            dist(row.map_or_else(|| self.authority.between(frame, id, into, self.dt_us), |r| r[id]), e)
         }));
         let mut sums = SecondSums::default();
         for (e, &d) in entities.iter().zip(&d) {

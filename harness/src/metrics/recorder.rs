@@ -96,6 +96,9 @@ pub struct Recorder {
     authority_seqs: Vec<u32>,
     authority_state: State,
     ideal: Frames,
+    /// Spare rows of every entity's position at one instant (see
+    /// [`Frames::row_between`]), reused from batch to batch.
+    spare_rows: Vec<Vec<[i32; 3]>>,
     /// Per player, the instants of its effective input changes.
     changes: Vec<Vec<u64>>,
     trace_facts: TraceFacts,
@@ -177,6 +180,7 @@ impl Recorder {
             authority_seqs: vec![0; players],
             authority_state: initial.clone(),
             ideal: ideal.frames,
+            spare_rows: Vec::new(),
             changes: ideal.changes,
             trace_facts,
             pending: VecDeque::new(),
@@ -519,6 +523,20 @@ impl Recorder {
         let judge = judge!(self, !self.topology.confirms() && self.checks.is_some());
         let rows = self.interest.as_mut().map(|i| i.rows_mut());
         let entity_renders: usize = batch.iter().map(|(_, v)| v.entities.len()).sum();
+        // With more entity-renders than entities, where the ideal world and
+        // the authority have every entity at t is worked out once.
+        let worth = entity_renders > self.entities;
+        let (mut ideal_buf, mut truth_buf) =
+            (self.spare_rows.pop().unwrap_or_default(), self.spare_rows.pop().unwrap_or_default());
+        if worth {
+            let (f, ideal_into) = judge.ideal_at(t);
+            self.ideal.row_between(f, ideal_into, self.dt_us, &mut ideal_buf);
+            if score_now {
+                self.authority.row_between(frame, into, self.dt_us, &mut truth_buf);
+            }
+        }
+        let ideal_row = worth.then_some(&ideal_buf[..]);
+        let truth_row = (worth && score_now).then_some(&truth_buf[..]);
         let shown: &[(usize, View)] = batch;
         by_screens(
             &mut self.screens,
@@ -529,13 +547,15 @@ impl Recorder {
                 let mine = first..first + screens.len();
                 for (pos, (viewer, view)) in shown.iter().enumerate().filter(|(_, (v, _))| mine.contains(v)) {
                     let (k, screen) = (viewer - first, &mut screens[viewer - first]);
-                    judge.view(screen, rows.as_deref_mut().map(|r| &mut r[k]), tally, pos, *viewer, t, view);
+                    let interest = rows.as_deref_mut().map(|r| &mut r[k]);
+                    judge.view(screen, interest, tally, pos, *viewer, t, view, ideal_row);
                     if score_now {
-                        judge.score(screen, tally, *viewer, frame, into, t, &view.entities);
+                        judge.score(screen, tally, *viewer, (frame, into), truth_row, t, &view.entities);
                     }
                 }
             },
         );
+        self.spare_rows.extend([ideal_buf, truth_buf]);
         self.take_violations();
         for (viewer, view) in batch.iter_mut() {
             let Some(screen) = self.screens.get_mut(*viewer) else { continue };
@@ -581,6 +601,25 @@ impl Recorder {
         }
         let judge = judge!(self, false);
         let entity_renders: usize = self.pending.iter().take(ready).map(|p| p.view.entities.len()).sum();
+        // The authority's row at each instant more entity-renders wait for
+        // than there are entities (renders of one instant wait together).
+        let mut instants: Vec<((usize, u64), usize)> = Vec::new();
+        for p in self.pending.iter().take(ready) {
+            let at = (p.frame, p.into);
+            match instants.iter_mut().find(|(i, _)| *i == at) {
+                Some((_, n)) => *n += p.view.entities.len(),
+                None => instants.push((at, p.view.entities.len())),
+            }
+        }
+        let rows: Vec<((usize, u64), Vec<[i32; 3]>)> = instants
+            .into_iter()
+            .filter(|&(_, n)| n > self.entities)
+            .map(|((frame, into), _)| {
+                let mut row = self.spare_rows.pop().unwrap_or_default();
+                self.authority.row_between(frame, into, self.dt_us, &mut row);
+                ((frame, into), row)
+            })
+            .collect();
         let pending = &self.pending;
         by_screens(
             &mut self.screens,
@@ -591,10 +630,13 @@ impl Recorder {
                 let mine = first..first + screens.len();
                 for p in pending.iter().take(ready).filter(|p| mine.contains(&p.viewer)) {
                     let screen = &mut screens[p.viewer - first];
-                    judge.score(screen, tally, p.viewer, p.frame, p.into, p.t, &p.view.entities);
+                    let at = (p.frame, p.into);
+                    let row = rows.iter().find(|(i, _)| *i == at).map(|(_, r)| &r[..]);
+                    judge.score(screen, tally, p.viewer, at, row, p.t, &p.view.entities);
                 }
             },
         );
+        self.spare_rows.extend(rows.into_iter().map(|(_, r)| r));
         self.pending.drain(..ready);
     }
 
