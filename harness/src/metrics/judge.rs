@@ -197,7 +197,7 @@ impl Judge<'_> {
             let at = ideal_row.map_or_else(|| self.ideal.between(f, id, into, self.dt_us), |r| r[id]);
             dist(at, e)
         }));
-        for (e, &ideal_div) in view.entities.iter().zip(&ideal) {
+        for e in &view.entities {
             let id = e.id as usize;
             if id >= self.entities {
                 tally.violation(pos, format!("player {viewer}'s view shows unknown entity {id}"));
@@ -276,14 +276,17 @@ impl Judge<'_> {
                 recent[i] = recent[i - 1];
             }
             recent[0] = Render::new(t.0, at);
-            // Impossible screens.
+        }
+        // Impossible screens and the ideal world's divergence: a loop of
+        // their own, over the known entities.
+        for (e, &ideal_div) in view.entities.iter().zip(&ideal).filter(|(e, _)| (e.id as usize) < self.entities) {
             let depth = self.map.depth(e.x, e.y);
             tally.impossible.1 += 1;
             if depth > TOLERANCE_UM {
                 tally.impossible.0 += 1;
                 tally.impossible.2 = tally.impossible.2.max(depth);
             }
-            tally.ideal_div[own].record(ideal_div);
+            tally.ideal_div[(e.id as usize == viewer) as usize].record(ideal_div);
         }
         tally.scratch = ideal;
         if self.check_paths {
