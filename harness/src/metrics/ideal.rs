@@ -34,30 +34,53 @@ use crate::trace::Trace;
 /// (a step moves, collides and clamps each entity: a few entity-renders' worth).
 const COUNTERFACTUAL_WORK: usize = 4;
 
-/// Positions of every entity per frame, index = frame; and each frame's
-/// checksum when desyncs are to be judged against it.
+/// Positions of every entity per frame, and each frame's checksum when
+/// desyncs are to be judged against it. A run only looks a few seconds
+/// back, so positions before a frame can be forgotten
+/// ([`Frames::forget_before`]): a 2,200-entity world's frames are 1.6 MB a
+/// simulated second. Checksums are kept for every frame.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Frames {
     entities: usize,
+    /// Positions of frames `first..`, `entities` a frame.
     pos: Vec<[i32; 3]>,
+    first: usize,
     pub(crate) checksums: Vec<u64>,
     with_checksums: bool,
 }
 
 impl Frames {
     pub(crate) fn new(entities: usize, with_checksums: bool) -> Frames {
-        Frames { entities, pos: Vec::new(), checksums: Vec::new(), with_checksums }
+        Frames { entities, pos: Vec::new(), first: 0, checksums: Vec::new(), with_checksums }
     }
+    /// Frames pushed (kept or not).
     pub(crate) fn frames(&self) -> usize {
         self.checksums.len()
     }
     pub(crate) fn push(&mut self, s: &State) {
         self.pos.extend(s.players.iter().map(|p| [p.x, p.y, p.z]));
-        self.pos.resize(self.checksums.len() * self.entities + self.entities, [0; 3]);
+        self.pos.resize((self.checksums.len() - self.first) * self.entities + self.entities, [0; 3]);
         self.checksums.push(if self.with_checksums { s.checksum() } else { 0 });
     }
+    /// Entity `entity`'s position in `frame` (which must be kept).
     pub(crate) fn at(&self, frame: usize, entity: usize) -> [i32; 3] {
-        self.pos[frame * self.entities + entity]
+        self.pos[(frame - self.first) * self.entities + entity]
+    }
+    /// [`Frames::at`], or `None` for a frame forgotten or not yet pushed.
+    pub(crate) fn try_at(&self, frame: usize, entity: usize) -> Option<[i32; 3]> {
+        let k = frame.checked_sub(self.first)?;
+        (entity < self.entities).then(|| self.pos.get(k * self.entities + entity).copied()).flatten()
+    }
+    /// Lets positions of frames before `frame` go. They go in bulk, once
+    /// at least as many as are kept can (so each is moved at most once on
+    /// average): at most twice the frames asked for stay in memory.
+    pub(crate) fn forget_before(&mut self, frame: usize) {
+        let frame = frame.min(self.frames());
+        let (gone, kept) = (frame.saturating_sub(self.first), self.frames() - frame.max(self.first));
+        if gone > 0 && gone >= kept {
+            self.pos.drain(..gone * self.entities);
+            self.first = frame;
+        }
     }
     /// Every entity's [`Frames::between`] at one instant, into `row` — for
     /// the many screens judged at that instant, one lerp an entity instead
@@ -80,7 +103,10 @@ impl Frames {
     }
 }
 
-/// The ideal world of a run and what it says about the trace.
+/// The ideal world of a run and what it says about the trace, stepped as
+/// the run needs it ([`Ideal::advance`]): a frame is due by the time a
+/// render at its instant is judged, and the changes latency is timed from
+/// are known by then.
 pub(crate) struct Ideal {
     /// Positions per frame.
     pub frames: Frames,
@@ -90,6 +116,19 @@ pub(crate) struct Ideal {
     pub ineffective: u64,
     /// Frames in which two players touched.
     pub contact_frames: u64,
+    /// What stepping on needs: the state, each player's held input, the
+    /// inputs of the step, the next step and the last.
+    state: State,
+    held: Vec<Input>,
+    inputs: Vec<SeqInput>,
+    next: u64,
+    steps: u64,
+}
+/// The ideal frame a render at `t_us` is judged against, and µs into it:
+/// the frame in force at `t_us` (the last two of `total` frames at most,
+/// so the next one exists).
+pub(crate) fn due(t_us: u64, dt: u64, total: usize) -> (usize, u64) {
+    (((t_us / dt) as usize + 1).min(total.saturating_sub(2)), t_us % dt)
 }
 
 /// What a change could show on a screen.
@@ -98,59 +137,86 @@ fn visible(p: &PlayerState) -> [i64; 7] {
 }
 
 impl Ideal {
-    /// Steps `initial` through `trace` for `duration_us` (plus two frames).
-    pub(crate) fn build(game: &Game, initial: &State, trace: &Trace, duration_us: u64) -> Ideal {
+    /// The ideal world of `initial` over `duration_us` (plus two frames),
+    /// not yet stepped.
+    pub(crate) fn new(game: &Game, initial: &State, duration_us: u64) -> Ideal {
         let players = game.humans(initial);
-        let dt = game.dt_us();
         let mut frames = Frames::new(initial.players.len(), false);
-        let mut s = initial.clone();
-        frames.push(&s);
-        let mut changes = vec![Vec::new(); players];
-        let mut ineffective = 0;
-        let mut contact_frames = 0;
-        let mut held = vec![Input::IDLE; players];
-        let mut inputs = vec![SeqInput::default(); players];
-        for k in 0..duration_us / dt + 2 {
+        frames.push(initial);
+        Ideal {
+            frames,
+            changes: vec![Vec::new(); players],
+            ineffective: 0,
+            contact_frames: 0,
+            state: initial.clone(),
+            held: vec![Input::IDLE; players],
+            inputs: vec![SeqInput::default(); players],
+            next: 0,
+            steps: duration_us / game.dt_us() + 2,
+        }
+    }
+
+    /// Steps `initial` through `trace` for `duration_us` (plus two frames).
+    #[cfg(test)]
+    pub(crate) fn build(game: &Game, initial: &State, trace: &Trace, duration_us: u64) -> Ideal {
+        let mut i = Ideal::new(game, initial, duration_us);
+        i.advance(game, trace, usize::MAX);
+        i
+    }
+
+    /// Every frame there will be.
+    pub(crate) fn total_frames(&self) -> usize {
+        self.steps as usize + 1
+    }
+
+    /// Steps until `frames` frames exist (or the run's last).
+    pub(crate) fn advance(&mut self, game: &Game, trace: &Trace, frames: usize) {
+        let dt = game.dt_us();
+        let s = &mut self.state;
+        while self.next < self.steps && self.frames.frames() < frames {
+            let k = self.next;
+            self.next += 1;
             let now = k * dt;
             let mut changed = Vec::new();
-            for (p, inp) in inputs.iter_mut().enumerate() {
+            for (p, inp) in self.inputs.iter_mut().enumerate() {
                 let input = trace.input_at(p, now);
                 *inp = SeqInput { seq: k as u32 + 1, input };
-                if input != held[p] {
+                if input != self.held[p] {
                     // The window's first change (at 0 for an input held from the start).
                     let lo = now.saturating_sub(dt);
-                    let at = if k == 0 { Some(0) } else { trace.first_change(p, lo, now, held[p]) };
-                    changed.push((p, at.unwrap_or(now), held[p]));
+                    let at = if k == 0 { Some(0) } else { trace.first_change(p, lo, now, self.held[p]) };
+                    changed.push((p, at.unwrap_or(now), self.held[p]));
                 }
             }
             let before = (!changed.is_empty()).then(|| s.clone());
-            game.step(&mut s, &inputs);
+            game.step(s, &self.inputs);
             if let Some(before) = before {
                 // The counterfactuals: each changed player kept its old input.
                 // Each steps a whole world, and many may fall in one tick of
                 // a large one: they are independent, so on several cores.
+                let inputs = &self.inputs;
+                let now_state = &*s;
                 let effective = |&(p, _, old): &(usize, u64, Input)| {
                     let mut other = before.clone();
                     let mut alt = inputs.clone();
                     alt[p].input = old;
                     game.step(&mut other, &alt);
-                    visible(&other.players[p]) != visible(&s.players[p])
+                    visible(&other.players[p]) != visible(&now_state.players[p])
                 };
                 let work = changed.len() * s.players.len() * COUNTERFACTUAL_WORK;
                 let verdicts = parallel::map(&changed, parallel::parts(work, changed.len()), effective);
                 for ((p, at, _), effective) in changed.into_iter().zip(verdicts) {
                     if effective {
-                        changes[p].push(at);
+                        self.changes[p].push(at);
                     } else {
-                        ineffective += 1;
+                        self.ineffective += 1;
                     }
-                    held[p] = inputs[p].input;
+                    self.held[p] = self.inputs[p].input;
                 }
             }
-            contact_frames += touching(&s.players[..players], game.config().half_size) as u64;
-            frames.push(&s);
+            self.contact_frames += touching(&s.players[..self.held.len()], game.config().half_size) as u64;
+            self.frames.push(s);
         }
-        Ideal { frames, changes, ineffective, contact_frames }
     }
 }
 
@@ -182,6 +248,73 @@ mod tests {
         Trace {
             name: "t".into(),
             tracks: tracks.into_iter().map(|segments| Track { segments, repeat_us: None }).collect(),
+        }
+    }
+
+    #[test]
+    fn forgotten_frames_go_in_bulk_and_kept_ones_stay() {
+        let game = Game::new(GameConfig::default());
+        let mut s = game.initial_state(3);
+        let mut f = Frames::new(3, true);
+        let mut all = Vec::new();
+        for k in 0..100usize {
+            f.push(&s);
+            all.push(s.clone());
+            f.forget_before(k.saturating_sub(10));
+            s.players[k % 3].x += 1_000;
+            s.frame += 1;
+            // Never more than twice the frames asked for (and the new one).
+            assert!(f.pos.len() <= 3 * (2 * 11 + 1), "{k}: {}", f.pos.len());
+        }
+        assert_eq!(f.frames(), 100);
+        for (k, st) in all.iter().enumerate() {
+            let want = [st.players[1].x, st.players[1].y, st.players[1].z];
+            if k >= 89 {
+                assert_eq!(f.at(k, 1), want);
+            }
+            assert!(f.try_at(k, 1).is_none_or(|p| p == want), "{k}");
+            assert_eq!(f.checksums[k], st.checksum(), "checksums stay");
+        }
+        assert_eq!(f.try_at(0, 1), None);
+        assert_eq!(f.try_at(100, 1), None);
+        assert_eq!(f.try_at(99, 3), None);
+    }
+
+    proptest::proptest! {
+        /// Stepped a little at a time, forgetting frames behind it, the
+        /// ideal world is the one built in one go.
+        #[test]
+        fn stepping_as_needed_builds_the_same_world(
+            chunks in proptest::collection::vec(1usize..40, 1..30),
+            keys in proptest::collection::vec((0u64..3_000_000, 0u8..16), 0..30),
+        ) {
+            let game = Game::new(GameConfig::default());
+            let s = game.initial_state(3);
+            let mut segments: Vec<(u64, Input)> = keys.iter().map(|&(t, b)| (t, Input::buttons(b))).collect();
+            segments.sort_by_key(|x| x.0);
+            segments.dedup_by_key(|x| x.0);
+            segments.insert(0, (0, Input::IDLE));
+            segments.dedup_by_key(|x| x.0);
+            let t = trace(vec![segments.clone(), segments.iter().map(|&(t, i)| (t / 2, i)).collect(), vec![(0, Input::IDLE)]]);
+            let whole = Ideal::build(&game, &s, &t, 3_000_000);
+            let mut step = Ideal::new(&game, &s, 3_000_000);
+            let mut upto = 0;
+            for c in chunks {
+                upto += c;
+                step.advance(&game, &t, upto);
+                let have = step.frames.frames();
+                for k in have.saturating_sub(2)..have {
+                    for e in 0..3 {
+                        proptest::prop_assert_eq!(step.frames.at(k, e), whole.frames.at(k, e));
+                    }
+                }
+                step.frames.forget_before(have.saturating_sub(2));
+            }
+            step.advance(&game, &t, usize::MAX);
+            proptest::prop_assert_eq!(step.frames.frames(), whole.total_frames());
+            proptest::prop_assert_eq!(&step.changes, &whole.changes);
+            proptest::prop_assert_eq!(step.ineffective, whole.ineffective);
+            proptest::prop_assert_eq!(step.contact_frames, whole.contact_frames);
         }
     }
 

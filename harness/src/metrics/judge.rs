@@ -157,6 +157,8 @@ pub(super) struct Judge<'a> {
     /// Per frame and player, the input sequence the frame had applied.
     pub(super) authority_seqs: &'a [u32],
     pub(super) ideal: &'a Frames,
+    /// Frames the ideal world will have in all (it is stepped as needed).
+    pub(super) ideal_end: usize,
     pub(super) map: &'a MapCheck,
     /// Whether remote entities are checked against the authority's path.
     pub(super) check_paths: bool,
@@ -166,7 +168,7 @@ impl Judge<'_> {
     /// The ideal world's frame and µs into it that a render at `t` is
     /// judged against.
     pub(super) fn ideal_at(&self, t: Micros) -> (usize, u64) {
-        (((t.0 / self.dt_us) as usize + 1).min(self.ideal.frames().saturating_sub(2)), t.0 % self.dt_us)
+        super::ideal::due(t.0, self.dt_us, self.ideal_end)
     }
 
     /// Judges what `viewer`'s `screen` showed at `t` (the render at `pos`

@@ -6,7 +6,7 @@
 //! definitions.
 
 use super::fidelity::Fidelity;
-use super::ideal::{Frames, Ideal};
+use super::ideal::{due, Frames, Ideal};
 use super::interest::{InterestRow, InterestTracker};
 use super::judge::{Judge, Screen, SecondSums, Tally, MAX_VIOLATIONS, SNAP_SPAN_TICKS};
 use super::on_map::MapCheck;
@@ -66,15 +66,24 @@ macro_rules! judge {
             dt_us: $r.dt_us,
             game: &$r.game,
             samples: &$r.samples,
-            changes: &$r.changes,
+            changes: &$r.ideal.changes,
             authority: &$r.authority,
             authority_seqs: &$r.authority_seqs,
-            ideal: &$r.ideal,
+            ideal: &$r.ideal.frames,
+            ideal_end: $r.ideal.total_frames(),
             map: &$r.map,
             check_paths: $check_paths,
         }
     };
 }
+
+/// How far back the authority's positions are kept, µs: the path check's
+/// two seconds and one to spare (a 2,200-entity world's frames are 1.6 MB
+/// a simulated second).
+const AUTHORITY_KEPT_US: u64 = 3_000_000;
+
+/// An instant of the authority's timeline: a frame and µs past it.
+type Instant = (usize, u64);
 
 /// Collects everything a run publishes.
 pub struct Recorder {
@@ -95,13 +104,11 @@ pub struct Recorder {
     /// had applied (views that name a frame get their inputs from here).
     authority_seqs: Vec<u32>,
     authority_state: State,
-    ideal: Frames,
+    /// The ideal world, stepped as renders need it.
+    ideal: Ideal,
     /// Spare rows of every entity's position at one instant (see
     /// [`Frames::row_between`]), reused from batch to batch.
     spare_rows: Vec<Vec<[i32; 3]>>,
-    /// Per player, the instants of its effective input changes.
-    changes: Vec<Vec<u64>>,
-    trace_facts: TraceFacts,
     pending: VecDeque<Pending>,
     /// Per player, what its screen's judgement remembers.
     screens: Vec<Screen>,
@@ -152,12 +159,7 @@ impl Recorder {
         let players = game.humans(initial);
         let dt_us = game.dt_us();
         let game = Game::new(game.config().clone());
-        let ideal = Ideal::build(&game, initial, &trace, duration_us);
-        let trace_facts = TraceFacts {
-            effective_changes: ideal.changes.iter().map(|c| c.len() as u64).sum(),
-            ineffective_changes: ideal.ineffective,
-            contact_frames: ideal.contact_frames,
-        };
+        let ideal = Ideal::new(&game, initial, duration_us);
         // A stall of 100 ms or more is a freeze.
         let freeze_ticks = (game.config().tick_hz as u64).div_ceil(10);
         let map = MapCheck::new(game.config());
@@ -179,10 +181,8 @@ impl Recorder {
             authority_at: vec![0],
             authority_seqs: vec![0; players],
             authority_state: initial.clone(),
-            ideal: ideal.frames,
+            ideal,
             spare_rows: Vec::new(),
-            changes: ideal.changes,
-            trace_facts,
             pending: VecDeque::new(),
             screens: (0..players).map(|_| Screen::new(entities, 3)).collect(),
             tallies: vec![Tally::default()],
@@ -372,6 +372,7 @@ impl Recorder {
         self.authority.push(state);
         self.authority_at.push(t.0);
         self.authority_seqs.extend(state.players.iter().take(self.players).map(|p| p.last_seq));
+        self.forget_old_authority();
         for (p, ps) in state.players.iter().take(self.players).enumerate() {
             self.fidelity.frame(p, ps.last_seq, &self.samples[p]);
         }
@@ -445,12 +446,21 @@ impl Recorder {
             }
             self.drain_pending();
         }
+        self.forget_old_authority();
         if state.checksum() != self.authority.checksums[f] && !self.desynced_frames[f - 1] {
             self.desynced_frames[f - 1] = true;
             if self.first_desync.is_none() {
                 self.first_desync = Some(self.describe_desync(node, f, state));
             }
         }
+    }
+
+    /// Lets the authority's positions older than [`AUTHORITY_KEPT_US`] go
+    /// (its checksums and input sequences stay): renders are scored
+    /// against the newest frames and the path check looks two seconds back.
+    fn forget_old_authority(&mut self) {
+        let kept = (AUTHORITY_KEPT_US / self.dt_us) as usize + 2;
+        self.authority.forget_before(self.authority.frames().saturating_sub(kept));
     }
 
     fn describe_desync(&self, node: NodeId, f: usize, published: &State) -> Desync {
@@ -461,12 +471,13 @@ impl Recorder {
         for (p, got) in published.players.iter().enumerate() {
             match expected.and_then(|e| e.players.get(p)) {
                 Some(want) => differences.extend(diff_player(p, want, got)),
-                None if p < self.entities => {
-                    let w = self.authority.at(f, p);
-                    if w != [got.x, got.y, got.z] {
+                None if p < self.entities => match self.authority.try_at(f, p) {
+                    Some(w) if w != [got.x, got.y, got.z] => {
                         differences.push(format!("player{p}.position: {w:?} vs {:?}", [got.x, got.y, got.z]));
                     }
-                }
+                    Some(_) => {}
+                    None => differences.push(format!("player{p}.position: frame {f} is older than the frames kept")),
+                },
                 None => differences.push(format!("player{p}: not in the agreed state")),
             }
         }
@@ -520,6 +531,11 @@ impl Recorder {
         };
         // Every render of one instant is scored now or waits, alike.
         let score_now = self.pending.is_empty() && self.scorable(frame, into);
+        // The ideal world as far as renders at t read it: its frame in force
+        // and the next. Renders come in time order: older frames can go.
+        let (ideal_frame, _) = due(t.0, self.dt_us, self.ideal.total_frames());
+        self.ideal.advance(&self.game, &self.trace, ideal_frame + 2);
+        self.ideal.frames.forget_before(ideal_frame);
         let judge = judge!(self, !self.topology.confirms() && self.checks.is_some());
         let rows = self.interest.as_mut().map(|i| i.rows_mut());
         let entity_renders: usize = batch.iter().map(|(_, v)| v.entities.len()).sum();
@@ -530,7 +546,7 @@ impl Recorder {
             (self.spare_rows.pop().unwrap_or_default(), self.spare_rows.pop().unwrap_or_default());
         if worth {
             let (f, ideal_into) = judge.ideal_at(t);
-            self.ideal.row_between(f, ideal_into, self.dt_us, &mut ideal_buf);
+            self.ideal.frames.row_between(f, ideal_into, self.dt_us, &mut ideal_buf);
             if score_now {
                 self.authority.row_between(frame, into, self.dt_us, &mut truth_buf);
             }
@@ -603,7 +619,7 @@ impl Recorder {
         let entity_renders: usize = self.pending.iter().take(ready).map(|p| p.view.entities.len()).sum();
         // The authority's row at each instant more entity-renders wait for
         // than there are entities (renders of one instant wait together).
-        let mut instants: Vec<((usize, u64), usize)> = Vec::new();
+        let mut instants: Vec<(Instant, usize)> = Vec::new();
         for p in self.pending.iter().take(ready) {
             let at = (p.frame, p.into);
             match instants.iter_mut().find(|(i, _)| *i == at) {
@@ -611,7 +627,7 @@ impl Recorder {
                 None => instants.push((at, p.view.entities.len())),
             }
         }
-        let rows: Vec<((usize, u64), Vec<[i32; 3]>)> = instants
+        let rows: Vec<(Instant, Vec<[i32; 3]>)> = instants
             .into_iter()
             .filter(|&(_, n)| n > self.entities)
             .map(|((frame, into), _)| {
@@ -662,13 +678,20 @@ impl Recorder {
         // A change counts once the run outlasted it by the grace: a fixed
         // span (a horizon that followed the run's own latency would let a
         // worse run count fewer changes).
+        // The rest of the ideal world (its facts are the whole trace's).
+        self.ideal.advance(&self.game, &self.trace, usize::MAX);
+        let trace_facts = TraceFacts {
+            effective_changes: self.ideal.changes.iter().map(|c| c.len() as u64).sum(),
+            ineffective_changes: self.ideal.ineffective,
+            contact_frames: self.ideal.contact_frames,
+        };
         let mut unshown = [[0u64; 2]; 2]; // [remote, own] × [unshown, eligible]
         let horizon = duration_us.saturating_sub(UNSHOWN_GRACE_US);
         for (viewer, screen) in self.screens.iter().enumerate() {
             for e in screen.last_view.iter().filter(|e| (e.id as usize) < self.players) {
                 let id = e.id as usize;
                 let own = (id == viewer) as usize;
-                let eligible = self.changes[id].partition_point(|&c| c <= horizon);
+                let eligible = self.ideal.changes[id].partition_point(|&c| c <= horizon);
                 let shown = screen.memory.shown_changes(id).min(eligible);
                 unshown[own][0] += (eligible - shown) as u64;
                 unshown[own][1] += eligible as u64;
@@ -738,7 +761,7 @@ impl Recorder {
                 share: round4(tally.impossible.0 as f64 / tally.impossible.1.max(1) as f64),
                 deepest_m: round4(tally.impossible.2 as f64 / 1e6),
             },
-            trace_facts: self.trace_facts.clone(),
+            trace_facts,
             input_changes_unshown_pct: OwnRemotePct { own: pct(unshown[1]), remote: pct(unshown[0]) },
             bandwidth: rate(clients),
             server_bandwidth: server,

@@ -200,16 +200,12 @@ mod tests {
 
     #[test]
     fn counts_past_u32_carry() {
-        let mut h = Hist::default();
-        h.counts = vec![u32::MAX - 1, 0, 5];
-        h.len = u32::MAX as u64 + 4;
+        let mut h = Hist { counts: vec![u32::MAX - 1, 0, 5], len: u32::MAX as u64 + 4, ..Hist::default() };
         for _ in 0..3 {
             h.record(0);
         }
         assert_eq!(h.count(0), u32::MAX as u64 + 2);
-        let mut other = Hist::default();
-        other.counts = vec![u32::MAX, 0, 1];
-        other.len = u32::MAX as u64 + 1;
+        let other = Hist { counts: vec![u32::MAX, 0, 1], len: u32::MAX as u64 + 1, ..Hist::default() };
         h.merge(&other);
         assert_eq!(h.count(0), 2 * u32::MAX as u64 + 2);
         assert_eq!(h.count(2), 6);
