@@ -151,7 +151,9 @@ pub(super) struct Judge<'a> {
     pub(super) game: &'a Game,
     /// Per player, the sampled inputs (sequence − 1 → time, input).
     pub(super) samples: &'a [Vec<(Micros, Input)>],
-    /// Per player, the instants of its effective input changes.
+    /// Per player, the instants of its effective input changes (those the
+    /// ideal world has been stepped through: every one a render at or
+    /// before the instant judged can show).
     pub(super) changes: &'a [Vec<u64>],
     pub(super) authority: &'a Frames,
     /// Per frame and player, the input sequence the frame had applied.

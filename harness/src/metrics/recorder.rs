@@ -1,8 +1,9 @@
 //! The recorder: turns what nodes publish into [`Metrics`].
 //!
 //! It keeps the log of sampled inputs (sequence → time and input), the
-//! authority timeline, the ideal timeline, and per viewer the last sequence
-//! and position shown per entity. See the [module docs](super) for the
+//! authority timeline and the ideal timeline (their positions only as far
+//! back as renders still read them), and per viewer the last sequence and
+//! position shown per entity. See the [module docs](super) for the
 //! definitions.
 
 use super::fidelity::Fidelity;
@@ -106,6 +107,9 @@ pub struct Recorder {
     authority_state: State,
     /// The ideal world, stepped as renders need it.
     ideal: Ideal,
+    /// The authority frame the latest render was judged against (renders
+    /// come in time order: none later asks for an older one).
+    render_floor: usize,
     /// Spare rows of every entity's position at one instant (see
     /// [`Frames::row_between`]), reused from batch to batch.
     spare_rows: Vec<Vec<[i32; 3]>>,
@@ -182,6 +186,7 @@ impl Recorder {
             authority_seqs: vec![0; players],
             authority_state: initial.clone(),
             ideal,
+            render_floor: 0,
             spare_rows: Vec::new(),
             pending: VecDeque::new(),
             screens: (0..players).map(|_| Screen::new(entities, 3)).collect(),
@@ -372,7 +377,6 @@ impl Recorder {
         self.authority.push(state);
         self.authority_at.push(t.0);
         self.authority_seqs.extend(state.players.iter().take(self.players).map(|p| p.last_seq));
-        self.forget_old_authority();
         for (p, ps) in state.players.iter().take(self.players).enumerate() {
             self.fidelity.frame(p, ps.last_seq, &self.samples[p]);
         }
@@ -382,6 +386,7 @@ impl Recorder {
             i.authority(t, &state.players);
         }
         self.drain_pending();
+        self.forget_old_authority();
     }
 
     /// Peer publishes a confirmed state and the inputs that produced it.
@@ -458,9 +463,14 @@ impl Recorder {
     /// Lets the authority's positions older than [`AUTHORITY_KEPT_US`] go
     /// (its checksums and input sequences stay): renders are scored
     /// against the newest frames and the path check looks two seconds back.
+    /// Never a frame a render may still be scored against: renders come in
+    /// time order, so none asks for a frame before the last one asked or
+    /// the oldest waiting render's (peers' confirmed log can run seconds
+    /// ahead of the renders when their clocks drift).
     fn forget_old_authority(&mut self) {
         let kept = (AUTHORITY_KEPT_US / self.dt_us) as usize + 2;
-        self.authority.forget_before(self.authority.frames().saturating_sub(kept));
+        let asked = self.pending.front().map_or(self.render_floor, |p| p.frame.min(self.render_floor));
+        self.authority.forget_before(self.authority.frames().saturating_sub(kept).min(asked));
     }
 
     fn describe_desync(&self, node: NodeId, f: usize, published: &State) -> Desync {
@@ -529,6 +539,7 @@ impl Recorder {
             let f = self.authority.frames() - 1;
             (f, t.0.saturating_sub(self.authority_at[f]).min(self.dt_us))
         };
+        self.render_floor = frame;
         // Every render of one instant is scored now or waits, alike.
         let score_now = self.pending.is_empty() && self.scorable(frame, into);
         // The ideal world as far as renders at t read it: its frame in force
@@ -652,7 +663,9 @@ impl Recorder {
                 }
             },
         );
+        // A few spare rows suffice (a long stall may have needed many).
         self.spare_rows.extend(rows.into_iter().map(|(_, r)| r));
+        self.spare_rows.truncate(4);
         self.pending.drain(..ready);
     }
 
@@ -674,10 +687,6 @@ impl Recorder {
         let seconds = self.seconds.len().max(tally.seconds.len());
         self.seconds.resize(seconds, Second::default());
         tally.seconds.resize(seconds, SecondSums::default());
-        // Changes a screen still showing the player never showed.
-        // A change counts once the run outlasted it by the grace: a fixed
-        // span (a horizon that followed the run's own latency would let a
-        // worse run count fewer changes).
         // The rest of the ideal world (its facts are the whole trace's).
         self.ideal.advance(&self.game, &self.trace, usize::MAX);
         let trace_facts = TraceFacts {
@@ -685,6 +694,10 @@ impl Recorder {
             ineffective_changes: self.ideal.ineffective,
             contact_frames: self.ideal.contact_frames,
         };
+        // Changes a screen still showing the player never showed.
+        // A change counts once the run outlasted it by the grace: a fixed
+        // span (a horizon that followed the run's own latency would let a
+        // worse run count fewer changes).
         let mut unshown = [[0u64; 2]; 2]; // [remote, own] × [unshown, eligible]
         let horizon = duration_us.saturating_sub(UNSHOWN_GRACE_US);
         for (viewer, screen) in self.screens.iter().enumerate() {
