@@ -21,6 +21,7 @@ use crate::support::sparse_delta::{self, SparseWorld};
 use crate::support::uplink::{InputUplink, ServerInputs};
 use harness::contract::{Ctx, EntityView, Node, NodeId, RenderCtx, Report, Setup, View};
 use harness::game::State;
+use harness::parallel;
 use harness::world::Aoi;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -70,15 +71,20 @@ impl Node for AoiServer {
         let frame = self.state.frame;
         let world = quantize(&self.state);
         let entry = |e: u32| (e as u16, world[e as usize]);
-        for p in 0..self.inputs.players() {
-            let visible = self.sets.visible(p);
+        // Each client's view and snapshot are made on their own (on several
+        // cores when there is enough to make: `parallel::map` keeps their
+        // order), then sent and kept in client order.
+        let (sets, sent, acked) = (&self.sets, &self.sent, &self.acked);
+        let (delta, never_leave) = (self.delta, self.never_leave);
+        let view_of = |&p: &usize| {
+            let visible = sets.visible(p);
             let mut view: SparseWorld = Vec::with_capacity(visible.len() + 1);
             let own = visible.partition_point(|&e| e < p as u32);
             view.extend(visible[..own].iter().map(|&e| entry(e)));
             view.push(entry(p as u32));
             view.extend(visible[own..].iter().map(|&e| entry(e)));
-            let sent = &mut self.sent[p];
-            if self.never_leave {
+            let sent = &sent[p];
+            if never_leave {
                 // The control's bug: whatever was ever sent stays.
                 if let Some((_, last)) = sent.back() {
                     let gone: Vec<_> =
@@ -90,15 +96,22 @@ impl Node for AoiServer {
                     }
                 }
             }
-            let base = if self.delta {
-                let acked = self.acked[p];
+            let base = if delta {
+                let acked = acked[p];
                 sent.iter().find(|(f, _)| *f == acked && acked != 0).map(|(f, w)| (*f, w.as_slice()))
             } else {
                 None
             };
             let msg = sparse_delta::encode(frame, &view, base);
+            (view, msg)
+        };
+        let clients: Vec<usize> = (0..self.inputs.players()).collect();
+        let work = clients.iter().map(|&p| sets.visible(p).len() + 1).sum();
+        let made = parallel::map(&clients, parallel::parts(work, clients.len()), view_of);
+        for (p, (view, msg)) in made.into_iter().enumerate() {
             ctx.send(ctx.setup().node_of_player(p), msg);
             if self.delta {
+                let sent = &mut self.sent[p];
                 sent.push_back((frame, view));
                 while sent.len() > HISTORY {
                     sent.pop_front();
