@@ -94,8 +94,7 @@ impl Coast {
 
 /// Straight-line distance, µm.
 pub fn distance(a: [i32; 3], b: [i32; 3]) -> i64 {
-    let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs();
-    harness::math::hypot3(d(a[0], b[0]), d(a[1], b[1]), d(a[2], b[2])) as i64
+    harness::math::distance(a, b) as i64
 }
 
 #[cfg(test)]

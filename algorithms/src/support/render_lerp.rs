@@ -75,10 +75,7 @@ impl TickLerp {
             self.from[d.id as usize] = Some(*d);
         }
         let jump = self.jump_um as u64;
-        let far = |a: &EntityView, b: &EntityView| {
-            let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs();
-            harness::math::hypot3(d(a.x, b.x), d(a.y, b.y), d(a.z, b.z)) > jump
-        };
+        let far = |a: &EntityView, b: &EntityView| harness::math::distance([a.x, a.y, a.z], [b.x, b.y, b.z]) > jump;
         // An entity new to the picture appears where it is (its slot is
         // empty); one far from where it was drawn jumps. Slots of entities
         // that left are emptied: mark the new picture's ids, clear the rest.

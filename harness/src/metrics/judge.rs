@@ -173,6 +173,29 @@ impl Judge<'_> {
         super::ideal::due(t.0, self.dt_us, self.ideal_end)
     }
 
+    /// How far each of `entities` is from where `timeline` has it `into` µs
+    /// past `frame` (every entity's position there is `row` when given),
+    /// in `tally`'s scratch, which the caller gives back. A loop of its
+    /// own: each distance is a root whose latency the bookkeeping after it
+    /// would otherwise wait out. (An unknown entity's distance is not used.)
+    fn distances(
+        &self,
+        timeline: &Frames,
+        (frame, into): (usize, u64),
+        row: Option<&[[i32; 3]]>,
+        entities: &[EntityView],
+        tally: &mut Tally,
+    ) -> Vec<u64> {
+        let mut d = std::mem::take(&mut tally.scratch);
+        d.clear();
+        d.extend(entities.iter().map(|e| {
+            let id = (e.id as usize).min(self.entities.saturating_sub(1));
+            let at = row.map_or_else(|| timeline.between(frame, id, into, self.dt_us), |r| r[id]);
+            crate::math::distance(at, [e.x, e.y, e.z])
+        }));
+        d
+    }
+
     /// Judges what `viewer`'s `screen` showed at `t` (the render at `pos`
     /// in its batch): latency, snaps, impossible screens, ideal divergence,
     /// the path check and the area of interest, into `tally`. `ideal_row`,
@@ -191,16 +214,7 @@ impl Judge<'_> {
         ideal_row: Option<&[[i32; 3]]>,
     ) {
         screen.memory.first_render(view.entities.len());
-        // Distances from the ideal world first, in a loop of their own (see
-        // `score`).
-        let (f, into) = self.ideal_at(t);
-        let mut ideal = std::mem::take(&mut tally.scratch);
-        ideal.clear();
-        ideal.extend(view.entities.iter().map(|e| {
-            let id = (e.id as usize).min(self.entities.saturating_sub(1));
-            let at = ideal_row.map_or_else(|| self.ideal.between(f, id, into, self.dt_us), |r| r[id]);
-            dist(at, e)
-        }));
+        let ideal = self.distances(self.ideal, self.ideal_at(t), ideal_row, &view.entities, tally);
         for e in &view.entities {
             let id = e.id as usize;
             if id >= self.entities {
@@ -270,7 +284,7 @@ impl Judge<'_> {
                     };
                     seen.set_event(from, t.0);
                     tally.snap_renders += 1;
-                    tally.largest_jump = tally.largest_jump.max(dist3(from, at));
+                    tally.largest_jump = tally.largest_jump.max(crate::math::distance(from, at));
                 }
             }
             // Newest first; a ring of 3–8 is shifted by hand (rotate_right
@@ -339,15 +353,7 @@ impl Judge<'_> {
         entities: &[EntityView],
     ) {
         let mut last = [0u64; 2];
-        // Distances first, in a loop of their own: each is a root whose
-        // latency the bookkeeping below would otherwise wait out.
-        let mut d = std::mem::take(&mut tally.scratch);
-        d.clear();
-        d.extend(entities.iter().map(|e| {
-            // (An unknown entity's distance is not used.)
-            let id = (e.id as usize).min(self.entities.saturating_sub(1));
-            dist(row.map_or_else(|| self.authority.between(frame, id, into, self.dt_us), |r| r[id]), e)
-        }));
+        let d = self.distances(self.authority, (frame, into), row, entities, tally);
         let mut sums = SecondSums::default();
         for (e, &d) in entities.iter().zip(&d) {
             let id = e.id as usize;
@@ -386,21 +392,12 @@ fn point_segment(p: [f64; 3], a: [i32; 3], b: [i32; 3]) -> f64 {
 }
 
 /// Whether the distance between `a` and `b`, rounded down to a whole µm
-/// as [`dist3`] gives it, is more than `allowed`.
+/// as [`crate::math::distance`] gives it, is more than `allowed`.
 fn beyond(a: [i32; 3], b: [i32; 3], allowed: i64) -> bool {
     let Ok(allowed) = u64::try_from(allowed) else { return true };
     let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs() as u128;
     let s = d(a[0], b[0]).pow(2) + d(a[1], b[1]).pow(2) + d(a[2], b[2]).pow(2);
     s >= (allowed as u128 + 1).pow(2)
-}
-
-fn dist3(a: [i32; 3], b: [i32; 3]) -> u64 {
-    let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs();
-    crate::math::hypot3(d(a[0], b[0]), d(a[1], b[1]), d(a[2], b[2]))
-}
-
-pub(super) fn dist(a: [i32; 3], e: &EntityView) -> u64 {
-    crate::math::distance(a, [e.x, e.y, e.z])
 }
 
 #[cfg(test)]
@@ -418,11 +415,11 @@ mod tests {
             near in proptest::array::uniform3(-3_000i32..3_000),
             allowed in -5i64..8_000_000_000,
         ) {
-            prop_assert_eq!(beyond(a, b, allowed), dist3(a, b) as i64 > allowed);
+            prop_assert_eq!(beyond(a, b, allowed), crate::math::distance(a, b) as i64 > allowed);
             // Mostly the interesting case: a short step against a bound near it.
             let c = [a[0].saturating_add(near[0]), a[1].saturating_add(near[1]), a[2].saturating_add(near[2])];
-            let bound = dist3(a, c) as i64 + allowed % 3 - 1;
-            prop_assert_eq!(beyond(a, c, bound), dist3(a, c) as i64 > bound);
+            let bound = crate::math::distance(a, c) as i64 + allowed % 3 - 1;
+            prop_assert_eq!(beyond(a, c, bound), crate::math::distance(a, c) as i64 > bound);
         }
     }
 }

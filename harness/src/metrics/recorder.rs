@@ -86,6 +86,14 @@ const AUTHORITY_KEPT_US: u64 = 3_000_000;
 /// An instant of the authority's timeline: a frame and µs past it.
 type Instant = (usize, u64);
 
+/// Every entity's position in `timeline` at `at` (see
+/// [`Frames::row_between`]), in a spare row if there is one.
+fn row_at(spare: &mut Vec<Vec<[i32; 3]>>, timeline: &Frames, (frame, into): Instant, dt: u64) -> Vec<[i32; 3]> {
+    let mut row = spare.pop().unwrap_or_default();
+    timeline.row_between(frame, into, dt, &mut row);
+    row
+}
+
 /// Collects everything a run publishes.
 pub struct Recorder {
     topology: Topology,
@@ -544,26 +552,19 @@ impl Recorder {
         let score_now = self.pending.is_empty() && self.scorable(frame, into);
         // The ideal world as far as renders at t read it: its frame in force
         // and the next. Renders come in time order: older frames can go.
-        let (ideal_frame, _) = due(t.0, self.dt_us, self.ideal.total_frames());
-        self.ideal.advance(&self.game, &self.trace, ideal_frame + 2);
-        self.ideal.frames.forget_before(ideal_frame);
+        let ideal_at = due(t.0, self.dt_us, self.ideal.total_frames());
+        self.ideal.advance(&self.game, &self.trace, ideal_at.0 + 2);
+        self.ideal.frames.forget_before(ideal_at.0);
         let judge = judge!(self, !self.topology.confirms() && self.checks.is_some());
         let rows = self.interest.as_mut().map(|i| i.rows_mut());
         let entity_renders: usize = batch.iter().map(|(_, v)| v.entities.len()).sum();
         // With more entity-renders than entities, where the ideal world and
         // the authority have every entity at t is worked out once.
         let worth = entity_renders > self.entities;
-        let (mut ideal_buf, mut truth_buf) =
-            (self.spare_rows.pop().unwrap_or_default(), self.spare_rows.pop().unwrap_or_default());
-        if worth {
-            let (f, ideal_into) = judge.ideal_at(t);
-            self.ideal.frames.row_between(f, ideal_into, self.dt_us, &mut ideal_buf);
-            if score_now {
-                self.authority.row_between(frame, into, self.dt_us, &mut truth_buf);
-            }
-        }
-        let ideal_row = worth.then_some(&ideal_buf[..]);
-        let truth_row = (worth && score_now).then_some(&truth_buf[..]);
+        let spare = &mut self.spare_rows;
+        let ideal_buf = worth.then(|| row_at(spare, &self.ideal.frames, ideal_at, self.dt_us));
+        let truth_buf = (worth && score_now).then(|| row_at(spare, &self.authority, (frame, into), self.dt_us));
+        let (ideal_row, truth_row) = (ideal_buf.as_deref(), truth_buf.as_deref());
         let shown: &[(usize, View)] = batch;
         by_screens(
             &mut self.screens,
@@ -582,7 +583,7 @@ impl Recorder {
                 }
             },
         );
-        self.spare_rows.extend([ideal_buf, truth_buf]);
+        self.spare_rows.extend(ideal_buf.into_iter().chain(truth_buf));
         self.take_violations();
         for (viewer, view) in batch.iter_mut() {
             let Some(screen) = self.screens.get_mut(*viewer) else { continue };
@@ -641,11 +642,7 @@ impl Recorder {
         let rows: Vec<(Instant, Vec<[i32; 3]>)> = instants
             .into_iter()
             .filter(|&(_, n)| n > self.entities)
-            .map(|((frame, into), _)| {
-                let mut row = self.spare_rows.pop().unwrap_or_default();
-                self.authority.row_between(frame, into, self.dt_us, &mut row);
-                ((frame, into), row)
-            })
+            .map(|(at, _)| (at, row_at(&mut self.spare_rows, &self.authority, at, self.dt_us)))
             .collect();
         let pending = &self.pending;
         by_screens(
