@@ -98,6 +98,7 @@ impl Algorithm for Lockstep {
                 acked_by: vec![0; n],
                 max_ahead: setup.options.number(&MAX_AHEAD).clamp(1.0, 1000.0) as u32,
                 frame_inputs: vec![SeqInput::default(); n],
+                received: Vec::new(),
                 adapt: setup.options.number(&ADAPT) != 0.0,
                 skipped: 0,
                 frameskip: [false; 4],
@@ -119,6 +120,8 @@ struct Peer {
     acked_by: Vec<u32>,
     max_ahead: u32,
     frame_inputs: Vec<SeqInput>,
+    /// Scratch: the inputs of the packet being read.
+    received: Vec<Input>,
     adapt: bool,
     /// Tics given up to clock adaptation.
     skipped: u32,
@@ -212,18 +215,21 @@ impl Node for Peer {
         let Some(q) = ctx.setup().player_of_node(from).filter(|&q| q != self.me) else {
             return;
         };
-        let Some((ack, start, inputs)) = decode(bytes) else {
+        let mut inputs = std::mem::take(&mut self.received);
+        let Some((ack, start)) = decode(bytes, &mut inputs) else {
+            self.received = inputs;
             return;
         };
         if ack <= self.have[self.me] {
             self.acked_by[q] = self.acked_by[q].max(ack);
         }
-        for (k, input) in inputs.into_iter().enumerate() {
+        for (k, &input) in inputs.iter().enumerate() {
             let f = start.saturating_add(k as u32);
             if f < self.gametic().saturating_add(ACCEPT_WINDOW) {
                 self.store(q, f, input);
             }
         }
+        self.received = inputs;
     }
 
     fn render(&mut self, _ctx: &RenderCtx<'_>, view: &mut View) {
@@ -231,7 +237,10 @@ impl Node for Peer {
     }
 }
 
-fn decode(bytes: &[u8]) -> Option<(u32, u32, Vec<Input>)> {
+/// Reads an input packet: the acknowledgement and the first frame, its
+/// inputs into `inputs` (cleared first; a buffer kept between packets).
+fn decode(bytes: &[u8], inputs: &mut Vec<Input>) -> Option<(u32, u32)> {
+    inputs.clear();
     let mut r = Reader::new(bytes);
     if r.u8()? != TAG_INPUTS {
         return None;
@@ -239,6 +248,8 @@ fn decode(bytes: &[u8]) -> Option<(u32, u32, Vec<Input>)> {
     let ack = r.u32()?;
     let start = r.u32()?;
     let n = r.u8()? as usize;
-    let inputs = (0..n).map(|_| r.take(3).and_then(Input::decode)).collect::<Option<Vec<_>>>()?;
-    r.is_done().then_some((ack, start, inputs))
+    for _ in 0..n {
+        inputs.push(r.take(3).and_then(Input::decode)?);
+    }
+    r.is_done().then_some((ack, start))
 }

@@ -47,6 +47,8 @@ pub struct TickLerp {
     from: Vec<Option<EntityView>>,
     /// Scratch: which ids the picture being set holds (all `false` between calls).
     keep: Vec<bool>,
+    /// Scratch: where the entities of `to` are drawn when a picture is set.
+    drawn: Vec<EntityView>,
 }
 
 impl TickLerp {
@@ -60,13 +62,16 @@ impl TickLerp {
             to: Vec::new(),
             from: vec![None; entities],
             keep: vec![false; entities],
+            drawn: Vec::new(),
         }
     }
 
     /// `picture` is current from local time `now` on.
     pub fn set(&mut self, now: i64, picture: &[EntityView]) {
         // Invariant: `from[id]` is set exactly for the ids of `to`.
-        let drawn: Vec<EntityView> = self.to.iter().map(|e| self.drawn(now, e)).collect();
+        let mut drawn = std::mem::take(&mut self.drawn);
+        drawn.clear();
+        drawn.extend(self.to.iter().map(|e| self.drawn(now, e)));
         let ids = picture.iter().chain(&drawn).map(|e| e.id as usize + 1).max().unwrap_or(0);
         if self.from.len() < ids {
             self.from.resize(ids, None);
@@ -100,6 +105,7 @@ impl TickLerp {
         self.keep = keep;
         self.to.clear();
         self.to.extend_from_slice(picture);
+        self.drawn = drawn;
         self.since = now;
     }
 

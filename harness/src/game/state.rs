@@ -163,9 +163,16 @@ impl State {
     /// FNV-1a over the bytes, 13% of a lockstep match); any change to any
     /// field changes the encoding and so, but for a 2⁻⁶⁴ chance, the hash.
     pub fn checksum(&self) -> u64 {
-        let mut buf = Vec::with_capacity(6 + self.players.len() * PlayerState::WIRE_BYTES + Self::TAIL_BYTES);
-        self.encode(&mut buf);
-        word_hash(&buf)
+        // Every confirmed frame is checksummed: the encoding goes to a
+        // buffer each thread keeps, not a new one each time.
+        thread_local! {
+            static ENCODED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        ENCODED.with_borrow_mut(|buf| {
+            buf.clear();
+            self.encode(buf);
+            word_hash(buf)
+        })
     }
 }
 

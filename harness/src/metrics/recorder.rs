@@ -17,7 +17,7 @@ use super::{
     Bandwidth, Checks, ClientMetrics, ClockError, Desync, FinalDivergence, HitAgreement, Impossible, LatencyCdf,
     Metrics, NetworkCounts, OwnRemote, OwnRemotePct, Snaps, Stalls, Timeline, TraceFacts,
 };
-use crate::contract::{NodeId, Report, Topology, View};
+use crate::contract::{EntityView, NodeId, Report, Topology, View};
 use crate::game::{Game, Input, PlayerState, SeqInput, State};
 use crate::net::LinkStats;
 use crate::parallel;
@@ -121,6 +121,8 @@ pub struct Recorder {
     /// Spare rows of every entity's position at one instant (see
     /// [`Frames::row_between`]), reused from batch to batch.
     spare_rows: Vec<Vec<[i32; 3]>>,
+    /// Buffers of scored pending views, for the next renders that wait.
+    spare_views: Vec<Vec<EntityView>>,
     pending: VecDeque<Pending>,
     /// Per player, what its screen's judgement remembers.
     screens: Vec<Screen>,
@@ -196,6 +198,7 @@ impl Recorder {
             ideal,
             render_floor: 0,
             spare_rows: Vec::new(),
+            spare_views: Vec::new(),
             pending: VecDeque::new(),
             screens: (0..players).map(|_| Screen::new(entities, 3)).collect(),
             tallies: vec![Tally::default()],
@@ -588,7 +591,9 @@ impl Recorder {
         for (viewer, view) in batch.iter_mut() {
             let Some(screen) = self.screens.get_mut(*viewer) else { continue };
             if !score_now {
-                self.pending.push_back(Pending { viewer: *viewer, frame, into, t, view: view.clone() });
+                let mut entities = self.spare_views.pop().unwrap_or_default();
+                entities.clone_from(&view.entities);
+                self.pending.push_back(Pending { viewer: *viewer, frame, into, t, view: View { entities } });
             }
             std::mem::swap(&mut screen.last_view, &mut view.entities);
         }
@@ -663,7 +668,13 @@ impl Recorder {
         // A few spare rows suffice (a long stall may have needed many).
         self.spare_rows.extend(rows.into_iter().map(|(_, r)| r));
         self.spare_rows.truncate(4);
-        self.pending.drain(..ready);
+        // Their buffers serve the renders that wait next (as many as wait
+        // at once, at most).
+        for p in self.pending.drain(..ready) {
+            if self.spare_views.len() < ready.max(16) {
+                self.spare_views.push(p.view.entities);
+            }
+        }
     }
 
     /// The metrics of the run, after `duration_us` of simulated time.
