@@ -52,16 +52,26 @@ impl PlayerState {
     }
 
     fn encode(&self, out: &mut Vec<u8>) {
+        // Built in place and appended at once: every confirmed frame is
+        // encoded for its checksum.
+        let mut b = [0u8; Self::WIRE_BYTES];
+        let mut at = 0;
+        let mut put = |bytes: &[u8]| {
+            b[at..at + bytes.len()].copy_from_slice(bytes);
+            at += bytes.len();
+        };
         for v in [self.x, self.y, self.z, self.vx, self.vy, self.vz] {
-            out.extend_from_slice(&v.to_le_bytes());
+            put(&v.to_le_bytes());
         }
-        out.extend_from_slice(&[self.prev_buttons, self.facing_x as u8, self.facing_y as u8]);
-        out.extend_from_slice(&self.cooldown.to_le_bytes());
+        put(&[self.prev_buttons, self.facing_x as u8, self.facing_y as u8]);
+        put(&self.cooldown.to_le_bytes());
         for v in [self.last_seq, self.shots, self.hits] {
-            out.extend_from_slice(&v.to_le_bytes());
+            put(&v.to_le_bytes());
         }
-        out.push(self.last_target);
-        out.extend_from_slice(&self.items.to_le_bytes());
+        put(&[self.last_target]);
+        put(&self.items.to_le_bytes());
+        debug_assert_eq!(at, Self::WIRE_BYTES);
+        out.extend_from_slice(&b);
     }
 
     fn decode(b: &[u8]) -> PlayerState {
@@ -123,6 +133,7 @@ impl State {
     /// Appends the canonical encoding: frame, player count, players, rng,
     /// item.
     pub fn encode(&self, out: &mut Vec<u8>) {
+        out.reserve(6 + self.players.len() * PlayerState::WIRE_BYTES + Self::TAIL_BYTES);
         out.extend_from_slice(&self.frame.to_le_bytes());
         out.extend_from_slice(&(self.players.len() as u16).to_le_bytes());
         for p in &self.players {

@@ -113,6 +113,8 @@ pub struct Recorder {
     /// had applied (views that name a frame get their inputs from here).
     authority_seqs: Vec<u32>,
     authority_state: State,
+    /// The state before the latest authority frame, kept for its buffers.
+    spare_state: State,
     /// The ideal world, stepped as renders need it.
     ideal: Ideal,
     /// The authority frame the latest render was judged against (renders
@@ -195,6 +197,7 @@ impl Recorder {
             authority_at: vec![0],
             authority_seqs: vec![0; players],
             authority_state: initial.clone(),
+            spare_state: State::default(),
             ideal,
             render_floor: 0,
             spare_rows: Vec::new(),
@@ -391,8 +394,12 @@ impl Recorder {
         for (p, ps) in state.players.iter().take(self.players).enumerate() {
             self.fidelity.frame(p, ps.last_seq, &self.samples[p]);
         }
-        let prev = std::mem::replace(&mut self.authority_state, state.clone());
+        // The previous state goes to the spare, whose buffers the new one reuses.
+        let mut prev = std::mem::take(&mut self.spare_state);
+        std::mem::swap(&mut prev, &mut self.authority_state);
+        self.authority_state.clone_from(state);
         self.observe_shots(&prev, state);
+        self.spare_state = prev;
         if let Some(i) = self.interest.as_mut() {
             i.authority(t, &state.players);
         }
@@ -449,21 +456,28 @@ impl Recorder {
             for (p, si) in inputs.iter().enumerate() {
                 self.fidelity.frame(p, si.seq, &self.samples[p]);
             }
-            let mut next = self.authority_state.clone();
+            // Stepped in place; the previous state is copied to the spare
+            // (its buffers reused) for the shots' judgement.
+            let mut prev = std::mem::take(&mut self.spare_state);
+            prev.clone_from(&self.authority_state);
+            let mut next = std::mem::take(&mut self.authority_state);
             self.game.step(&mut next, inputs);
             self.authority.push(&next);
             self.desynced_frames.push(false);
-            let prev = std::mem::replace(&mut self.authority_state, next);
-            let next = self.authority_state.clone();
             self.observe_shots(&prev, &next);
             if let Some(i) = self.interest.as_mut() {
                 // The frame due at (f − 1)·dt (see the module docs).
                 i.authority(Micros((f as u64 - 1) * self.dt_us), &next.players);
             }
+            self.authority_state = next;
+            self.spare_state = prev;
             self.drain_pending();
         }
         self.forget_old_authority();
-        if state.checksum() != self.authority.checksums[f] && !self.desynced_frames[f - 1] {
+        // A state equal to the agreed one has its checksum (most peers
+        // confirm the newest frame): the hash only for the others.
+        let agreed = self.authority_state.frame as usize == f && *state == self.authority_state;
+        if !agreed && state.checksum() != self.authority.checksums[f] && !self.desynced_frames[f - 1] {
             self.desynced_frames[f - 1] = true;
             if self.first_desync.is_none() {
                 self.first_desync = Some(self.describe_desync(node, f, state));
