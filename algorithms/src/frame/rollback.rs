@@ -109,6 +109,9 @@ impl Algorithm for Rollback {
                 remote_frame: vec![0; n],
                 skip_resimulation: self.skip_resimulation,
                 stopped: false,
+                sums: VecDeque::new(),
+                scratch: Vec::new(),
+                received: Vec::new(),
             },
             s,
         ))
@@ -137,7 +140,20 @@ struct Peer {
     remote_frame: Vec<u32>,
     skip_resimulation: bool,
     stopped: bool,
+    /// Checksums of recently published frames, oldest first: every packet
+    /// carries the newest one's and is checked against one, and a
+    /// published frame's state never changes again (rollbacks start at a
+    /// frame not yet confirmed, and confirmed inputs are never stamped).
+    sums: VecDeque<(u32, u64)>,
+    /// Scratch: the inputs, with sequence numbers, of the frame being published.
+    scratch: Vec<SeqInput>,
+    /// Scratch: the inputs of the packet being read.
+    received: Vec<Input>,
 }
+
+/// Published frames whose checksums are kept (a peer's confirmed frame
+/// trails ours by a round trip at most, nearly always).
+const SUMS_KEPT: usize = 16;
 
 impl Peer {
     fn frame(&self) -> u32 {
@@ -159,32 +175,54 @@ impl Peer {
         }
     }
 
-    fn seq_inputs(&self, f: u32, inputs: &[Input]) -> Vec<SeqInput> {
+    /// The inputs of frame `f` with their sequence numbers, into `out`
+    /// (cleared first).
+    fn seq_inputs_into(&self, f: u32, inputs: &[Input], out: &mut Vec<SeqInput>) {
         // A real input made for frame f carries sequence f − delay + 1 (one
         // sample per frame); predicted and pre-delay inputs carry none.
-        inputs
-            .iter()
-            .enumerate()
-            .map(|(p, i)| {
-                let known = self.inputs[p].get(f as usize).copied().flatten().is_some();
-                let seq = if known && f >= self.delay { f - self.delay + 1 } else { 0 };
-                SeqInput { seq, input: *i }
-            })
-            .collect()
+        out.clear();
+        out.extend(inputs.iter().enumerate().map(|(p, i)| {
+            let known = self.inputs[p].get(f as usize).copied().flatten().is_some();
+            let seq = if known && f >= self.delay { f - self.delay + 1 } else { 0 };
+            SeqInput { seq, input: *i }
+        }));
+    }
+
+    /// The checksum of published frame `f`'s saved state, if still saved.
+    fn published_sum(&mut self, f: u32) -> Option<u64> {
+        debug_assert!(f <= self.published);
+        let base = self.saved.front().map_or(0, |s| s.frame);
+        let state = f.checked_sub(base).and_then(|i| self.saved.get(i as usize))?;
+        if let Some(&(_, sum)) = self.sums.iter().rev().find(|(g, _)| *g == f) {
+            return Some(sum);
+        }
+        let sum = state.checksum();
+        self.sums.push_back((f, sum));
+        if self.sums.len() > SUMS_KEPT {
+            self.sums.pop_front();
+        }
+        Some(sum)
     }
 
     fn step_frame(&mut self, ctx: &mut Ctx<'_>) {
         let f = self.frame();
         let inputs: Vec<Input> = (0..self.inputs.len()).map(|p| self.input_for(p, f)).collect();
-        let si = self.seq_inputs(f, &inputs);
+        let mut si = std::mem::take(&mut self.scratch);
+        self.seq_inputs_into(f, &inputs, &mut si);
         ctx.game().step(&mut self.state, &si);
+        self.scratch = si;
         if self.used.len() <= f as usize {
             self.used.resize(f as usize + 1, Vec::new());
         }
         self.used[f as usize] = inputs;
-        self.saved.push_back(self.state.clone());
-        while self.saved.len() > RING {
-            self.saved.pop_front();
+        // The ring is full but for the first frames: the oldest state's
+        // buffers take the new one.
+        if self.saved.len() >= RING {
+            let mut oldest = self.saved.pop_front().expect("the ring is full");
+            oldest.clone_from(&self.state);
+            self.saved.push_back(oldest);
+        } else {
+            self.saved.push_back(self.state.clone());
         }
     }
 
@@ -245,15 +283,15 @@ impl Peer {
         while self.published < upto {
             let f = self.published + 1;
             let Some(state) = f.checked_sub(base).and_then(|i| self.saved.get(i as usize)) else { break };
-            let inputs = self.used[(f - 1) as usize].clone();
-            let si = self.seq_inputs(f - 1, &inputs);
-            let state = state.clone();
-            ctx.publish_confirmed(&state, &si);
+            let mut si = std::mem::take(&mut self.scratch);
+            self.seq_inputs_into(f - 1, &self.used[(f - 1) as usize], &mut si);
+            ctx.publish_confirmed(state, &si);
+            self.scratch = si;
             self.published = f;
         }
     }
 
-    fn packet_for(&self, q: usize) -> Vec<u8> {
+    fn packet_for(&mut self, q: usize) -> Vec<u8> {
         let start = self.acked_by[q];
         let end = self.have[self.me].min(start + MAX_BATCH);
         let mut w = Writer::with_capacity(32 + 3 * (end.saturating_sub(start)) as usize);
@@ -262,8 +300,7 @@ impl Peer {
             self.inputs[self.me][f as usize].unwrap_or_default().encode(&mut w.0);
         }
         let conf = self.published;
-        let base = self.saved.front().map_or(0, |s| s.frame);
-        let sum = conf.checked_sub(base).and_then(|i| self.saved.get(i as usize)).map_or(0, |s| s.checksum());
+        let sum = self.published_sum(conf).unwrap_or(0);
         w.u32(self.frame()).u32(if sum == 0 { 0 } else { conf });
         w.0.extend_from_slice(&sum.to_le_bytes());
         w.finish()
@@ -306,14 +343,18 @@ impl Node for Peer {
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
         let Some(q) = ctx.setup().player_of_node(from).filter(|&q| q != self.me) else { return };
-        let Some(p) = decode(bytes) else { return };
+        let mut inputs = std::mem::take(&mut self.received);
+        let Some(p) = decode(bytes, &mut inputs) else {
+            self.received = inputs;
+            return;
+        };
         if p.ack <= self.have[self.me] {
             self.acked_by[q] = self.acked_by[q].max(p.ack);
         }
         self.remote_frame[q] = self.remote_frame[q].max(p.frame);
         // New inputs; the earliest misprediction decides the rollback.
         let mut rollback_to: Option<u32> = None;
-        for (k, input) in p.inputs.into_iter().enumerate() {
+        for (k, &input) in inputs.iter().enumerate() {
             let f = p.start.saturating_add(k as u32);
             if f > self.frame() + 4 * RING as u32 {
                 break;
@@ -331,10 +372,10 @@ impl Node for Peer {
             self.rollback(ctx, f);
         }
         // Desync detection on the peer's newest confirmed frame.
+        self.received = inputs;
         if p.confirmed > 0 && p.confirmed <= self.published {
-            let base = self.saved.front().map_or(0, |s| s.frame);
-            if let Some(mine) = p.confirmed.checked_sub(base).and_then(|i| self.saved.get(i as usize)) {
-                if mine.checksum() != p.checksum {
+            if let Some(mine) = self.published_sum(p.confirmed) {
+                if mine != p.checksum {
                     ctx.report(Report::DesyncDetected { frame: p.confirmed });
                     self.stopped = true;
                 }
@@ -348,16 +389,17 @@ impl Node for Peer {
     }
 }
 
+/// A packet's fields (its inputs are read into a buffer the peer keeps).
 struct Packet {
     ack: u32,
     start: u32,
-    inputs: Vec<Input>,
     frame: u32,
     confirmed: u32,
     checksum: u64,
 }
 
-fn decode(bytes: &[u8]) -> Option<Packet> {
+fn decode(bytes: &[u8], inputs: &mut Vec<Input>) -> Option<Packet> {
+    inputs.clear();
     let mut r = Reader::new(bytes);
     if r.u8()? != TAG {
         return None;
@@ -365,11 +407,13 @@ fn decode(bytes: &[u8]) -> Option<Packet> {
     let ack = r.u32()?;
     let start = r.u32()?;
     let n = r.u8()? as usize;
-    let inputs = (0..n).map(|_| r.take(3).and_then(Input::decode)).collect::<Option<Vec<_>>>()?;
+    for _ in 0..n {
+        inputs.push(r.take(3).and_then(Input::decode)?);
+    }
     let frame = r.u32()?;
     let confirmed = r.u32()?;
     let checksum = u64::from_le_bytes(r.take(8)?.try_into().ok()?);
-    r.is_done().then_some(Packet { ack, start, inputs, frame, confirmed, checksum })
+    r.is_done().then_some(Packet { ack, start, frame, confirmed, checksum })
 }
 
 /// GGPO's SyncTest, extended: runs `frames` frames of `inputs` through
@@ -487,10 +531,12 @@ mod tests {
         w.u32(9).u32(4);
         w.0.extend_from_slice(&77u64.to_le_bytes());
         let b = w.finish();
-        let p = decode(&b).unwrap();
-        assert_eq!((p.ack, p.start, p.inputs.len(), p.frame, p.confirmed, p.checksum), (3, 5, 2, 9, 4, 77));
+        let mut inputs = vec![Input::IDLE; 7]; // what the last packet left
+        let p = decode(&b, &mut inputs).unwrap();
+        assert_eq!((p.ack, p.start, p.frame, p.confirmed, p.checksum), (3, 5, 9, 4, 77));
+        assert_eq!(inputs, [Input::buttons(Input::UP), Input::IDLE]);
         for cut in 0..b.len() {
-            assert!(decode(&b[..cut]).is_none());
+            assert!(decode(&b[..cut], &mut inputs).is_none());
         }
     }
 }
