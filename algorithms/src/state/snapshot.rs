@@ -22,7 +22,7 @@
 //! area of interest).
 
 use super::aoi_snapshot::{AoiClient, AoiServer};
-use crate::support::delta::{self, quantize, Quantized};
+use crate::support::delta::{self, quantize, quantize_into, Quantized};
 use crate::support::interpolation::{Dry, InterpolationBuffer, Snap};
 use crate::support::render_lerp::TickLerp;
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
@@ -92,6 +92,7 @@ impl Algorithm for Snapshots {
             history: VecDeque::new(),
             acked: vec![0; s.players],
             delta: self.delta,
+            spare: Vec::new(),
         })
     }
     fn client(&self, s: &Setup, player: usize) -> Box<dyn Node> {
@@ -143,6 +144,8 @@ struct Server {
     history: VecDeque<(u32, Vec<Quantized>)>,
     acked: Vec<u32>,
     delta: bool,
+    /// The buffer the next tick's quantized world is made in.
+    spare: Vec<Quantized>,
 }
 
 impl Node for Server {
@@ -150,7 +153,8 @@ impl Node for Server {
         ctx.game().step(&mut self.state, self.inputs.for_tick());
         self.inputs.send_paces(ctx);
         ctx.publish_authority(&self.state);
-        let world = quantize(&self.state);
+        let mut world = std::mem::take(&mut self.spare);
+        quantize_into(&self.state, &mut world);
         let frame = self.state.frame;
         // Each client's snapshot is encoded on its own (on several cores
         // when the world is large: the harness's `parallel::map` keeps
@@ -171,7 +175,8 @@ impl Node for Server {
         }
         self.history.push_back((frame, world));
         while self.history.len() > HISTORY {
-            self.history.pop_front();
+            // The oldest world's buffer takes the next tick's.
+            self.spare = self.history.pop_front().expect("longer than kept").1;
         }
     }
 

@@ -24,7 +24,15 @@ pub struct Quantized {
 /// Every entity of `s`, quantized as the snapshot codecs (whole-world and
 /// area-of-interest) carry it.
 pub fn quantize(s: &harness::game::State) -> Vec<Quantized> {
-    s.players.iter().map(|p| Quantized::from_um(p.x, p.y, p.z)).collect()
+    let mut out = Vec::with_capacity(s.players.len());
+    quantize_into(s, &mut out);
+    out
+}
+
+/// [`quantize`] into `out` (cleared first; its buffer reused).
+pub fn quantize_into(s: &harness::game::State, out: &mut Vec<Quantized>) {
+    out.clear();
+    out.extend(s.players.iter().map(|p| Quantized::from_um(p.x, p.y, p.z)));
 }
 
 impl Quantized {
@@ -73,7 +81,22 @@ pub(crate) fn unzigzag(v: u64) -> i64 {
 
 /// Encodes `world` (frame `frame`) against `baseline` (`None`: no baseline).
 pub fn encode(frame: u32, world: &[Quantized], baseline: Option<(u32, &[Quantized])>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(11 + world.len() * 3);
+    // Written into a buffer each thread keeps, with room for the worst
+    // case (a mask and three 5-byte varints an entity), then copied out at
+    // its exact size: no growing and copying on the way, and no unused
+    // capacity travelling with the packet.
+    thread_local! {
+        static ENCODED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    ENCODED.with_borrow_mut(|out| {
+        out.clear();
+        out.reserve(11 + world.len() * 16);
+        encode_into(out, frame, world, baseline);
+        out.to_vec()
+    })
+}
+
+fn encode_into(out: &mut Vec<u8>, frame: u32, world: &[Quantized], baseline: Option<(u32, &[Quantized])>) {
     out.push(TAG);
     out.extend_from_slice(&frame.to_le_bytes());
     out.extend_from_slice(&baseline.map_or(0, |b| b.0).to_le_bytes());
@@ -85,10 +108,9 @@ pub fn encode(frame: u32, world: &[Quantized], baseline: Option<(u32, &[Quantize
         let mask = diffs.iter().enumerate().fold(0u8, |m, (k, d)| if *d != 0 { m | 1 << k } else { m });
         out.push(mask);
         for d in diffs.iter().filter(|d| **d != 0) {
-            put_varint(&mut out, zigzag(*d));
+            put_varint(out, zigzag(*d));
         }
     }
-    out
 }
 
 /// The frame and baseline frame a datagram claims, without decoding it.

@@ -57,6 +57,9 @@ pub struct InputQueue<T: Clone> {
     dt: i64,
     /// Arrival time − `tick × dt` of the newest packets (adaptive).
     offsets: VecDeque<i64>,
+    /// The same offsets in ascending order: the target's percentiles are
+    /// read off it every tick.
+    sorted: Vec<i64>,
     /// Depth after each tick since the last pace report: (sum, ticks).
     depth: (u64, u64),
 }
@@ -71,6 +74,7 @@ impl<T: Clone> InputQueue<T> {
             current: None,
             dt: dt.max(1),
             offsets: VecDeque::new(),
+            sorted: Vec::new(),
             depth: (0, 0),
         }
     }
@@ -78,9 +82,14 @@ impl<T: Clone> InputQueue<T> {
     /// A packet the client sent on its tick `tick` arrived at server time
     /// `now` (the jitter measurement: arrival − `tick × dt`).
     pub fn arrived(&mut self, tick: u32, now: i64) {
-        self.offsets.push_back(now - tick as i64 * self.dt);
+        let offset = now - tick as i64 * self.dt;
+        self.offsets.push_back(offset);
+        let at = self.sorted.partition_point(|&x| x < offset);
+        self.sorted.insert(at, offset);
         while self.offsets.len() > WINDOW {
-            self.offsets.pop_front();
+            let old = self.offsets.pop_front().expect("longer than the window");
+            let at = self.sorted.partition_point(|&x| x < old);
+            self.sorted.remove(at);
         }
     }
 
@@ -114,16 +123,15 @@ impl<T: Clone> InputQueue<T> {
     /// arrivals (from the 2nd to the 98th percentile), in ticks (0 when
     /// inputs arrive like clockwork).
     pub fn target(&self) -> usize {
-        if self.offsets.is_empty() {
+        let v = &self.sorted;
+        if v.is_empty() {
             return 0;
         }
-        let mut v: Vec<i64> = self.offsets.iter().copied().collect();
         // From the 2nd to the 98th percentile: one damaged or freak
-        // arrival at either end does not size the buffer. (Two order
-        // statistics by selection, not a sort: this runs every tick.)
+        // arrival at either end does not size the buffer. (Read off the
+        // offsets kept in order: this runs every tick.)
         let (k_lo, k_hi) = (((v.len() - 1) * (100 - COVERED)) / 100, ((v.len() - 1) * COVERED) / 100);
-        let hi = *v.select_nth_unstable(k_hi).1;
-        let lo = if k_lo < k_hi { *v[..k_hi].select_nth_unstable(k_lo).1 } else { hi };
+        let (lo, hi) = (v[k_lo], v[k_hi]);
         (hi.saturating_sub(lo).saturating_add(self.dt - 1) / self.dt).max(0) as usize
     }
 
@@ -195,5 +203,32 @@ mod tests {
         }
         assert_eq!(q.pace(), Some(15), "mean depth 19, target 4");
         assert_eq!(q.pace(), None, "nothing measured since");
+    }
+
+    proptest::proptest! {
+        /// The target read off the ordered offsets is the one two
+        /// selections over the window's offsets give, however the arrivals
+        /// wander and the window slides.
+        #[test]
+        fn the_target_is_the_window_percentile_spread(
+            arrivals in proptest::collection::vec((0u32..50, -5_000i64..5_000), 1..400),
+        ) {
+            let mut q: InputQueue<u32> = InputQueue::new(Mode::Adaptive, 100);
+            let mut window: VecDeque<i64> = VecDeque::new();
+            for (k, (tick, jitter)) in arrivals.into_iter().enumerate() {
+                let now = k as i64 * 100 + jitter;
+                q.arrived(tick, now);
+                window.push_back(now - tick as i64 * 100);
+                if window.len() > WINDOW {
+                    window.pop_front();
+                }
+                let mut v: Vec<i64> = window.iter().copied().collect();
+                let (k_lo, k_hi) = (((v.len() - 1) * (100 - COVERED)) / 100, ((v.len() - 1) * COVERED) / 100);
+                let hi = *v.select_nth_unstable(k_hi).1;
+                let lo = if k_lo < k_hi { *v[..k_hi].select_nth_unstable(k_lo).1 } else { hi };
+                let want = (hi.saturating_sub(lo).saturating_add(99) / 100).max(0) as usize;
+                proptest::prop_assert_eq!(q.target(), want);
+            }
+        }
     }
 }
