@@ -25,6 +25,7 @@ use super::aoi_snapshot::{AoiClient, AoiServer};
 use crate::support::delta::{self, quantize, quantize_into, Quantized};
 use crate::support::interpolation::{Dry, InterpolationBuffer, Snap};
 use crate::support::render_lerp::TickLerp;
+use crate::support::shared_decode::decode_shared;
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
 use harness::game::State;
@@ -220,15 +221,16 @@ impl Node for Client {
         if self.kept.contains_key(&frame) {
             return;
         }
-        let baseline = if base == 0 { None } else { self.kept.get(&base).map(|w| &w[..]) };
+        let baseline = if base == 0 { None } else { self.kept.get(&base) };
         if base != 0 && baseline.is_none() {
             return; // a baseline we no longer hold: wait for the next one
         }
-        let Some((frame, world)) = delta::decode(bytes, baseline) else { return };
+        // The world another client decoded from the same bytes against the
+        // same baseline, or a new one (see `shared_decode`).
+        let Some((frame, world)) = decode_shared(bytes, baseline) else { return };
         if world.len() != ctx.setup().entities() {
             return;
         }
-        let world = Arc::new(world);
         let arrival = (frame as i64 - 1) * self.dt - ctx.now();
         self.offset = Some(self.offset.map_or(arrival, |o| o.max(arrival)));
         self.interp.push(snap(frame, &world, self.dt));

@@ -3,7 +3,7 @@
 //! snapshot codecs (and the area-of-interest codec of enter / leave / move
 //! events), the interpolation buffer, render interpolation between ticks,
 //! the own player's prediction and reconciliation, world-aware coasting of
-//! remote entities.
+//! remote entities, and decoded snapshots shared by a process's clients.
 
 pub mod clock_sync;
 pub mod coast;
@@ -12,6 +12,7 @@ pub mod input_queue;
 pub mod interpolation;
 pub mod own_prediction;
 pub mod render_lerp;
+pub mod shared_decode;
 pub mod snapshot;
 pub mod sparse_delta;
 pub mod step_grid;
