@@ -27,6 +27,7 @@ use super::state::{Item, PlayerState, State};
 use super::wall_bands::WallBands;
 use crate::time::period_us;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 /// Tunable constants of the game (SI units in the names, integers inside).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,6 +96,19 @@ pub struct Game {
     /// Steps through this value: atomic, so screens drawn on several
     /// cores can step copies of the game (a sum, whatever the order).
     steps: AtomicU64,
+    /// Per entity id, what of its bot input depends on the id alone
+    /// ([`BotPlan`]), made on the first step with bots: a large world's
+    /// bots would otherwise draw it again every step.
+    bot_plans: OnceLock<Vec<BotPlan>>,
+}
+
+/// What of bot `id`'s input depends on the id alone: how long it keeps a
+/// direction, its phase, and the generator's state after drawing them.
+#[derive(Clone, Copy, Debug)]
+struct BotPlan {
+    g: u64,
+    span: u32,
+    phase: u32,
 }
 
 impl Clone for Game {
@@ -126,6 +140,7 @@ impl Game {
             ],
             config,
             steps: AtomicU64::new(0),
+            bot_plans: OnceLock::new(),
         }
     }
 
@@ -206,9 +221,18 @@ impl Game {
     /// all drawn from `bot_seed`, the id and the segment — a pure function,
     /// so every peer and every re-simulation agrees.
     pub fn bot_input(&self, id: usize, frame: u32) -> Input {
+        let plan = self.bot_plans.get().and_then(|p| p.get(id)).copied().unwrap_or_else(|| self.bot_plan(id));
+        self.planned_bot_input(plan, frame)
+    }
+
+    fn bot_plan(&self, id: usize) -> BotPlan {
         let mut g = self.config.bot_seed ^ (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let span = 60 + (splitmix(&mut g) % 121) as u32;
         let phase = (splitmix(&mut g) % span as u64) as u32;
+        BotPlan { g, span, phase }
+    }
+
+    fn planned_bot_input(&self, BotPlan { g, span, phase }: BotPlan, frame: u32) -> Input {
         let mut g = g ^ ((frame.wrapping_add(phase) / span) as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
         const DIRS: [u8; 10] = [
             0,
@@ -233,11 +257,17 @@ impl Game {
         state.frame = state.frame.wrapping_add(1);
         let humans = self.humans(state);
         let frame = state.frame;
+        let plans = if humans < state.players.len() {
+            self.bot_plans.get_or_init(|| (0..state.players.len()).map(|i| self.bot_plan(i)).collect()).as_slice()
+        } else {
+            &[][..]
+        };
         for (i, p) in state.players.iter_mut().enumerate() {
             let si = if i < humans {
                 inputs.get(i).copied().unwrap_or_default()
             } else {
-                SeqInput { seq: 0, input: self.bot_input(i, frame) }
+                let plan = plans.get(i).copied().unwrap_or_else(|| self.bot_plan(i));
+                SeqInput { seq: 0, input: self.planned_bot_input(plan, frame) }
             };
             self.move_player(p, si);
         }
@@ -692,6 +722,40 @@ mod tests {
         }
         let other = Game::new(GameConfig { bot_seed: 8, ..g.config().clone() });
         assert_ne!(other.initial_state_seeded(2, 1).players[2..], t.players[2..], "the seed decides");
+    }
+
+    #[test]
+    fn a_bots_planned_input_is_the_one_drawn_afresh() {
+        // The input as drawn before plans were kept: everything from the
+        // id and the frame, every time.
+        let drawn = |seed: u64, id: usize, frame: u32| {
+            let mut g = seed ^ (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let span = 60 + (splitmix(&mut g) % 121) as u32;
+            let phase = (splitmix(&mut g) % span as u64) as u32;
+            let mut g = g ^ ((frame.wrapping_add(phase) / span) as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
+            let dirs = [0, 0, Input::UP, Input::DOWN, Input::LEFT, Input::RIGHT];
+            let diag = [
+                Input::UP | Input::LEFT,
+                Input::UP | Input::RIGHT,
+                Input::DOWN | Input::LEFT,
+                Input::DOWN | Input::RIGHT,
+            ];
+            let k = (splitmix(&mut g) % 10) as usize;
+            Input::buttons(if k < 6 { dirs[k] } else { diag[k - 6] })
+        };
+        let g = Game::new(GameConfig { bots: 20, bot_seed: 11, ..GameConfig::default() });
+        let mut s = g.initial_state_seeded(3, 1);
+        for frame in [0u32, 1, 59, 60, 61, 179, 180, 1_000, u32::MAX] {
+            for id in [3usize, 10, 22, 23, 500] {
+                assert_eq!(g.bot_input(id, frame), drawn(11, id, frame), "before any step: id {id}, frame {frame}");
+            }
+        }
+        g.step(&mut s, &[]); // the plans are made
+        for frame in [0u32, 1, 59, 60, 61, 179, 180, 1_000, u32::MAX] {
+            for id in [3usize, 10, 22, 23, 500] {
+                assert_eq!(g.bot_input(id, frame), drawn(11, id, frame), "planned: id {id}, frame {frame}");
+            }
+        }
     }
 
     proptest! {
