@@ -121,6 +121,9 @@ pub struct InterestSets {
     watchers: Vec<(u32, i64)>,
     hysteresis: i64,
     visible: Vec<Vec<u32>>,
+    /// Each watcher's set before the last update (its buffer the next
+    /// update fills: no allocation per watcher per tick).
+    previous: Vec<Vec<u32>>,
     scratch: Vec<u32>,
     examined: u64,
 }
@@ -139,6 +142,7 @@ impl InterestSets {
             watchers,
             hysteresis: clamp_radius(hysteresis).0,
             visible: vec![Vec::new(); n],
+            previous: vec![Vec::new(); n],
             scratch: Vec::new(),
             examined: 0,
         }
@@ -158,10 +162,25 @@ impl InterestSets {
     /// `positions`) and returns each watcher's events. A watcher never sees
     /// itself; a watcher whose entity does not exist sees nothing.
     pub fn tick(&mut self, index: &dyn SpatialIndex, positions: &[Pos]) -> Vec<ViewEvents> {
-        let mut all = Vec::with_capacity(self.watchers.len());
+        self.update(index, positions);
+        let events = self.watchers.iter().zip(self.previous.iter().zip(&self.visible));
+        events
+            .map(|(&(me, _), (old, new))| {
+                let mut ev = ViewEvents { watcher: me, ..ViewEvents::default() };
+                diff(old, new, &mut ev);
+                ev
+            })
+            .collect()
+    }
+
+    /// Recomputes every visible set, as [`InterestSets::tick`] does, for a
+    /// server that reads the sets ([`InterestSets::visible`]) and not the
+    /// events.
+    pub fn update(&mut self, index: &dyn SpatialIndex, positions: &[Pos]) {
         for (w, &(me, radius)) in self.watchers.iter().enumerate() {
-            let old = std::mem::take(&mut self.visible[w]);
-            let mut new = Vec::new();
+            std::mem::swap(&mut self.visible[w], &mut self.previous[w]);
+            let (old, new) = (&self.previous[w], &mut self.visible[w]);
+            new.clear();
             if let Some(&at) = positions.get(me as usize) {
                 self.scratch.clear();
                 self.examined += index.query(at, radius + self.hysteresis, &mut self.scratch) as u64;
@@ -172,12 +191,7 @@ impl InterestSets {
                     }),
                 );
             }
-            let mut ev = ViewEvents { watcher: me, ..ViewEvents::default() };
-            diff(&old, &new, &mut ev);
-            self.visible[w] = new;
-            all.push(ev);
         }
-        all
     }
 }
 
@@ -302,6 +316,8 @@ mod tests {
             let mut grid = NineGrid::new(cell);
             let mut cross = CrossList::new();
             let mut sets = [0, 1, 2].map(|_| InterestSets::new(watchers.clone(), hysteresis));
+            // Updated without events, as a server that reads the sets does.
+            let mut updated = InterestSets::new(watchers.clone(), hysteresis);
             let mut before: Vec<Vec<u32>> = vec![Vec::new(); watchers.len()];
             for (t, step) in steps.iter().enumerate() {
                 for (p, d) in pos.iter_mut().zip(step) {
@@ -326,6 +342,11 @@ mod tests {
                 ];
                 prop_assert_eq!(&ev[0], &ev[1]);
                 prop_assert_eq!(&ev[0], &ev[2]);
+                updated.update(&grid, live);
+                for w in 0..watchers.len() {
+                    prop_assert_eq!(updated.visible(w), sets[0].visible(w));
+                }
+                prop_assert_eq!(updated.examined(), sets[1].examined());
                 for (w, &(me, r)) in watchers.iter().enumerate() {
                     let seen = sets[0].visible(w);
                     let e = &ev[0][w];

@@ -66,7 +66,7 @@ impl Node for AoiServer {
         self.positions.extend(self.state.players.iter().map(|p| [p.x, p.y]));
         self.index.update(&self.positions);
         let before = self.sets.examined();
-        self.sets.tick(self.index.as_ref(), &self.positions);
+        self.sets.update(self.index.as_ref(), &self.positions);
         ctx.report(Report::IndexWork { examined: self.sets.examined() - before });
         let frame = self.state.frame;
         let world = quantize(&self.state);

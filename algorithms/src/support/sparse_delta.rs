@@ -57,10 +57,34 @@ impl Ids {
 
 /// Encodes `view` (frame `frame`, ascending ids) against `baseline`.
 pub fn encode(frame: u32, view: &[(u16, Quantized)], baseline: Option<(u32, &[(u16, Quantized)])>) -> Vec<u8> {
+    // The event lists and the datagram are made in buffers each thread
+    // keeps (a server encodes a snapshot per client per tick), and the
+    // datagram copied out at its exact size.
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+    }
+    SCRATCH.with_borrow_mut(|s| {
+        encode_into(s, frame, view, baseline);
+        s.out.to_vec()
+    })
+}
+
+/// [`encode`]'s buffers.
+#[derive(Default)]
+struct Scratch {
+    leave: Vec<u16>,
+    enter: Vec<(u16, [i64; 3])>,
+    moved: Vec<(u16, [i64; 3])>,
+    out: Vec<u8>,
+}
+
+fn encode_into(s: &mut Scratch, frame: u32, view: &[(u16, Quantized)], baseline: Option<(u32, &[(u16, Quantized)])>) {
     let base: &[(u16, Quantized)] = baseline.map_or(&[], |b| b.1);
-    let mut leave = Vec::new();
-    let mut enter = Vec::new();
-    let mut moved = Vec::new();
+    let Scratch { leave, enter, moved, out } = s;
+    leave.clear();
+    enter.clear();
+    moved.clear();
+    out.clear();
     let (mut i, mut j) = (0, 0);
     while i < base.len() || j < view.len() {
         match (base.get(i), view.get(j)) {
@@ -86,24 +110,23 @@ pub fn encode(frame: u32, view: &[(u16, Quantized)], baseline: Option<(u32, &[(u
             (None, None) => unreachable!("loop condition"),
         }
     }
-    let mut out = Vec::with_capacity(HEADER + 3 + leave.len() * 2 + (enter.len() + moved.len()) * 8);
+    out.reserve(HEADER + 3 + leave.len() * 2 + (enter.len() + moved.len()) * 8);
     out.push(TAG);
     out.extend_from_slice(&frame.to_le_bytes());
     out.extend_from_slice(&baseline.map_or(0, |b| b.0).to_le_bytes());
-    put_varint(&mut out, leave.len() as u64);
+    put_varint(out, leave.len() as u64);
     let mut ids = Ids { next: 0 };
-    for id in leave {
-        ids.put(&mut out, id);
+    for &id in leave.iter() {
+        ids.put(out, id);
     }
-    for list in [enter, moved] {
-        put_varint(&mut out, list.len() as u64);
+    for list in [&*enter, &*moved] {
+        put_varint(out, list.len() as u64);
         let mut ids = Ids { next: 0 };
-        for (id, diffs) in list {
-            ids.put(&mut out, id);
-            put_entity(&mut out, diffs);
+        for &(id, diffs) in list {
+            ids.put(out, id);
+            put_entity(out, diffs);
         }
     }
-    out
 }
 
 /// The frame and baseline frame a datagram claims, without decoding it.
@@ -153,7 +176,8 @@ pub fn decode(bytes: &[u8], baseline: Option<&[(u16, Quantized)]>) -> Option<(u3
         let k = base.binary_search_by_key(&id, |e| e.0).ok()?;
         keep[k] = false;
     }
-    let mut view: SparseWorld = base.iter().zip(&keep).filter(|(_, k)| **k).map(|(e, _)| *e).collect();
+    let mut view: SparseWorld = Vec::with_capacity(base.len());
+    view.extend(base.iter().zip(&keep).filter(|(_, k)| **k).map(|(e, _)| *e));
     // Enter: new ids, whole.
     let n = count(&mut pos)?;
     let mut ids = Ids { next: 0 };
@@ -180,9 +204,15 @@ pub fn decode(bytes: &[u8], baseline: Option<&[(u16, Quantized)]>) -> Option<(u3
     if pos != bytes.len() {
         return None;
     }
-    view.extend(entered);
-    view.sort_unstable_by_key(|e| e.0);
-    Some((frame, view))
+    // Both ascending, no id in both (an entering id is in no baseline):
+    // merged, they are the view in id order.
+    let mut merged = Vec::with_capacity(view.len() + entered.len());
+    let (mut a, mut b) = (view.into_iter().peekable(), entered.into_iter().peekable());
+    while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
+        merged.push(if x.0 < y.0 { a.next() } else { b.next() }.expect("peeked"));
+    }
+    merged.extend(a.chain(b));
+    Some((frame, merged))
 }
 
 #[cfg(test)]
