@@ -26,7 +26,7 @@
 //! a one-frame timing difference sends trajectories apart and `vs ideal`
 //! divergence is chaotic; on a contact-free trace it is not.
 
-use crate::game::{Game, Input, PlayerState, SeqInput, State};
+use crate::game::{Game, GameConfig, Input, PlayerState, SeqInput, State};
 use crate::parallel;
 use crate::trace::Trace;
 
@@ -123,6 +123,12 @@ pub(crate) struct Ideal {
     inputs: Vec<SeqInput>,
     next: u64,
     steps: u64,
+    /// The game without its bots, for the counterfactual steps: bots move
+    /// by their own plan and neither push nor are pushed, nor shoot or are
+    /// shot, so nothing they do reaches a player's step. A world of 2,000
+    /// bots stepped whole for every player's input change cost more than
+    /// the ideal world itself.
+    players_only: Game,
 }
 /// The ideal frame a render at `t_us` is judged against, and µs into it:
 /// the frame in force at `t_us` (the last two of `total` frames at most,
@@ -153,6 +159,7 @@ impl Ideal {
             inputs: vec![SeqInput::default(); players],
             next: 0,
             steps: duration_us / game.dt_us() + 2,
+            players_only: Game::new(GameConfig { bots: 0, ..game.config().clone() }),
         }
     }
 
@@ -188,22 +195,30 @@ impl Ideal {
                     changed.push((p, at.unwrap_or(now), self.held[p]));
                 }
             }
-            let before = (!changed.is_empty()).then(|| s.clone());
+            // The players' world before the step (bots never reach a player).
+            let players = self.held.len();
+            let before = (!changed.is_empty()).then(|| State {
+                frame: s.frame,
+                players: s.players[..players].to_vec(),
+                rng: s.rng,
+                item: s.item,
+            });
             game.step(s, &self.inputs);
             if let Some(before) = before {
                 // The counterfactuals: each changed player kept its old input.
-                // Each steps a whole world, and many may fall in one tick of
-                // a large one: they are independent, so on several cores.
-                let inputs = &self.inputs;
+                // Each steps the players' world, and many may fall in one
+                // tick of a large one: they are independent, so on several
+                // cores.
+                let (inputs, players_only) = (&self.inputs, &self.players_only);
                 let now_state = &*s;
                 let effective = |&(p, _, old): &(usize, u64, Input)| {
                     let mut other = before.clone();
                     let mut alt = inputs.clone();
                     alt[p].input = old;
-                    game.step(&mut other, &alt);
+                    players_only.step(&mut other, &alt);
                     visible(&other.players[p]) != visible(&now_state.players[p])
                 };
-                let work = changed.len() * s.players.len() * COUNTERFACTUAL_WORK;
+                let work = changed.len() * players * COUNTERFACTUAL_WORK;
                 let verdicts = parallel::map(&changed, parallel::parts(work, changed.len()), effective);
                 for ((p, at, _), effective) in changed.into_iter().zip(verdicts) {
                     if effective {
@@ -315,6 +330,58 @@ mod tests {
             proptest::prop_assert_eq!(&step.changes, &whole.changes);
             proptest::prop_assert_eq!(step.ineffective, whole.ineffective);
             proptest::prop_assert_eq!(step.contact_frames, whole.contact_frames);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// Judging a change on the players' world alone gives the verdicts
+        /// stepping the whole world, bots and all, gives.
+        #[test]
+        fn counterfactuals_without_the_bots_judge_as_the_whole_world(
+            keys in proptest::collection::vec((0u64..2_000_000, 0u8..32, 0usize..3), 0..40),
+            bots in 1usize..40,
+            seed in 0u64..1_000,
+        ) {
+            let arena = crate::game::Arena::field(12_000_000, 12_000_000);
+            let game = Game::new(GameConfig { bots, bot_seed: seed, arena, ..GameConfig::default() });
+            let s = game.initial_state_seeded(3, seed);
+            let mut tracks: Vec<Vec<(u64, Input)>> = vec![vec![(0, Input::IDLE)]; 3];
+            for &(t, b, p) in &keys {
+                tracks[p].push((t, Input::buttons(b)));
+            }
+            for tr in &mut tracks {
+                tr.sort_by_key(|x| x.0);
+                tr.dedup_by_key(|x| x.0);
+            }
+            let t = trace(tracks);
+            let ideal = Ideal::build(&game, &s, &t, 2_000_000);
+            // The whole world stepped for every change, as it was judged.
+            let (dt, mut state) = (game.dt_us(), s.clone());
+            let (mut held, mut changes, mut ineffective) = (vec![Input::IDLE; 3], vec![Vec::new(); 3], 0u64);
+            for k in 0..ideal.steps {
+                let now = k * dt;
+                let inputs: Vec<SeqInput> = (0..3).map(|p| SeqInput { seq: k as u32 + 1, input: t.input_at(p, now) }).collect();
+                let before = state.clone();
+                game.step(&mut state, &inputs);
+                for p in 0..3 {
+                    if inputs[p].input != held[p] {
+                        let at = if k == 0 { Some(0) } else { t.first_change(p, now.saturating_sub(dt), now, held[p]) };
+                        let mut other = before.clone();
+                        let mut alt = inputs.clone();
+                        alt[p].input = held[p];
+                        game.step(&mut other, &alt);
+                        if visible(&other.players[p]) != visible(&state.players[p]) {
+                            changes[p].push(at.unwrap_or(now));
+                        } else {
+                            ineffective += 1;
+                        }
+                        held[p] = inputs[p].input;
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(&ideal.changes, &changes);
+            proptest::prop_assert_eq!(ideal.ineffective, ineffective);
         }
     }
 
