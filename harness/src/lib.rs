@@ -21,6 +21,7 @@ pub mod contract;
 pub mod error;
 pub mod event;
 pub mod game;
+pub mod id_sort;
 pub mod library;
 pub mod limits;
 pub mod live;

@@ -308,7 +308,7 @@ impl InterestRow {
             let hi = cells.partition_point(|c| c.0 <= (x, cy + 1));
             candidates.extend(cells[lo..hi].iter().map(|c| c.1));
         }
-        candidates.sort_unstable();
+        crate::id_sort::sort_distinct(candidates); // one cell each: distinct
         let prev = std::mem::take(&mut self.tracked);
         // Tracked entities that are no longer candidates are out of reach.
         for &e in &prev {
