@@ -249,13 +249,15 @@ impl Node for Client {
     fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
         let Some(newest) = self.kept.get(&self.newest) else { return };
         let t = self.offset.map(|o| ctx.now() + o - self.interp_us);
+        // The snapshots around the instant, found once for every entity.
+        let at = t.and_then(|t| self.interp.at(t));
         view.entities.reserve(newest.len());
         for (i, q) in newest.iter().enumerate() {
             let (pos, frame) = if i == self.me {
                 self.own.render(ctx.now(), view);
                 continue;
             } else {
-                match t.and_then(|t| self.interp.sample(t, i, Dry::Hold)) {
+                match at.as_ref().and_then(|at| at.sample(i, Dry::Hold)) {
                     Some(s) => (s.pos, s.frame),
                     None => (q.um(), self.newest),
                 }

@@ -142,10 +142,14 @@ impl<P: Positions> InterpolationBuffer<P> {
 
     /// Entity `e` as shown at server time `t_us`.
     pub fn sample(&self, t_us: i64, e: usize, dry: Dry) -> Option<Sample> {
+        self.at(t_us)?.sample(e, dry)
+    }
+
+    /// The buffer at server time `t_us`, to sample every entity there: the
+    /// snapshots around the instant are found, and the blend between them
+    /// worked out, once for all of them. `None` when nothing was received.
+    pub fn at(&self, t_us: i64) -> Option<Instant<'_, P>> {
         let first = self.snaps.front()?;
-        if e >= first.pos.len() {
-            return None;
-        }
         let i = match self.found.get() {
             Some((t, i)) if t == t_us => i,
             _ => {
@@ -154,45 +158,87 @@ impl<P: Positions> InterpolationBuffer<P> {
                 i
             }
         };
-        if i == 0 {
-            return Some(Sample { pos: first.pos.um(e), frame: first.frame, view: (first.frame, first.frame, 0) });
-        }
-        let a = &self.snaps[i - 1];
-        match self.snaps.get(i) {
-            Some(b) if e < b.pos.len() && b.time_us - a.time_us > self.max_span_us => {
-                Some(Sample { pos: a.pos.um(e), frame: a.frame, view: (a.frame, a.frame, 0) })
-            }
-            Some(b) if e < b.pos.len() => {
+        let Some(a) = i.checked_sub(1).map(|k| &self.snaps[k]) else {
+            return Some(Instant { t_us, first, between: Between::First });
+        };
+        let between = match self.snaps.get(i) {
+            Some(b) if b.time_us - a.time_us > self.max_span_us => Between::Gap { a, b },
+            Some(b) => {
                 let span = (b.time_us - a.time_us).max(1);
-                let (pa, pb) = (a.pos.um(e), b.pos.um(e));
                 let k = (t_us - a.time_us).clamp(0, span);
-                let (pos, blend) = if span < 1 << 31 {
+                // i128 only for a span a damaged frame number made huge.
+                let blend =
+                    if span < 1 << 31 { (k * 65535 / span) as u16 } else { (k as i128 * 65535 / span as i128) as u16 };
+                Between::Lerp { a, b, k, span, blend }
+            }
+            None => Between::Dry { a },
+        };
+        Some(Instant { t_us, first, between })
+    }
+}
+
+/// Where an instant falls among the snapshots.
+#[derive(Clone, Copy, Debug)]
+enum Between<'a, P> {
+    /// Before the second snapshot: the first one is shown.
+    First,
+    /// Between `a` and `b`, `k` of the `span` µs apart (`blend` of 65535).
+    Lerp { a: &'a Snap<P>, b: &'a Snap<P>, k: i64, span: i64, blend: u16 },
+    /// Between two snapshots too far apart to interpolate: `a` is held.
+    Gap { a: &'a Snap<P>, b: &'a Snap<P> },
+    /// Past the newest snapshot, `a`.
+    Dry { a: &'a Snap<P> },
+}
+
+/// The buffer at one server instant ([`InterpolationBuffer::at`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Instant<'a, P> {
+    t_us: i64,
+    first: &'a Snap<P>,
+    between: Between<'a, P>,
+}
+
+impl<P: Positions> Instant<'_, P> {
+    /// Entity `e` as shown at this instant (what
+    /// [`InterpolationBuffer::sample`] gives).
+    #[inline]
+    pub fn sample(&self, e: usize, dry: Dry) -> Option<Sample> {
+        let first = self.first;
+        if e >= first.pos.len() {
+            return None;
+        }
+        let hold = |a: &Snap<P>| Sample { pos: a.pos.um(e), frame: a.frame, view: (a.frame, a.frame, 0) };
+        Some(match self.between {
+            Between::First => hold(first),
+            Between::Gap { a, b } if e < b.pos.len() => hold(a),
+            Between::Lerp { a, b, k, span, blend } if e < b.pos.len() => {
+                let (pa, pb) = (a.pos.um(e), b.pos.um(e));
+                let pos = if span < 1 << 31 {
                     // |y − x| < 2³² and k ≤ span < 2³¹: the product fits i64.
                     let lerp = |x: i32, y: i32| (x as i64 + (y as i64 - x as i64) * k / span) as i32;
-                    let pos = [lerp(pa[0], pb[0]), lerp(pa[1], pb[1]), lerp(pa[2], pb[2])];
-                    (pos, (k * 65535 / span) as u16)
+                    [lerp(pa[0], pb[0]), lerp(pa[1], pb[1]), lerp(pa[2], pb[2])]
                 } else {
                     // i128: a damaged frame number can make the span huge.
                     let lerp = |x: i32, y: i32| (x as i128 + (y as i128 - x as i128) * k as i128 / span as i128) as i32;
-                    let pos = [lerp(pa[0], pb[0]), lerp(pa[1], pb[1]), lerp(pa[2], pb[2])];
-                    (pos, (k as i128 * 65535 / span as i128) as u16)
+                    [lerp(pa[0], pb[0]), lerp(pa[1], pb[1]), lerp(pa[2], pb[2])]
                 };
-                Some(Sample { pos, frame: a.frame, view: (a.frame, b.frame, blend) })
+                Sample { pos, frame: a.frame, view: (a.frame, b.frame, blend) }
             }
-            _ => {
+            // Past the newest snapshot (or an entity the next one lacks).
+            Between::Gap { a, .. } | Between::Lerp { a, .. } | Between::Dry { a } => {
                 let pos = match dry {
                     Dry::Hold => a.pos.um(e),
                     Dry::Extrapolate(max) => {
-                        let dt = (t_us - a.time_us).clamp(0, max);
+                        let dt = (self.t_us - a.time_us).clamp(0, max);
                         let ex = |p: i32, v: i32| (p as i64 + v as i64 * dt / 1_000_000) as i32;
                         let v = a.vel.get(e).copied().unwrap_or_default();
                         let p = a.pos.um(e);
                         [ex(p[0], v[0]), ex(p[1], v[1]), ex(p[2], v[2]).max(0)]
                     }
                 };
-                Some(Sample { pos, frame: a.frame, view: (a.frame, a.frame, 0) })
+                Sample { pos, frame: a.frame, view: (a.frame, a.frame, 0) }
             }
-        }
+        })
     }
 }
 
