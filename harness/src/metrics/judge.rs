@@ -316,21 +316,20 @@ impl Judge<'_> {
     }
 
     /// Remote entities must be shown on the path the authority took over the
-    /// last two seconds (on a segment between two of its frames).
+    /// last two seconds (on a segment between two of its frames). What is
+    /// reported is the farthest, in whole µm: a render whose nearest
+    /// segment is found to be no farther than the farthest so far cannot
+    /// change it, so its search stops there.
     fn check_paths(&self, tally: &mut Tally, viewer: usize, view: &View) {
         let last = self.authority.frames() - 1;
         let first = last.saturating_sub(2 * 1_000_000 / self.dt_us as usize);
-        let mut worst = 0u64;
+        let mut worst = tally.off_path.0;
         let mut samples = 0u64;
         for e in view.entities.iter().filter(|e| e.id as usize != viewer && (e.id as usize) < self.entities) {
             let id = e.id as usize;
-            let p = [e.x as f64, e.y as f64, e.z as f64];
-            let mut best = f64::INFINITY;
-            for f in first..=last {
-                let a = self.authority.at(f, id);
-                let b = self.authority.at((f + 1).min(last), id);
-                best = best.min(point_segment(p, a, b));
-            }
+            // ⌊d⌋ ≤ worst exactly when d < worst + 1.
+            let enough = worst as f64 + 1.0;
+            let best = nearest_on_path([e.x, e.y, e.z], first, last, enough, |f| self.authority.at(f, id));
             worst = worst.max(best as u64);
             samples += 1;
         }
@@ -379,6 +378,51 @@ impl Judge<'_> {
     }
 }
 
+/// The distance from `p` to the nearest segment of the path through
+/// `at(first)`, …, `at(last)` (the last a point), µm: the minimum of
+/// [`point_segment`] over them — or, once a segment nearer than `enough`
+/// is found, that segment's distance (the caller needs no more). Newest
+/// first: an entity is drawn near the authority's recent path, so a near
+/// segment is found early, and a segment whose bounding box is already
+/// farther (by a micrometre, far more than any rounding) cannot be nearer
+/// and is skipped — the same minimum, without a division and a root for
+/// most of two seconds of segments.
+fn nearest_on_path(p: [i32; 3], first: usize, last: usize, enough: f64, at: impl Fn(usize) -> [i32; 3]) -> f64 {
+    let pf = [p[0] as f64, p[1] as f64, p[2] as f64];
+    let mut best = f64::INFINITY;
+    // (best + 1 µm)², compared with squared box distances: no root per
+    // segment (the margin dwarfs the squares' rounding at any distance an
+    // `i32` field allows).
+    let mut limit2 = f64::INFINITY;
+    let mut b = at(last);
+    for f in (first..=last).rev() {
+        let a = at(f);
+        if box_distance2(p, a, b) <= limit2 {
+            let d = point_segment(pf, a, b);
+            if d < best {
+                best = d;
+                if best < enough {
+                    break;
+                }
+                limit2 = (best + 1.0) * (best + 1.0);
+            }
+        }
+        b = a;
+    }
+    best
+}
+
+/// The squared distance from `p` to the box around `a` and `b` (never
+/// more than to the segment `a`–`b`, which the box holds), µm².
+fn box_distance2(p: [i32; 3], a: [i32; 3], b: [i32; 3]) -> f64 {
+    let axis = |k: usize| {
+        let (lo, hi, x) = (a[k].min(b[k]) as i64, a[k].max(b[k]) as i64, p[k] as i64);
+        ((lo - x).max(x - hi).max(0)) as f64
+    };
+    let (dx, dy, dz) = (axis(0), axis(1), axis(2));
+    dx * dx + dy * dy + dz * dz
+}
+
 /// Distance from `p` to the segment `a`–`b`, µm.
 fn point_segment(p: [f64; 3], a: [i32; 3], b: [i32; 3]) -> f64 {
     let a = [a[0] as f64, a[1] as f64, a[2] as f64];
@@ -406,6 +450,45 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// The pruned, newest-first search finds exactly the minimum over
+        /// every segment, on paths that wander, double back and stand
+        /// still, near and far from the point.
+        #[test]
+        fn the_nearest_segment_is_found_whatever_is_skipped(
+            steps in proptest::collection::vec((-400_000i32..400_000, -400_000i32..400_000, 0i32..3, 0u8..4), 1..130),
+            p in (-5_000_000i32..5_000_000, -5_000_000i32..5_000_000, 0i32..2_000_000),
+            start in (-1_000_000i32..1_000_000, -1_000_000i32..1_000_000),
+        ) {
+            let mut path = vec![[start.0, start.1, 0]];
+            for &(dx, dy, dz, still) in &steps {
+                let q = *path.last().unwrap();
+                path.push(if still == 0 { q } else { [q[0] + dx, q[1] + dy, (q[2] + dz * 300_000) % 1_500_000] });
+            }
+            let last = path.len() - 1;
+            let p = [p.0, p.1, p.2];
+            let pf = [p[0] as f64, p[1] as f64, p[2] as f64];
+            let every = (0..=last).map(|f| point_segment(pf, path[f], path[(f + 1).min(last)])).fold(f64::INFINITY, f64::min);
+            for first in [0, last / 3, last] {
+                let want = (first..=last).map(|f| point_segment(pf, path[f], path[(f + 1).min(last)])).fold(f64::INFINITY, f64::min);
+                prop_assert_eq!(nearest_on_path(p, first, last, 0.0, |f| path[f]).to_bits(), want.to_bits());
+            }
+            // On the path itself (a drawn point between two frames).
+            let mid = path[last / 2];
+            let on = nearest_on_path(mid, 0, last, 0.0, |f| path[f]);
+            prop_assert_eq!(on, 0.0);
+            prop_assert!(every <= nearest_on_path(p, last / 3, last, 0.0, |f| path[f]));
+            // Stopping at `enough`: a distance below it when the minimum is,
+            // else the minimum itself.
+            for enough in [every + 0.5, every + 3_000.0, (every - 1.0).max(0.0)] {
+                let got = nearest_on_path(p, 0, last, enough, |f| path[f]);
+                if every < enough {
+                    prop_assert!(got < enough && got >= every);
+                } else {
+                    prop_assert_eq!(got.to_bits(), every.to_bits());
+                }
+            }
+        }
+
         /// The snap test's comparison without a root is the comparison of
         /// the rounded-down distance.
         #[test]
