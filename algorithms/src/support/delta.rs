@@ -81,17 +81,22 @@ pub(crate) fn unzigzag(v: u64) -> i64 {
 
 /// Encodes `world` (frame `frame`) against `baseline` (`None`: no baseline).
 pub fn encode(frame: u32, world: &[Quantized], baseline: Option<(u32, &[Quantized])>) -> Vec<u8> {
-    // Written into a buffer each thread keeps, with room for the worst
-    // case (a mask and three 5-byte varints an entity), then copied out at
-    // its exact size: no growing and copying on the way, and no unused
-    // capacity travelling with the packet.
+    // Room for the worst case: a mask and three 5-byte varints an entity.
+    encoded(11 + world.len() * 16, |out| encode_into(out, frame, world, baseline))
+}
+
+/// The datagram `write` appends to an empty buffer: written into one each
+/// thread keeps (`room` bytes reserved), then copied out at its exact size
+/// — no growing and copying on the way, and no unused capacity travelling
+/// with the packet. A server encodes a snapshot per client per tick.
+pub(crate) fn encoded(room: usize, write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
     thread_local! {
         static ENCODED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
     ENCODED.with_borrow_mut(|out| {
         out.clear();
-        out.reserve(11 + world.len() * 16);
-        encode_into(out, frame, world, baseline);
+        out.reserve(room);
+        write(out);
         out.to_vec()
     })
 }

@@ -18,7 +18,7 @@
 //! not hold, an enter of one it does), as well as truncation and trailing
 //! bytes.
 
-use super::delta::{get_varint, put_varint, unzigzag, zigzag, Quantized};
+use super::delta::{encoded, get_varint, put_varint, unzigzag, zigzag, Quantized};
 
 /// A client's view: `(entity id, state)`, ascending by id.
 pub type SparseWorld = Vec<(u16, Quantized)>;
@@ -57,34 +57,34 @@ impl Ids {
 
 /// Encodes `view` (frame `frame`, ascending ids) against `baseline`.
 pub fn encode(frame: u32, view: &[(u16, Quantized)], baseline: Option<(u32, &[(u16, Quantized)])>) -> Vec<u8> {
-    // The event lists and the datagram are made in buffers each thread
-    // keeps (a server encodes a snapshot per client per tick), and the
-    // datagram copied out at its exact size.
+    // The event lists are made in buffers each thread keeps, the datagram
+    // as the whole-world codec makes its own (`delta::encoded`).
     thread_local! {
-        static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+        static EVENTS: std::cell::RefCell<Events> = std::cell::RefCell::new(Events::default());
     }
-    SCRATCH.with_borrow_mut(|s| {
-        encode_into(s, frame, view, baseline);
-        s.out.to_vec()
-    })
+    EVENTS.with_borrow_mut(|events| encoded(0, |out| encode_into(events, out, frame, view, baseline)))
 }
 
-/// [`encode`]'s buffers.
+/// [`encode`]'s event lists.
 #[derive(Default)]
-struct Scratch {
+struct Events {
     leave: Vec<u16>,
     enter: Vec<(u16, [i64; 3])>,
     moved: Vec<(u16, [i64; 3])>,
-    out: Vec<u8>,
 }
 
-fn encode_into(s: &mut Scratch, frame: u32, view: &[(u16, Quantized)], baseline: Option<(u32, &[(u16, Quantized)])>) {
+fn encode_into(
+    events: &mut Events,
+    out: &mut Vec<u8>,
+    frame: u32,
+    view: &[(u16, Quantized)],
+    baseline: Option<(u32, &[(u16, Quantized)])>,
+) {
     let base: &[(u16, Quantized)] = baseline.map_or(&[], |b| b.1);
-    let Scratch { leave, enter, moved, out } = s;
+    let Events { leave, enter, moved } = events;
     leave.clear();
     enter.clear();
     moved.clear();
-    out.clear();
     let (mut i, mut j) = (0, 0);
     while i < base.len() || j < view.len() {
         match (base.get(i), view.get(j)) {

@@ -159,20 +159,12 @@ pub(super) struct Judge<'a> {
     /// Per frame and player, the input sequence the frame had applied.
     pub(super) authority_seqs: &'a [u32],
     pub(super) ideal: &'a Frames,
-    /// Frames the ideal world will have in all (it is stepped as needed).
-    pub(super) ideal_end: usize,
     pub(super) map: &'a MapCheck,
     /// Whether remote entities are checked against the authority's path.
     pub(super) check_paths: bool,
 }
 
 impl Judge<'_> {
-    /// The ideal world's frame and µs into it that a render at `t` is
-    /// judged against.
-    pub(super) fn ideal_at(&self, t: Micros) -> (usize, u64) {
-        super::ideal::due(t.0, self.dt_us, self.ideal_end)
-    }
-
     /// How far each of `entities` is from where `timeline` has it `into` µs
     /// past `frame` (every entity's position there is `row` when given),
     /// in `tally`'s scratch, which the caller gives back. A loop of its
@@ -198,9 +190,10 @@ impl Judge<'_> {
 
     /// Judges what `viewer`'s `screen` showed at `t` (the render at `pos`
     /// in its batch): latency, snaps, impossible screens, ideal divergence,
-    /// the path check and the area of interest, into `tally`. `ideal_row`,
-    /// when given, is every entity's ideal position at `t` (see
-    /// [`Frames::row_between`]).
+    /// the path check and the area of interest, into `tally`, against the
+    /// ideal world's frame and µs into it in force at `t` (the recorder's,
+    /// which steps the ideal world to it) and, when given, every entity's
+    /// ideal position there (see [`Frames::row_between`]).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn view(
         &self,
@@ -211,10 +204,10 @@ impl Judge<'_> {
         viewer: usize,
         t: Micros,
         view: &View,
-        ideal_row: Option<&[[i32; 3]]>,
+        (ideal_at, ideal_row): ((usize, u64), Option<&[[i32; 3]]>),
     ) {
         screen.memory.first_render(view.entities.len());
-        let ideal = self.distances(self.ideal, self.ideal_at(t), ideal_row, &view.entities, tally);
+        let ideal = self.distances(self.ideal, ideal_at, ideal_row, &view.entities, tally);
         for e in &view.entities {
             let id = e.id as usize;
             if id >= self.entities {

@@ -71,7 +71,6 @@ macro_rules! judge {
             authority: &$r.authority,
             authority_seqs: &$r.authority_seqs,
             ideal: &$r.ideal.frames,
-            ideal_end: $r.ideal.total_frames(),
             map: &$r.map,
             check_paths: $check_paths,
         }
@@ -593,7 +592,7 @@ impl Recorder {
                 for (pos, (viewer, view)) in shown.iter().enumerate().filter(|(_, (v, _))| mine.contains(v)) {
                     let (k, screen) = (viewer - first, &mut screens[viewer - first]);
                     let interest = rows.as_deref_mut().map(|r| &mut r[k]);
-                    judge.view(screen, interest, tally, pos, *viewer, t, view, ideal_row);
+                    judge.view(screen, interest, tally, pos, *viewer, t, view, (ideal_at, ideal_row));
                     if score_now {
                         judge.score(screen, tally, *viewer, (frame, into), truth_row, t, &view.entities);
                     }
