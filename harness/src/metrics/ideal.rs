@@ -121,6 +121,8 @@ pub(crate) struct Ideal {
     state: State,
     held: Vec<Input>,
     inputs: Vec<SeqInput>,
+    /// Per player, [`Trace::input_near`]'s hint (frames are stepped in order).
+    trace_hints: Vec<usize>,
     next: u64,
     steps: u64,
     /// The game without its bots, for the counterfactual steps: bots move
@@ -157,6 +159,7 @@ impl Ideal {
             state: initial.clone(),
             held: vec![Input::IDLE; players],
             inputs: vec![SeqInput::default(); players],
+            trace_hints: vec![0; players],
             next: 0,
             steps: duration_us / game.dt_us() + 2,
             players_only: Game::new(GameConfig { bots: 0, ..game.config().clone() }),
@@ -186,7 +189,7 @@ impl Ideal {
             let now = k * dt;
             let mut changed = Vec::new();
             for (p, inp) in self.inputs.iter_mut().enumerate() {
-                let input = trace.input_at(p, now);
+                let input = trace.input_near(p, now, &mut self.trace_hints[p]);
                 *inp = SeqInput { seq: k as u32 + 1, input };
                 if input != self.held[p] {
                     // The window's first change (at 0 for an input held from the start).

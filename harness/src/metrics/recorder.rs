@@ -105,6 +105,8 @@ pub struct Recorder {
     trace: Trace,
     game: Game,
     samples: Vec<Vec<(Micros, Input)>>,
+    /// Per player, [`Trace::input_near`]'s hint (devices are sampled in order).
+    trace_hints: Vec<usize>,
     authority: Frames,
     /// Client/server: the instant each authority frame was published.
     authority_at: Vec<u64>,
@@ -192,6 +194,7 @@ impl Recorder {
             trace,
             game,
             samples: vec![Vec::new(); players],
+            trace_hints: vec![0; players],
             authority,
             authority_at: vec![0],
             authority_seqs: vec![0; players],
@@ -267,7 +270,10 @@ impl Recorder {
 
     /// Samples player `p`'s device at `t`.
     pub(crate) fn sample_input(&mut self, p: usize, t: Micros) -> SeqInput {
-        let input = self.trace.input_at(p, t.0);
+        let input = match self.trace_hints.get_mut(p) {
+            Some(hint) => self.trace.input_near(p, t.0, hint),
+            None => self.trace.input_at(p, t.0),
+        };
         self.samples[p].push((t, input));
         let seq = self.samples[p].len() as u32;
         if input.held(Input::SHOOT) && (input.aim_x != 0 || input.aim_y != 0) && !self.screens[p].last_view.is_empty() {

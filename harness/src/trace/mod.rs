@@ -54,6 +54,36 @@ impl Track {
         }
     }
 
+    /// [`Track::input_at`] for callers that ask about times in order: `hint`
+    /// (start it at 0; one per caller) remembers the segment of the last
+    /// answer, and a time in it or in the next one is answered without a
+    /// search. Any time may be asked; the answer is always `input_at`'s.
+    pub fn input_near(&self, t_us: u64, hint: &mut usize) -> Input {
+        let t = match self.repeat_us {
+            Some(p) if p > 0 => t_us % p,
+            _ => t_us,
+        };
+        let segs = &self.segments;
+        // `idx` as in `input_at`: the number of segments starting at or
+        // before `t`. The hint holds iff segs[idx-1].0 <= t < segs[idx].0.
+        let fits = |idx: usize| {
+            idx <= segs.len() && (idx == 0 || segs[idx - 1].0 <= t) && segs.get(idx).is_none_or(|&(s, _)| s > t)
+        };
+        let idx = if fits(*hint) {
+            *hint
+        } else if fits(*hint + 1) {
+            *hint + 1
+        } else {
+            segs.partition_point(|&(s, _)| s <= t)
+        };
+        *hint = idx;
+        if idx == 0 {
+            Input::IDLE
+        } else {
+            segs[idx - 1].1
+        }
+    }
+
     /// The first instant in `(lo, hi]` at which the held input stops being
     /// `from` (a press, a release, a new direction or aim), if any.
     pub fn first_change(&self, lo: u64, hi: u64, from: Input) -> Option<u64> {
@@ -98,6 +128,12 @@ impl Trace {
     /// Player `p`'s input at global time `t_us` (idle for unknown players).
     pub fn input_at(&self, p: usize, t_us: u64) -> Input {
         self.tracks.get(p).map_or(Input::IDLE, |t| t.input_at(t_us))
+    }
+
+    /// [`Trace::input_at`] with a caller's hint per player (see
+    /// [`Track::input_near`]).
+    pub fn input_near(&self, p: usize, t_us: u64, hint: &mut usize) -> Input {
+        self.tracks.get(p).map_or(Input::IDLE, |t| t.input_near(t_us, hint))
     }
 
     /// The first instant in `(lo, hi]` at which player `p`'s held input
@@ -245,6 +281,34 @@ mod tests {
         assert_eq!(t.input_at(1_000), l);
         assert_eq!(t.input_at(2_500), r);
         assert_eq!(t.input_at(3_500), l);
+    }
+
+    proptest::proptest! {
+        /// The hinted lookup answers every query as the search does, in
+        /// order or not, looping or not.
+        #[test]
+        fn input_near_is_input_at(
+            gaps in proptest::collection::vec(1u64..500, 0..12),
+            repeat in proptest::option::of(1u64..4_000),
+            queries in proptest::collection::vec(0u64..10_000, 1..60),
+            sorted in proptest::bool::ANY,
+        ) {
+            let mut start = 0;
+            let mut segments = vec![(0, Input::IDLE)];
+            for (k, g) in gaps.iter().enumerate() {
+                start += g;
+                segments.push((start, Input::buttons(1 << (k % 4))));
+            }
+            let t = Track { segments, repeat_us: repeat };
+            let mut queries = queries;
+            if sorted {
+                queries.sort_unstable();
+            }
+            let mut hint = 0;
+            for q in queries {
+                proptest::prop_assert_eq!(t.input_near(q, &mut hint), t.input_at(q), "at {}", q);
+            }
+        }
     }
 
     #[test]
