@@ -224,6 +224,8 @@ impl Peer {
     }
 }
 
+impl crate::support::render_lerp::Picture for Peer {}
+
 impl Node for Peer {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
         let Some(session) = self.session.as_mut() else {

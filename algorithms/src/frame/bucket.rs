@@ -27,7 +27,7 @@
 //! input(3)`; frames, server → client: `8, first: u32, n: u8, players: u8,
 //! n × players × (seq: u32, input(3))`.
 
-use crate::support::render_lerp::Smooth;
+use crate::support::render_lerp::{Picture, Smooth};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
 use harness::game::{Input, SeqInput, State};
@@ -194,6 +194,13 @@ impl Client {
             f += 1;
         }
         f
+    }
+}
+
+impl Picture for Client {
+    /// The state changes only by stepping a frame.
+    fn picture_stamp(&self) -> Option<u64> {
+        Some(self.state.frame as u64)
     }
 }
 

@@ -21,7 +21,7 @@
 //! trip); UPDATE `6, key: u32, next: u32, server_time: i64, n: u8, n ×
 //! (seq: u32, input(3))`.
 
-use crate::support::render_lerp::Smooth;
+use crate::support::render_lerp::{Picture, Smooth};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, Options, RenderCtx, Report, Setup, Topology, View};
 use harness::game::{Input, SeqInput, State};
@@ -169,6 +169,13 @@ impl Client {
         w.0.extend_from_slice(&echo.to_le_bytes());
         w.u32(held);
         w.finish()
+    }
+}
+
+impl Picture for Client {
+    /// The state changes only by stepping a frame.
+    fn picture_stamp(&self) -> Option<u64> {
+        Some(self.state.frame as u64)
     }
 }
 

@@ -23,7 +23,7 @@
 //! An input made for frame `f` has sequence number `f + 1` (one sample per
 //! frame), so sequence numbers need not travel.
 
-use crate::support::render_lerp::Smooth;
+use crate::support::render_lerp::{Picture, Smooth};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
 use harness::game::{Input, SeqInput, State};
@@ -137,6 +137,10 @@ impl Peer {
     }
 
     fn store(&mut self, p: usize, frame: u32, input: Input) {
+        if frame < self.have[p] {
+            // Held already (every frame below `have` is), and `have` stays.
+            return;
+        }
         let v = &mut self.inputs[p];
         if v.len() <= frame as usize {
             v.resize(frame as usize + 1, None);
@@ -176,6 +180,13 @@ impl Peer {
             self.inputs[self.me][f as usize].expect("own inputs are contiguous").encode(&mut w.0);
         }
         w.finish()
+    }
+}
+
+impl Picture for Peer {
+    /// The state changes only by stepping a frame.
+    fn picture_stamp(&self) -> Option<u64> {
+        Some(self.state.frame as u64)
     }
 }
 

@@ -30,7 +30,7 @@
 //! receiver's inputs the sender holds contiguously; `start`: the frame of
 //! the first input carried.
 
-use crate::support::render_lerp::Smooth;
+use crate::support::render_lerp::{Picture, Smooth};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
 use harness::game::{Input, SeqInput, State};
@@ -312,6 +312,8 @@ impl Peer {
         w.finish()
     }
 }
+
+impl Picture for Peer {}
 
 impl Node for Peer {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {

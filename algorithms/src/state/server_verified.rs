@@ -27,7 +27,7 @@
 //!   harness knows which inputs it had applied, so no input sequence
 //!   numbers travel.)
 
-use crate::support::render_lerp::Smooth;
+use crate::support::render_lerp::{Picture, Smooth};
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
@@ -110,6 +110,13 @@ impl Snapshot {
 struct Client {
     shown: Snapshot,
     uplink: InputUplink,
+}
+
+impl Picture for Client {
+    /// A snapshot replaces the one shown only when its frame is newer.
+    fn picture_stamp(&self) -> Option<u64> {
+        Some(self.shown.frame as u64)
+    }
 }
 
 impl Node for Client {

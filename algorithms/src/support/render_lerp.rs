@@ -131,6 +131,19 @@ impl TickLerp {
     }
 }
 
+/// What a node drawn through [`Smooth`] may say about its picture, so the
+/// wrapper need not draw it after an event that changed nothing.
+pub trait Picture: Node {
+    /// A number that stays the same only while the picture `render` draws
+    /// stays the same (the frame of a state that changes only by stepping,
+    /// a count of changes); `None`, the default: unknown, the wrapper draws
+    /// the picture after every event and compares. Debug builds check the
+    /// promise on every event.
+    fn picture_stamp(&self) -> Option<u64> {
+        None
+    }
+}
+
 /// A node whose picture changes only on its events (ticks, packets) and
 /// whose `render` only reads its state, drawn through a [`TickLerp`]:
 /// after every event the wrapper takes the node's picture and, if it
@@ -139,28 +152,37 @@ pub struct Smooth<N> {
     inner: N,
     lerp: TickLerp,
     scratch: View,
+    /// The inner node's [`Picture::picture_stamp`] when its picture was last taken.
+    stamp: Option<u64>,
 }
 
-impl<N: Node> Smooth<N> {
+impl<N: Picture> Smooth<N> {
     /// Wraps `inner` for a run set up as `setup`.
     pub fn new(inner: N, setup: &Setup) -> Smooth<N> {
         let mut lerp = TickLerp::new(setup.entities(), 1_000_000 / setup.tick_hz.max(1) as i64);
         let mut first = View::default();
         first.show_state(&setup.initial);
         lerp.set(i64::MIN / 2, &first.entities);
-        Smooth { inner, lerp, scratch: View::default() }
+        Smooth { inner, lerp, scratch: View::default(), stamp: None }
     }
 
     fn observe(&mut self, ctx: &Ctx<'_>) {
+        let stamp = self.inner.picture_stamp();
+        let same = stamp.is_some() && stamp == self.stamp;
+        if same && !cfg!(debug_assertions) {
+            return;
+        }
+        self.stamp = stamp;
         self.scratch.entities.clear();
         self.inner.render(&ctx.render_ctx(), &mut self.scratch);
         if self.scratch.entities != self.lerp.to {
+            assert!(!same, "a node's picture changed under the same picture_stamp");
             self.lerp.set(ctx.now(), &self.scratch.entities);
         }
     }
 }
 
-impl<N: Node> Node for Smooth<N> {
+impl<N: Picture> Node for Smooth<N> {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
         self.inner.on_tick(ctx);
         self.observe(ctx);
