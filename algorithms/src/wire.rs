@@ -3,14 +3,21 @@
 //! live mode receives whatever arrives) and returns `None` on anything
 //! malformed.
 
-/// Appends little-endian values to a buffer.
-#[derive(Debug, Default)]
+/// Appends little-endian values to a buffer (taken from the thread's
+/// [`harness::buffers`] pool, which delivered packets return to).
+#[derive(Debug)]
 pub struct Writer(pub Vec<u8>);
+
+impl Default for Writer {
+    fn default() -> Self {
+        Writer::with_capacity(0)
+    }
+}
 
 impl Writer {
     /// A writer with room for `n` bytes.
     pub fn with_capacity(n: usize) -> Writer {
-        Writer(Vec::with_capacity(n))
+        Writer(harness::buffers::take(n))
     }
     /// One byte.
     pub fn u8(&mut self, v: u8) -> &mut Self {

@@ -16,6 +16,7 @@
 //!
 //! See [`contract`] for a complete worked example of adding an algorithm.
 
+pub mod buffers;
 pub mod conform;
 pub mod contract;
 pub mod error;

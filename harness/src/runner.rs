@@ -607,6 +607,7 @@ pub fn run_plan_observed(
                         recorder: &mut recorder,
                     };
                     s.node.on_packet(&mut ctx, p.from, &msg);
+                    crate::buffers::give(msg);
                 }
                 to
             }
