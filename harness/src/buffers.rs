@@ -22,6 +22,9 @@ use std::cell::RefCell;
 pub const KEPT: usize = 256;
 /// Larger buffers are freed, not kept (bytes of capacity).
 pub const KEPT_CAPACITY: usize = 4096;
+/// A new buffer has room for at least this many bytes, so a kept one fits
+/// most packets without growing (a small match's are tens of bytes).
+pub const MIN_CAPACITY: usize = 512;
 
 thread_local! {
     static POOL: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
@@ -36,7 +39,7 @@ pub fn take(capacity: usize) -> Vec<u8> {
             b.reserve(capacity);
             b
         }
-        None => Vec::with_capacity(capacity),
+        None => Vec::with_capacity(capacity.max(MIN_CAPACITY)),
     }
 }
 

@@ -526,9 +526,17 @@ impl Ctx<'_> {
 
     /// Sends a copy of `bytes` to every player's node (a server broadcast).
     pub fn send_to_players(&mut self, bytes: Vec<u8>) {
-        for p in 0..self.setup().players {
+        // Copies in pooled buffers ([`crate::buffers`]); the last player gets the original.
+        let players = self.setup().players;
+        for p in 0..players.saturating_sub(1) {
+            let mut copy = crate::buffers::take(bytes.len());
+            copy.extend_from_slice(&bytes);
             let to = self.setup().node_of_player(p);
-            self.outbox.push((to, bytes.clone()));
+            self.outbox.push((to, copy));
+        }
+        if players > 0 {
+            let to = self.setup().node_of_player(players - 1);
+            self.outbox.push((to, bytes));
         }
     }
 

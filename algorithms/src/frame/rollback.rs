@@ -102,6 +102,7 @@ impl Algorithm for Rollback {
                 have: vec![delay; n],
                 acked_by: vec![0; n],
                 used: Vec::new(),
+                changes: 0,
                 published: 0,
                 delay,
                 window: s.options.number(&WINDOW).clamp(1.0, 120.0) as u32,
@@ -129,8 +130,11 @@ struct Peer {
     have: Vec<u32>,
     /// Per peer, how many of my inputs it acknowledged.
     acked_by: Vec<u32>,
-    /// Per simulated frame, the inputs used (predictions included).
-    used: Vec<Vec<Input>>,
+    /// Per simulated frame, the inputs used (predictions included): frame
+    /// `f`'s at `f × players ..`, one per player.
+    used: Vec<Input>,
+    /// Changes to `state` so far (the picture stamp).
+    changes: u64,
     /// Frames published as confirmed.
     published: u32,
     delay: u32,
@@ -212,15 +216,21 @@ impl Peer {
 
     fn step_frame(&mut self, ctx: &mut Ctx<'_>) {
         let f = self.frame();
-        let inputs: Vec<Input> = (0..self.inputs.len()).map(|p| self.input_for(p, f)).collect();
-        let mut si = std::mem::take(&mut self.scratch);
-        self.seq_inputs_into(f, &inputs, &mut si);
-        ctx.game().step(&mut self.state, &si);
-        self.scratch = si;
-        if self.used.len() <= f as usize {
-            self.used.resize(f as usize + 1, Vec::new());
+        let n = self.inputs.len();
+        let at = f as usize * n;
+        // Frames are stepped in order (re-simulation steps them again).
+        debug_assert!(self.used.len() >= at);
+        if self.used.len() < at + n {
+            self.used.resize(at + n, Input::IDLE);
         }
-        self.used[f as usize] = inputs;
+        for p in 0..n {
+            self.used[at + p] = self.input_for(p, f);
+        }
+        let mut si = std::mem::take(&mut self.scratch);
+        self.seq_inputs_into(f, &self.used[at..at + n], &mut si);
+        ctx.game().step(&mut self.state, &si);
+        self.changes += 1;
+        self.scratch = si;
         // The ring is full but for the first frames: the oldest state's
         // buffers take the new one.
         if self.saved.len() >= RING {
@@ -252,6 +262,7 @@ impl Peer {
     /// (the bookkeeping the harness reads latency from; no game rule reads
     /// it). Stamp it instead of re-simulating.
     fn stamp(&mut self, q: usize, f: u32, seq: u32) {
+        self.changes += 1;
         for s in self.saved.iter_mut().chain(std::iter::once(&mut self.state)) {
             if s.frame > f && s.players[q].last_seq < seq {
                 s.players[q].last_seq = seq;
@@ -269,6 +280,7 @@ impl Peer {
         let idx = (from - base) as usize;
         self.saved.truncate(idx + 1);
         self.state = self.saved[idx].clone();
+        self.changes += 1;
         ctx.report(Report::Rollback { depth: now - from });
         if self.skip_resimulation {
             // The flaw: jump back to the present without replaying.
@@ -290,7 +302,9 @@ impl Peer {
             let f = self.published + 1;
             let Some(state) = f.checked_sub(base).and_then(|i| self.saved.get(i as usize)) else { break };
             let mut si = std::mem::take(&mut self.scratch);
-            self.seq_inputs_into(f - 1, &self.used[(f - 1) as usize], &mut si);
+            let n = self.inputs.len();
+            let at = (f - 1) as usize * n;
+            self.seq_inputs_into(f - 1, &self.used[at..at + n], &mut si);
             ctx.publish_confirmed(state, &si);
             self.scratch = si;
             self.published = f;
@@ -313,7 +327,12 @@ impl Peer {
     }
 }
 
-impl Picture for Peer {}
+impl Picture for Peer {
+    /// Counts every change to the state: a step, a rollback, a stamp.
+    fn picture_stamp(&self) -> Option<u64> {
+        Some(self.changes)
+    }
+}
 
 impl Node for Peer {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
@@ -368,7 +387,8 @@ impl Node for Peer {
                 break;
             }
             if self.store(q, f, input) && f < self.frame() {
-                let predicted = self.used.get(f as usize).and_then(|u| u.get(q)).copied();
+                let n = self.inputs.len();
+                let predicted = self.used.get(f as usize * n + q).copied();
                 if predicted != Some(input) {
                     rollback_to = Some(rollback_to.map_or(f, |r| r.min(f)));
                 } else if f >= self.delay {

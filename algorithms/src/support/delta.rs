@@ -87,8 +87,10 @@ pub fn encode(frame: u32, world: &[Quantized], baseline: Option<(u32, &[Quantize
 
 /// The datagram `write` appends to an empty buffer: written into one each
 /// thread keeps (`room` bytes reserved), then copied out at its exact size
-/// — no growing and copying on the way, and no unused capacity travelling
-/// with the packet. A server encodes a snapshot per client per tick.
+/// (into a packet buffer from [`harness::buffers`] when one that small is
+/// kept) — no growing and copying on the way, and no unused capacity
+/// travelling with a large packet. A server encodes a snapshot per client
+/// per tick.
 pub(crate) fn encoded(room: usize, write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
     thread_local! {
         static ENCODED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -97,7 +99,12 @@ pub(crate) fn encoded(room: usize, write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> 
         out.clear();
         out.reserve(room);
         write(out);
-        out.to_vec()
+        if out.len() > harness::buffers::KEPT_CAPACITY {
+            return out.to_vec();
+        }
+        let mut packet = harness::buffers::take(out.len());
+        packet.extend_from_slice(out);
+        packet
     })
 }
 
