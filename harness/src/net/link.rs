@@ -194,6 +194,10 @@ pub struct Link {
     /// `(from, spec)`: the description in force from each instant on.
     schedule: Vec<(Micros, Netem)>,
     current: usize,
+    /// `schedule[current]`'s description, kept beside the state it drives
+    /// (every packet reads it), and when the next entry takes over.
+    spec: Netem,
+    next_change: Micros,
     correlation: Correlation,
     rng: Stream,
     loss_cor: Crandom,
@@ -230,9 +234,13 @@ impl Link {
             Some(s) => Stream::new(s, crate::rng::Purpose::Session, 0xDE7),
             None => rng,
         };
+        let spec = schedule[0].1.clone();
+        let next_change = schedule.get(1).map_or(Micros(u64::MAX), |e| e.0);
         let mut link = Link {
             schedule,
             current: 0,
+            spec,
+            next_change,
             correlation,
             rng,
             loss_cor: Crandom::default(),
@@ -257,7 +265,7 @@ impl Link {
 
     /// The description in force now.
     pub fn spec(&self) -> &Netem {
-        &self.schedule[self.current].1
+        &self.spec
     }
 
     /// What the link has done so far.
@@ -277,11 +285,16 @@ impl Link {
     }
 
     fn advance_schedule(&mut self, now: Micros) {
+        if now < self.next_change {
+            return;
+        }
         let before = self.current;
         while self.schedule.get(self.current + 1).is_some_and(|(t, _)| *t <= now) {
             self.current += 1;
         }
+        self.next_change = self.schedule.get(self.current + 1).map_or(Micros(u64::MAX), |e| e.0);
         if self.current != before {
+            self.spec = self.schedule[self.current].1.clone();
             self.configure_slot(now.0 * 1000);
         }
     }
