@@ -72,7 +72,7 @@ pub trait SpatialIndex {
 
 /// The index `aoi` names: a scan for `none`, a nine-grid whose cells are
 /// the leave radius (so nine cells cover any view), or a cross list.
-pub fn index_for(aoi: &Aoi) -> Box<dyn SpatialIndex + Send> {
+pub fn index_for(aoi: &Aoi) -> Box<dyn SpatialIndex + Send + Sync> {
     match aoi.method {
         AoiMethod::None => Box::new(BruteForce::default()),
         AoiMethod::Grid => Box::new(grid::NineGrid::new(aoi.leave_radius_um().max(1))),
@@ -124,9 +124,14 @@ pub struct InterestSets {
     /// Each watcher's set before the last update (its buffer the next
     /// update fills: no allocation per watcher per tick).
     previous: Vec<Vec<u32>>,
-    scratch: Vec<u32>,
+    /// One query buffer per part of an update.
+    scratch: Vec<Vec<u32>>,
     examined: u64,
 }
+
+/// Work units (see [`harness::parallel::parts`]) of one watcher's update:
+/// a query and a filter over some dozens of entities.
+const UPDATE_WORK: usize = 64;
 
 impl InterestSets {
     /// For `watchers` (`(entity, radius)`), leaving at `radius + hysteresis`
@@ -177,22 +182,68 @@ impl InterestSets {
     /// server that reads the sets ([`InterestSets::visible`]) and not the
     /// events.
     pub fn update(&mut self, index: &dyn SpatialIndex, positions: &[Pos]) {
-        for (w, &(me, radius)) in self.watchers.iter().enumerate() {
-            std::mem::swap(&mut self.visible[w], &mut self.previous[w]);
-            let (old, new) = (&self.previous[w], &mut self.visible[w]);
-            new.clear();
-            if let Some(&at) = positions.get(me as usize) {
-                self.scratch.clear();
-                self.examined += index.query(at, radius + self.hysteresis, &mut self.scratch) as u64;
-                let r2 = radius * radius;
-                new.extend(
-                    self.scratch.iter().copied().filter(|&e| {
-                        e != me && (dist2(positions[e as usize], at) <= r2 || old.binary_search(&e).is_ok())
-                    }),
-                );
-            }
+        if self.scratch.is_empty() {
+            self.scratch.push(Vec::new());
+        }
+        let (watchers, visible, previous) = (&self.watchers, &mut self.visible[..], &mut self.previous[..]);
+        self.examined +=
+            update_range(watchers, visible, previous, &mut self.scratch[0], index, self.hysteresis, positions);
+    }
+
+    /// [`InterestSets::update`] with the watchers split over the machine's
+    /// cores when they are many (each watcher's set is its own, and the
+    /// work counted is a sum: the same result on any number of cores).
+    pub fn update_on_cores(&mut self, index: &(dyn SpatialIndex + Sync), positions: &[Pos]) {
+        let n = self.watchers.len();
+        let parts = harness::parallel::parts(n * UPDATE_WORK, n);
+        if parts <= 1 {
+            return self.update(index, positions);
+        }
+        let per = n.div_ceil(parts).max(1);
+        let parts = n.div_ceil(per);
+        if self.scratch.len() < parts {
+            self.scratch.resize_with(parts, Vec::new);
+        }
+        let mut examined = vec![0u64; parts];
+        let hysteresis = self.hysteresis;
+        let split = self.watchers.chunks(per).zip(self.visible.chunks_mut(per)).zip(self.previous.chunks_mut(per));
+        let split = split.zip(self.scratch.iter_mut().zip(examined.iter_mut()));
+        harness::parallel::for_each(parts, split, |(((watchers, visible), previous), (scratch, examined))| {
+            *examined = update_range(watchers, visible, previous, scratch, index, hysteresis, positions);
+        });
+        self.examined += examined.iter().sum::<u64>();
+    }
+}
+
+/// Recomputes the visible sets of `watchers` (`visible[i]`, `previous[i]`
+/// theirs); returns the entities the index examined.
+fn update_range(
+    watchers: &[(u32, i64)],
+    visible: &mut [Vec<u32>],
+    previous: &mut [Vec<u32>],
+    scratch: &mut Vec<u32>,
+    index: &dyn SpatialIndex,
+    hysteresis: i64,
+    positions: &[Pos],
+) -> u64 {
+    let mut examined = 0;
+    for (w, &(me, radius)) in watchers.iter().enumerate() {
+        std::mem::swap(&mut visible[w], &mut previous[w]);
+        let (old, new) = (&previous[w], &mut visible[w]);
+        new.clear();
+        if let Some(&at) = positions.get(me as usize) {
+            scratch.clear();
+            examined += index.query(at, radius + hysteresis, scratch) as u64;
+            let r2 = radius * radius;
+            new.extend(
+                scratch
+                    .iter()
+                    .copied()
+                    .filter(|&e| e != me && (dist2(positions[e as usize], at) <= r2 || old.binary_search(&e).is_ok())),
+            );
         }
     }
+    examined
 }
 
 /// Merges two ascending lists into leave (old only), enter (new only) and
@@ -298,6 +349,36 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Updating on several cores gives every watcher's set and the
+        /// work counted exactly as one core does, over many watchers (enough
+        /// to split) on a pool of three.
+        #[test]
+        fn updating_on_cores_is_updating_on_one(
+            (start, steps, counts) in world(),
+            radius in 1_000i64..40_000,
+            watchers in 32usize..120,
+        ) {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+            let watchers: Vec<(u32, i64)> = (0..watchers).map(|w| ((w % start.len()) as u32, radius + w as i64)).collect();
+            let mut one = InterestSets::new(watchers.clone(), 700);
+            let mut many = InterestSets::new(watchers.clone(), 700);
+            let mut grid = NineGrid::new(20_000);
+            let mut pos = start.clone();
+            for (t, step) in steps.iter().enumerate() {
+                for (p, d) in pos.iter_mut().zip(step) {
+                    *p = [p[0].saturating_add(d.0), p[1].saturating_add(d.1)];
+                }
+                let live = &pos[..counts[t]];
+                grid.update(live);
+                one.update(&grid, live);
+                pool.install(|| many.update_on_cores(&grid, live));
+                for w in 0..watchers.len() {
+                    prop_assert_eq!(one.visible(w), many.visible(w));
+                }
+                prop_assert_eq!(one.examined(), many.examined());
+            }
+        }
 
         /// The grid and the cross list answer every query as the brute
         /// force does, and the visible sets built on each are identical,

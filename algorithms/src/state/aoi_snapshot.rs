@@ -35,7 +35,7 @@ pub(crate) struct AoiServer {
     acked: Vec<u32>,
     /// Per client, the views sent (delta only).
     sent: Vec<VecDeque<(u32, SparseWorld)>>,
-    index: Box<dyn SpatialIndex + Send>,
+    index: Box<dyn SpatialIndex + Send + Sync>,
     sets: InterestSets,
     positions: Vec<Pos>,
 }
@@ -66,7 +66,7 @@ impl Node for AoiServer {
         self.positions.extend(self.state.players.iter().map(|p| [p.x, p.y]));
         self.index.update(&self.positions);
         let before = self.sets.examined();
-        self.sets.update(self.index.as_ref(), &self.positions);
+        self.sets.update_on_cores(self.index.as_ref(), &self.positions);
         ctx.report(Report::IndexWork { examined: self.sets.examined() - before });
         let frame = self.state.frame;
         let world = quantize(&self.state);

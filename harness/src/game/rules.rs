@@ -120,6 +120,9 @@ impl Clone for Game {
 }
 
 /// Diagonal scale ≈ 1/√2 as 181/256.
+/// Work units (see [`crate::parallel::parts`]) of one bot's move: a few
+/// thousand bots are worth a second core.
+const BOT_MOVE_WORK: usize = 4;
 const DIAG_NUM: i64 = 181;
 const DIAG_DEN: i64 = 256;
 
@@ -262,14 +265,26 @@ impl Game {
         } else {
             &[][..]
         };
-        for (i, p) in state.players.iter_mut().enumerate() {
-            let si = if i < humans {
-                inputs.get(i).copied().unwrap_or_default()
-            } else {
+        let split = humans.min(state.players.len());
+        let (players, bots) = state.players.split_at_mut(split);
+        for (i, p) in players.iter_mut().enumerate() {
+            self.move_player(p, inputs.get(i).copied().unwrap_or_default());
+        }
+        // Bots move by their own plans and touch nothing else: many are
+        // moved on several cores, a range each.
+        let move_bots = |first: usize, bots: &mut [PlayerState]| {
+            for (k, p) in bots.iter_mut().enumerate() {
+                let i = humans + first + k;
                 let plan = plans.get(i).copied().unwrap_or_else(|| self.bot_plan(i));
-                SeqInput { seq: 0, input: self.planned_bot_input(plan, frame) }
-            };
-            self.move_player(p, si);
+                self.move_player(p, SeqInput { seq: 0, input: self.planned_bot_input(plan, frame) });
+            }
+        };
+        let parts = crate::parallel::parts(bots.len() * BOT_MOVE_WORK, bots.len());
+        if parts > 1 {
+            let per = bots.len().div_ceil(parts);
+            crate::parallel::for_each(parts, bots.chunks_mut(per).enumerate(), |(c, chunk)| move_bots(c * per, chunk));
+        } else {
+            move_bots(0, bots);
         }
         self.push_apart(&mut state.players[..humans]);
         self.update_item(state, humans);
@@ -722,6 +737,23 @@ mod tests {
         }
         let other = Game::new(GameConfig { bot_seed: 8, ..g.config().clone() });
         assert_ne!(other.initial_state_seeded(2, 1).players[2..], t.players[2..], "the seed decides");
+    }
+
+    #[test]
+    fn many_bots_move_on_several_cores_exactly_as_on_one() {
+        let arena = super::super::Arena::field(400_000_000, 400_000_000);
+        let g = Game::new(GameConfig { bots: 3_000, bot_seed: 3, arena, ..GameConfig::default() });
+        let start = g.initial_state_seeded(4, 1);
+        let inputs = [si(1, Input::RIGHT), si(1, Input::UP), si(1, 0), si(1, Input::JUMP)];
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let mut s = start.clone();
+            pool.install(|| run(&g, &mut s, 120, &inputs));
+            s
+        };
+        let one = on(1);
+        assert_ne!(one.players[4..], start.players[4..], "the bots moved");
+        assert_eq!(on(3), one);
     }
 
     #[test]
