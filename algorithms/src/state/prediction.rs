@@ -168,6 +168,8 @@ impl Algorithm for Prediction {
             applied: vec![Input::IDLE; s.players],
             history: VecDeque::new(),
             lag_comp: s.options.number(&LAG_COMP) != 0.0,
+            tick: TickScratch::default(),
+            received: Vec::new(),
         })
     }
     fn client(&self, s: &Setup, player: usize) -> Box<dyn Node> {
@@ -460,9 +462,9 @@ impl Node for Client {
     }
 
     fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
-        let mut drawn = View::default();
-        self.own.render(ctx.now(), &mut drawn);
-        let me = drawn.entities[0];
+        // The own player's one entity, drawn and taken back to be eased.
+        self.own.render(ctx.now(), view);
+        let me = view.entities.pop().expect("the own player is drawn");
         let mut own = [me.x, me.y, me.z];
         let off = eased(&mut self.smooth, ctx.now(), self.smoothing_us);
         for (o, d) in own.iter_mut().zip(off) {
@@ -493,14 +495,16 @@ impl Node for Client {
             (false, Some(off)) => Some(ctx.now() + off - self.interp_us),
             _ => None,
         };
+        // The snapshots around the instant, found once for every remote.
+        let (instant, dry) = match t {
+            Some(t) => (self.interp.at(t), self.dry),
+            None => (self.interp.newest().and_then(|n| self.interp.at(n.time_us)), Dry::Hold),
+        };
         for q in 0..self.predicted.players.len() {
             if q == self.me {
                 continue;
             }
-            let sample = match t {
-                Some(t) => self.interp.sample(t, q, self.dry),
-                None => self.interp.newest().and_then(|n| self.interp.sample(n.time_us, q, Dry::Hold)),
-            };
+            let sample = instant.as_ref().and_then(|i| i.sample(q, dry));
             if let Some(s) = sample {
                 self.last_view = s.view;
                 view.entities.push(EntityView {
@@ -530,9 +534,26 @@ struct Server {
     /// Positions of the last second of frames, for lag compensation.
     history: VecDeque<(u32, Vec<[i32; 3]>)>,
     lag_comp: bool,
+    /// A tick's working buffers, kept between ticks.
+    tick: TickScratch,
+    /// The inputs of the packet being read (kept between packets).
+    received: Vec<Queued>,
 }
 
-fn decode_inputs(bytes: &[u8]) -> Option<(u32, u32, Vec<Queued>)> {
+/// What a server tick works in: the inputs it applies, the views they were
+/// pressed on, and each player's shots and position before the step.
+#[derive(Default)]
+struct TickScratch {
+    inputs: Vec<SeqInput>,
+    views: Vec<Option<(u32, u32, u16)>>,
+    shots_before: Vec<u32>,
+    stood: Vec<[i32; 3]>,
+}
+
+/// Reads an input packet: the newest sequence number and the client's tick,
+/// its moves into `out` (cleared first).
+fn decode_inputs(bytes: &[u8], out: &mut Vec<Queued>) -> Option<(u32, u32)> {
+    out.clear();
     let mut r = Reader::new(bytes);
     if r.u8()? != TAG_INPUT {
         return None;
@@ -540,13 +561,12 @@ fn decode_inputs(bytes: &[u8]) -> Option<(u32, u32, Vec<Queued>)> {
     let newest = r.u32()?;
     let tick = r.var()?;
     let n = r.u8()? as usize;
-    let mut out = Vec::with_capacity(n);
     for _ in 0..n {
         let input = Input::decode(r.take(3)?)?;
         let view = if input.held(Input::SHOOT) { Some((r.u32()?, r.u32()?, r.u16()?)) } else { None };
         out.push(Queued { input, view });
     }
-    (r.is_done() && newest as usize >= n).then_some((newest, tick, out))
+    (r.is_done() && newest as usize >= n).then_some((newest, tick))
 }
 
 impl Server {
@@ -569,8 +589,12 @@ impl Server {
 impl Node for Server {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
         let n = self.state.players.len();
-        let mut inputs = vec![SeqInput::default(); n];
-        let mut views = vec![None; n];
+        let mut scratch = std::mem::take(&mut self.tick);
+        let TickScratch { inputs, views, shots_before, stood } = &mut scratch;
+        inputs.clear();
+        inputs.resize(n, SeqInput::default());
+        views.clear();
+        views.resize(n, None);
         for (p, q) in self.queues.iter_mut().enumerate() {
             if let Some((seq, item)) = q.for_tick() {
                 inputs[p] = SeqInput { seq: *seq, input: item.input };
@@ -578,12 +602,14 @@ impl Node for Server {
                 self.applied[p] = item.input;
             }
         }
-        let shots_before: Vec<u32> = self.state.players.iter().map(|p| p.shots).collect();
+        shots_before.clear();
+        shots_before.extend(self.state.players.iter().map(|p| p.shots));
         // Where each shooter stood before this step: where its own screen
         // drew it when it pressed (render interpolation draws the newest
         // predicted step a tick later).
-        let stood: Vec<[i32; 3]> = self.state.players.iter().map(|p| [p.x, p.y, p.z]).collect();
-        ctx.game().step(&mut self.state, &inputs);
+        stood.clear();
+        stood.extend(self.state.players.iter().map(|p| [p.x, p.y, p.z]));
+        ctx.game().step(&mut self.state, inputs);
         send_paces(ctx, &mut self.queues);
         if self.lag_comp {
             for p in 0..n {
@@ -604,7 +630,14 @@ impl Node for Server {
                 pl.last_target = target.map_or(PlayerState::NO_TARGET, |t| t as u8);
             }
         }
-        self.history.push_back((self.state.frame, self.state.players.iter().map(|p| [p.x, p.y, p.z]).collect()));
+        self.tick = scratch;
+        // The oldest second's positions make room for the newest.
+        let mut positions =
+            if self.history.len() >= ctx.setup().tick_hz as usize { self.history.pop_front() } else { None }
+                .map_or_else(Vec::new, |(_, v)| v);
+        positions.clear();
+        positions.extend(self.state.players.iter().map(|p| [p.x, p.y, p.z]));
+        self.history.push_back((self.state.frame, positions));
         while self.history.len() > ctx.setup().tick_hz as usize {
             self.history.pop_front();
         }
@@ -619,11 +652,14 @@ impl Node for Server {
             return;
         }
         let Some(p) = ctx.setup().player_of_node(from) else { return };
-        let Some((newest, tick, items)) = decode_inputs(bytes) else { return };
-        self.queues[p].arrived(tick, ctx.now());
-        for (k, item) in items.into_iter().enumerate().rev() {
-            self.queues[p].offer(newest - k as u32, item);
+        let mut items = std::mem::take(&mut self.received);
+        if let Some((newest, tick)) = decode_inputs(bytes, &mut items) {
+            self.queues[p].arrived(tick, ctx.now());
+            for (k, item) in items.iter().enumerate().rev() {
+                self.queues[p].offer(newest - k as u32, *item);
+            }
         }
+        self.received = items;
     }
 }
 
@@ -654,13 +690,14 @@ mod tests {
             }
             w.finish()
         };
-        let (newest, tick, items) = decode_inputs(&w).unwrap();
+        let mut items = vec![Queued { input: Input::IDLE, view: None }; 5];
+        let (newest, tick) = decode_inputs(&w, &mut items).unwrap();
         assert_eq!((newest, tick), (3, 9));
-        assert_eq!(items.len(), 3);
+        assert_eq!(items.len(), 3, "the buffer is cleared first");
         assert_eq!(items[1].view, Some((7, 8, 900)));
         assert!(items[0].view.is_none());
         for cut in 0..w.len() {
-            assert!(decode_inputs(&w[..cut]).is_none());
+            assert!(decode_inputs(&w[..cut], &mut items).is_none());
         }
     }
 }
