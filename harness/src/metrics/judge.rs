@@ -206,7 +206,7 @@ impl Judge<'_> {
         view: &View,
         (ideal_at, ideal_row): ((usize, u64), Option<&[[i32; 3]]>),
     ) {
-        screen.memory.first_render(view.entities.len());
+        screen.memory.begin_render(view.entities.len());
         let ideal = self.distances(self.ideal, ideal_at, ideal_row, &view.entities, tally);
         for e in &view.entities {
             let id = e.id as usize;
