@@ -231,9 +231,18 @@ impl Node for AoiClient {
                 }
             }
         };
+        // Both views are ascending by id (the codec's gaps make them so):
+        // the next view's entities are found by walking it alongside.
+        let mut in_b = 0;
         for (id, qa) in a.iter().filter(|e| e.0 != self.me) {
             let pa = qa.um();
-            let pos = match b.and_then(|b| lookup(b, *id)) {
+            let qb = b.and_then(|b| {
+                while b.get(in_b).is_some_and(|e| e.0 < *id) {
+                    in_b += 1;
+                }
+                b.get(in_b).filter(|e| e.0 == *id).map(|e| &e.1)
+            });
+            let pos = match qb {
                 Some(qb) => {
                     let pb = qb.um();
                     let lerp = |x: i32, y: i32| (x as i64 + (y as i64 - x as i64) * k / span) as i32;
