@@ -167,24 +167,37 @@ pub fn decode(bytes: &[u8], baseline: Option<&[(u16, Quantized)]>) -> Option<(u3
         let n = get_varint(bytes, pos)?;
         (n <= (bytes.len() - *pos) as u64).then_some(n as usize)
     };
-    // Leave: drop from the baseline.
+    // Every list is ascending (ids travel as gaps), and so is the
+    // baseline (a decoded view): each is matched against the baseline or
+    // the view by walking it alongside, not by a search per id.
+    // Leave: drop from the baseline (each must be in it).
     let n = count(&mut pos)?;
-    let mut keep = vec![true; base.len()];
+    let mut view: SparseWorld = Vec::with_capacity(base.len());
     let mut ids = Ids { next: 0 };
+    let mut k = 0;
     for _ in 0..n {
         let id = ids.get(bytes, &mut pos)?;
-        let k = base.binary_search_by_key(&id, |e| e.0).ok()?;
-        keep[k] = false;
+        while base.get(k).is_some_and(|e| e.0 < id) {
+            view.push(base[k]);
+            k += 1;
+        }
+        if base.get(k).is_none_or(|e| e.0 != id) {
+            return None;
+        }
+        k += 1;
     }
-    let mut view: SparseWorld = Vec::with_capacity(base.len());
-    view.extend(base.iter().zip(&keep).filter(|(_, k)| **k).map(|(e, _)| *e));
-    // Enter: new ids, whole.
+    view.extend_from_slice(&base[k..]);
+    // Enter: new ids (in no baseline), whole.
     let n = count(&mut pos)?;
     let mut ids = Ids { next: 0 };
     let mut entered = Vec::with_capacity(n);
+    let mut k = 0;
     for _ in 0..n {
         let id = ids.get(bytes, &mut pos)?;
-        if base.binary_search_by_key(&id, |e| e.0).is_ok() {
+        while base.get(k).is_some_and(|e| e.0 < id) {
+            k += 1;
+        }
+        if base.get(k).is_some_and(|e| e.0 == id) {
             return None;
         }
         entered.push((id, get_entity(bytes, &mut pos, &Quantized::default())?));
@@ -192,9 +205,15 @@ pub fn decode(bytes: &[u8], baseline: Option<&[(u16, Quantized)]>) -> Option<(u3
     // Move: changed entities the view holds.
     let n = count(&mut pos)?;
     let mut ids = Ids { next: 0 };
+    let mut k = 0;
     for _ in 0..n {
         let id = ids.get(bytes, &mut pos)?;
-        let k = view.binary_search_by_key(&id, |e| e.0).ok()?;
+        while view.get(k).is_some_and(|e| e.0 < id) {
+            k += 1;
+        }
+        if view.get(k).is_none_or(|e| e.0 != id) {
+            return None;
+        }
         let e = get_entity(bytes, &mut pos, &view[k].1)?;
         if e == view[k].1 {
             return None; // a move must change something
@@ -203,6 +222,9 @@ pub fn decode(bytes: &[u8], baseline: Option<&[(u16, Quantized)]>) -> Option<(u3
     }
     if pos != bytes.len() {
         return None;
+    }
+    if entered.is_empty() {
+        return Some((frame, view));
     }
     // Both ascending, no id in both (an entering id is in no baseline):
     // merged, they are the view in id order.
@@ -246,7 +268,85 @@ mod tests {
         assert_eq!(decode(&hostile, None), None);
     }
 
+    /// The decoder as it was, with a search per id: what the walking one
+    /// must equal on any bytes.
+    fn decode_by_search(bytes: &[u8], baseline: Option<&[(u16, Quantized)]>) -> Option<(u32, SparseWorld)> {
+        let (frame, base_frame) = header(bytes)?;
+        if (base_frame == 0) != baseline.is_none() {
+            return None;
+        }
+        let base = baseline.unwrap_or(&[]);
+        let mut pos = HEADER;
+        let count = |pos: &mut usize| -> Option<usize> {
+            let n = get_varint(bytes, pos)?;
+            (n <= (bytes.len() - *pos) as u64).then_some(n as usize)
+        };
+        let n = count(&mut pos)?;
+        let mut keep = vec![true; base.len()];
+        let mut ids = Ids { next: 0 };
+        for _ in 0..n {
+            let id = ids.get(bytes, &mut pos)?;
+            let k = base.binary_search_by_key(&id, |e| e.0).ok()?;
+            keep[k] = false;
+        }
+        let mut view: SparseWorld = base.iter().zip(&keep).filter(|(_, k)| **k).map(|(e, _)| *e).collect();
+        let n = count(&mut pos)?;
+        let mut ids = Ids { next: 0 };
+        let mut entered = Vec::new();
+        for _ in 0..n {
+            let id = ids.get(bytes, &mut pos)?;
+            if base.binary_search_by_key(&id, |e| e.0).is_ok() {
+                return None;
+            }
+            entered.push((id, get_entity(bytes, &mut pos, &Quantized::default())?));
+        }
+        let n = count(&mut pos)?;
+        let mut ids = Ids { next: 0 };
+        for _ in 0..n {
+            let id = ids.get(bytes, &mut pos)?;
+            let k = view.binary_search_by_key(&id, |e| e.0).ok()?;
+            let e = get_entity(bytes, &mut pos, &view[k].1)?;
+            if e == view[k].1 {
+                return None;
+            }
+            view[k].1 = e;
+        }
+        if pos != bytes.len() {
+            return None;
+        }
+        view.extend(entered);
+        view.sort_by_key(|e| e.0);
+        Some((frame, view))
+    }
+
     proptest! {
+        /// Walking the lists alongside the baseline decodes any bytes —
+        /// valid datagrams and damaged ones — exactly as searching did.
+        #[test]
+        fn walking_decodes_as_searching(
+            old in proptest::collection::btree_map(0u16..60, -5000i32..5000, 0..20),
+            new in proptest::collection::btree_map(0u16..60, -5000i32..5000, 0..20),
+            flips in proptest::collection::vec((any::<usize>(), 0u8..8), 0..3),
+            cut in any::<usize>(),
+            whole in any::<bool>(),
+        ) {
+            let world = |m: &std::collections::BTreeMap<u16, i32>| -> SparseWorld {
+                m.iter().map(|(id, x)| (*id, q(*x))).collect()
+            };
+            let (old, new) = (world(&old), world(&new));
+            let mut bytes = encode(9, &new, (!whole).then_some((8, old.as_slice())));
+            for (at, bit) in flips {
+                let k = at % bytes.len();
+                bytes[k] ^= 1 << bit;
+            }
+            if cut % 4 == 0 {
+                bytes.truncate(cut % (bytes.len() + 1));
+            }
+            for baseline in [None, Some(old.as_slice()), Some(new.as_slice())] {
+                prop_assert_eq!(decode(&bytes, baseline), decode_by_search(&bytes, baseline));
+            }
+        }
+
         /// Whatever views the server sends and whatever is lost, a client
         /// decoding against the view it acknowledged gets exactly the
         /// server's view of that frame.
