@@ -51,12 +51,6 @@ struct Pair {
     inside: bool,
     /// Shown at the viewer's latest render.
     shown: bool,
-    /// In the viewer's tracked list.
-    tracked: bool,
-    /// The row's update (its count, wrapping) that last found the entity
-    /// in the cells around the viewer: a tracked entity whose mark is not
-    /// the current update's is out of reach.
-    mark: u8,
 }
 
 /// One viewer's pairs: its row of the tracker, judged on its own when
@@ -69,10 +63,11 @@ pub(crate) struct InterestRow {
     /// The ids the viewer's latest render showed.
     shown_ids: Vec<u16>,
     /// Entities inside the viewer's radius or waiting to be shown (in no
-    /// particular order).
+    /// particular order), and a bit per entity saying which: an update
+    /// reads a pair's memory only for these and the entities near enough
+    /// (most of the 3 × 3 cells' are neither).
     tracked: Vec<u32>,
-    /// Updates so far (wrapping), to mark the pairs each one reaches.
-    updates: u8,
+    tracking: Vec<u64>,
 }
 
 /// What renders add up to: sums, counts and maxima only, so counts kept
@@ -272,13 +267,10 @@ impl InterestTracker {
         let r = aoi.radius_um.clamp(0, Aoi::MAX_UM);
         let l = aoi.leave_radius_um().clamp(0, 2 * Aoi::MAX_UM);
         let row = InterestRow {
-            pairs: vec![
-                Pair { since: NEVER, last_near: 0, inside: false, shown: false, tracked: false, mark: 0 };
-                entities
-            ],
+            pairs: vec![Pair { since: NEVER, last_near: 0, inside: false, shown: false }; entities],
             shown_ids: Vec::new(),
             tracked: Vec::new(),
-            updates: 0,
+            tracking: vec![0; entities.div_ceil(64)],
         };
         let mut t = InterestTracker {
             radii: Radii { enter2: r * r, leave2: l * l, reach: l },
@@ -401,38 +393,41 @@ impl InterestRow {
         let me = &state[v];
         candidates.clear();
         cells.around(r.cell_of(me), candidates); // one cell each: distinct
-        self.updates = self.updates.wrapping_add(1);
-        let mark = self.updates;
         let prev = std::mem::take(&mut self.tracked);
         let mut tracked = std::mem::take(spare);
         tracked.clear();
+        let bit = |e: u32| (e as usize / 64, 1u64 << (e % 64));
         for &e in candidates.iter() {
             if e as usize == v {
                 continue;
             }
-            let pair = &mut self.pairs[e as usize];
-            pair.mark = mark;
             let d = d2_within(me, &state[e as usize], r.reach);
+            let (w, b) = bit(e);
+            let was_tracked = self.tracking[w] & b != 0;
             // An untracked pair (not inside, not waiting) beyond
             // `radius + hysteresis` stays as it is: skip its memory.
-            if !pair.tracked && d.is_none_or(|d| d > r.leave2) {
+            if !was_tracked && d.is_none_or(|d| d > r.leave2) {
                 continue;
             }
+            // Judged now: its bit no longer says "tracked, not yet seen".
+            self.tracking[w] &= !b;
+            let pair = &mut self.pairs[e as usize];
             counts.pair(r, pair, t, d);
             if pair.inside || pair.since != NEVER {
                 tracked.push(e);
             }
         }
-        // Tracked entities that are no longer around are out of reach.
+        // Tracked entities not around any more are out of reach.
         for &e in &prev {
-            let pair = &mut self.pairs[e as usize];
-            if pair.mark != mark {
-                counts.pair(r, pair, t, None);
+            let (w, b) = bit(e);
+            if self.tracking[w] & b != 0 {
+                self.tracking[w] &= !b;
+                counts.pair(r, &mut self.pairs[e as usize], t, None);
             }
-            pair.tracked = false;
         }
         for &e in &tracked {
-            self.pairs[e as usize].tracked = true;
+            let (w, b) = bit(e);
+            self.tracking[w] |= b;
         }
         self.tracked = tracked;
         *spare = prev;
