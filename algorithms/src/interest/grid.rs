@@ -11,6 +11,10 @@
 use super::{clamp_radius, dist2, Pos, SpatialIndex};
 use std::collections::BTreeMap;
 
+/// Queries reaching at most this many rings of cells look them up column
+/// by column.
+const MAX_RINGS_BY_COLUMN: i64 = 8;
+
 /// The nine-grid index.
 #[derive(Clone, Debug)]
 pub struct NineGrid {
@@ -77,13 +81,26 @@ impl SpatialIndex for NineGrid {
         let rings = (r + self.cell - 1) / self.cell;
         let (cx, cy) = self.cell_of(at);
         let ys = cy - rings..=cy + rings;
-        // Cells are ordered by (x, y): walk the occupied cells of the column
-        // strip, skipping rows outside the square (a huge radius costs the
-        // occupied cells, never the empty ones).
-        for (&(_, y), ids) in self.cells.range((cx - rings, i64::MIN)..=(cx + rings, i64::MAX)) {
-            if ys.contains(&y) {
-                examined += ids.len();
-                out.extend(ids.iter().copied().filter(|&e| dist2(self.filed[e as usize].0, at) <= r2));
+        let mut take = |ids: &Vec<u32>| {
+            examined += ids.len();
+            out.extend(ids.iter().copied().filter(|&e| dist2(self.filed[e as usize].0, at) <= r2));
+        };
+        // Cells are ordered by (x, y). A few columns: each column's rows of
+        // the square, one range each. Many (a huge radius): the occupied
+        // cells of the column strip, skipping rows outside the square, so
+        // a huge radius costs the occupied cells, never the empty ones.
+        // Either way the same cells in the same order.
+        if rings <= MAX_RINGS_BY_COLUMN {
+            for x in cx - rings..=cx + rings {
+                for (_, ids) in self.cells.range((x, cy - rings)..=(x, cy + rings)) {
+                    take(ids);
+                }
+            }
+        } else {
+            for (&(_, y), ids) in self.cells.range((cx - rings, i64::MIN)..=(cx + rings, i64::MAX)) {
+                if ys.contains(&y) {
+                    take(ids);
+                }
             }
         }
         harness::id_sort::sort_distinct(&mut out[start..]); // one cell each: distinct
