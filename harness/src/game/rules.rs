@@ -279,7 +279,7 @@ impl Game {
                 self.move_player(p, SeqInput { seq: 0, input: self.planned_bot_input(plan, frame) });
             }
         };
-        let parts = crate::parallel::parts(bots.len() * BOT_MOVE_WORK, bots.len());
+        let parts = if bots.is_empty() { 1 } else { crate::parallel::parts(bots.len() * BOT_MOVE_WORK, bots.len()) };
         if parts > 1 {
             let per = bots.len().div_ceil(parts);
             crate::parallel::for_each(parts, bots.chunks_mut(per).enumerate(), |(c, chunk)| move_bots(c * per, chunk));
@@ -330,6 +330,7 @@ impl Game {
         }
     }
 
+    #[inline(always)]
     fn move_player(&self, p: &mut PlayerState, si: SeqInput) {
         let input = si.input;
         if si.seq != 0 {
