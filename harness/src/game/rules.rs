@@ -119,10 +119,10 @@ impl Clone for Game {
     }
 }
 
-/// Diagonal scale ≈ 1/√2 as 181/256.
 /// Work units (see [`crate::parallel::parts`]) of one bot's move: a few
 /// thousand bots are worth a second core.
 const BOT_MOVE_WORK: usize = 4;
+/// Diagonal scale ≈ 1/√2 as 181/256.
 const DIAG_NUM: i64 = 181;
 const DIAG_DEN: i64 = 256;
 
