@@ -3,8 +3,10 @@
 //!
 //! A node writes a packet into [`take`]'s buffer and hands it to
 //! [`Ctx::send`](crate::contract::Ctx::send); once the receiver has read it,
-//! the runner hands it back with [`give`], and the next packet written on
-//! the thread reuses it. Buffers are always handed out empty, so what a run
+//! the runner hands it back with [`give`] (through a transport, the
+//! transport's delivered copy), and the next packet written on the thread
+//! reuses it. A new buffer has room for [`MIN_CAPACITY`] bytes at least, so a
+//! small packet waiting in a link's queue holds that much. Buffers are always handed out empty, so what a run
 //! sends never depends on the pool. The pool is bounded: at most
 //! [`KEPT`] buffers of at most [`KEPT_CAPACITY`] bytes each (a small match's
 //! packets; a large world's snapshots are allocated as before).

@@ -519,9 +519,9 @@ impl Ctx<'_> {
         Some(self.recorder.sample_input(p, self.now_global))
     }
 
-    /// Sends `bytes` to `to` over the unreliable link. A packet written
-    /// into a buffer from [`crate::buffers::take`] is one the run reuses
-    /// once delivered (any `Vec` works).
+    /// Sends `bytes` to `to` over the unreliable link. Writing it into a
+    /// buffer from [`crate::buffers::take`] saves an allocation: the run
+    /// returns delivered packets to that pool (any `Vec` works).
     pub fn send(&mut self, to: NodeId, bytes: Vec<u8>) {
         self.outbox.push((to, bytes));
     }

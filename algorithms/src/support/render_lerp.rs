@@ -146,8 +146,9 @@ pub trait Picture: Node {
 
 /// A node whose picture changes only on its events (ticks, packets) and
 /// whose `render` only reads its state, drawn through a [`TickLerp`]:
-/// after every event the wrapper takes the node's picture and, if it
-/// changed, moves to it over the next tick from that instant.
+/// after every event the wrapper takes the node's picture (unless the
+/// node's [`Picture::picture_stamp`] says it cannot have changed) and, if
+/// it changed, moves to it over the next tick from that instant.
 pub struct Smooth<N> {
     inner: N,
     lerp: TickLerp,

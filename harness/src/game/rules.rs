@@ -119,8 +119,8 @@ impl Clone for Game {
     }
 }
 
-/// Work units (see [`crate::parallel::parts`]) of one bot's move: a few
-/// thousand bots are worth a second core.
+/// Work units (see [`crate::parallel::parts`]) of one bot's move: from
+/// 1,024 bots on, they are split over the cores.
 const BOT_MOVE_WORK: usize = 4;
 /// Diagonal scale ≈ 1/√2 as 181/256.
 const DIAG_NUM: i64 = 181;
