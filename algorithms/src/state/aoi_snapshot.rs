@@ -237,9 +237,7 @@ impl Node for AoiClient {
         for (id, qa) in a.iter().filter(|e| e.0 != self.me) {
             let pa = qa.um();
             let qb = b.and_then(|b| {
-                while b.get(in_b).is_some_and(|e| e.0 < *id) {
-                    in_b += 1;
-                }
+                in_b = sparse_delta::seek(b, in_b, *id);
                 b.get(in_b).filter(|e| e.0 == *id).map(|e| &e.1)
             });
             let pos = match qb {

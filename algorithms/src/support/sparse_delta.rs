@@ -153,64 +153,71 @@ fn get_entity(b: &[u8], pos: &mut usize, base: &Quantized) -> Option<Quantized> 
     Some(Quantized { x: fit(v[0])?, y: fit(v[1])?, z: fit(v[2])? })
 }
 
+/// The place in `view` (ascending by id) from `from` on of the first entity
+/// whose id is `id` or more: where `id` is, or would be. Walking a view
+/// alongside an ascending list of ids takes one of these per id.
+pub fn seek(view: &[(u16, Quantized)], from: usize, id: u16) -> usize {
+    from + view.get(from..).map_or(0, |rest| rest.iter().take_while(|e| e.0 < id).count())
+}
+
+/// The frame a datagram carries and the baseline it decodes against, if
+/// it names one exactly when one is given.
+fn opened<'a>(bytes: &[u8], baseline: Option<&'a [(u16, Quantized)]>) -> Option<(u32, &'a [(u16, Quantized)])> {
+    let (frame, base_frame) = header(bytes)?;
+    ((base_frame == 0) == baseline.is_none()).then_some((frame, baseline.unwrap_or(&[])))
+}
+
+/// A list's length, read at `pos`: never more than the bytes left, so a
+/// hostile count cannot allocate more than the datagram sent.
+fn list_len(bytes: &[u8], pos: &mut usize) -> Option<usize> {
+    let n = get_varint(bytes, pos)?;
+    (n <= (bytes.len() - *pos) as u64).then_some(n as usize)
+}
+
 /// Decodes against `baseline` (the view of the frame the datagram names,
 /// or `None` when it names none). Lists are bounded by the datagram's
 /// length, so a hostile count cannot allocate more than the bytes it sent.
 pub fn decode(bytes: &[u8], baseline: Option<&[(u16, Quantized)]>) -> Option<(u32, SparseWorld)> {
-    let (frame, base_frame) = header(bytes)?;
-    if (base_frame == 0) != baseline.is_none() {
-        return None;
-    }
-    let base = baseline.unwrap_or(&[]);
+    let (frame, base) = opened(bytes, baseline)?;
     let mut pos = HEADER;
-    let count = |pos: &mut usize| -> Option<usize> {
-        let n = get_varint(bytes, pos)?;
-        (n <= (bytes.len() - *pos) as u64).then_some(n as usize)
-    };
     // Every list is ascending (ids travel as gaps), and so is the
     // baseline (a decoded view): each is matched against the baseline or
     // the view by walking it alongside, not by a search per id.
     // Leave: drop from the baseline (each must be in it).
-    let n = count(&mut pos)?;
+    let n = list_len(bytes, &mut pos)?;
     let mut view: SparseWorld = Vec::with_capacity(base.len());
     let mut ids = Ids { next: 0 };
     let mut k = 0;
     for _ in 0..n {
         let id = ids.get(bytes, &mut pos)?;
-        while base.get(k).is_some_and(|e| e.0 < id) {
-            view.push(base[k]);
-            k += 1;
-        }
-        if base.get(k).is_none_or(|e| e.0 != id) {
+        let at = seek(base, k, id);
+        view.extend_from_slice(&base[k..at]);
+        if base.get(at).is_none_or(|e| e.0 != id) {
             return None;
         }
-        k += 1;
+        k = at + 1;
     }
     view.extend_from_slice(&base[k..]);
     // Enter: new ids (in no baseline), whole.
-    let n = count(&mut pos)?;
+    let n = list_len(bytes, &mut pos)?;
     let mut ids = Ids { next: 0 };
     let mut entered = Vec::with_capacity(n);
     let mut k = 0;
     for _ in 0..n {
         let id = ids.get(bytes, &mut pos)?;
-        while base.get(k).is_some_and(|e| e.0 < id) {
-            k += 1;
-        }
+        k = seek(base, k, id);
         if base.get(k).is_some_and(|e| e.0 == id) {
             return None;
         }
         entered.push((id, get_entity(bytes, &mut pos, &Quantized::default())?));
     }
     // Move: changed entities the view holds.
-    let n = count(&mut pos)?;
+    let n = list_len(bytes, &mut pos)?;
     let mut ids = Ids { next: 0 };
     let mut k = 0;
     for _ in 0..n {
         let id = ids.get(bytes, &mut pos)?;
-        while view.get(k).is_some_and(|e| e.0 < id) {
-            k += 1;
-        }
+        k = seek(&view, k, id);
         if view.get(k).is_none_or(|e| e.0 != id) {
             return None;
         }
@@ -271,16 +278,9 @@ mod tests {
     /// The decoder as it was, with a search per id: what the walking one
     /// must equal on any bytes.
     fn decode_by_search(bytes: &[u8], baseline: Option<&[(u16, Quantized)]>) -> Option<(u32, SparseWorld)> {
-        let (frame, base_frame) = header(bytes)?;
-        if (base_frame == 0) != baseline.is_none() {
-            return None;
-        }
-        let base = baseline.unwrap_or(&[]);
+        let (frame, base) = opened(bytes, baseline)?;
         let mut pos = HEADER;
-        let count = |pos: &mut usize| -> Option<usize> {
-            let n = get_varint(bytes, pos)?;
-            (n <= (bytes.len() - *pos) as u64).then_some(n as usize)
-        };
+        let count = |pos: &mut usize| list_len(bytes, pos);
         let n = count(&mut pos)?;
         let mut keep = vec![true; base.len()];
         let mut ids = Ids { next: 0 };
