@@ -124,7 +124,7 @@ pub struct InterestSets {
     /// Each watcher's set before the last update (its buffer the next
     /// update fills: no allocation per watcher per tick).
     previous: Vec<Vec<u32>>,
-    /// One query buffer per part of an update.
+    /// One query buffer per part of an update (at least one).
     scratch: Vec<Vec<u32>>,
     examined: u64,
 }
@@ -148,7 +148,7 @@ impl InterestSets {
             hysteresis: clamp_radius(hysteresis).0,
             visible: vec![Vec::new(); n],
             previous: vec![Vec::new(); n],
-            scratch: Vec::new(),
+            scratch: vec![Vec::new()],
             examined: 0,
         }
     }
@@ -182,9 +182,6 @@ impl InterestSets {
     /// server that reads the sets ([`InterestSets::visible`]) and not the
     /// events.
     pub fn update(&mut self, index: &dyn SpatialIndex, positions: &[Pos]) {
-        if self.scratch.is_empty() {
-            self.scratch.push(Vec::new());
-        }
         let (watchers, visible, previous) = (&self.watchers, &mut self.visible[..], &mut self.previous[..]);
         self.examined +=
             update_range(watchers, visible, previous, &mut self.scratch[0], index, self.hysteresis, positions);
