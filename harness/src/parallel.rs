@@ -8,6 +8,7 @@
 //! `RAYON_NUM_THREADS`.
 
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Entity-renders below which a part is not worth a core (a few µs of
 /// judging against the pool's hand-over).
@@ -51,15 +52,53 @@ pub fn map<T: Sync, R: Send>(items: &[T], parts: usize, f: impl Fn(&T) -> R + Sy
 /// else here. A run whose screens are judged on several cores is faster
 /// on a pool thread: a batch is split where it is and its first part
 /// judged at once, instead of handed to the pool while the caller waits.
+///
+/// While `f` runs, the pool's other threads stay awake, looking for its
+/// parts instead of going to sleep between them. A big run splits a few
+/// hundred times per simulated second, with a few hundred µs of one-core
+/// work in between: long enough for an idle rayon thread to fall asleep,
+/// and waking it (a futex call, then the kernel scheduling it) cost about
+/// as much as the part it was woken for. The price is the other cores
+/// busy for the run's length, which is what a big run wants anyway.
+///
 /// For one run at a time — a caller running many runs at once (`matrix`)
 /// keeps them off the pool, or a thread waiting for a batch's other half
 /// could take up a whole other run meanwhile and hold the first up for
 /// all of it.
 pub fn on_pool<R: Send>(big: bool, f: impl FnOnce() -> R + Send) -> R {
-    if big && rayon::current_thread_index().is_none() {
-        rayon::scope(|_| f())
-    } else {
+    if !big || rayon::current_thread_index().is_some() {
+        return f();
+    }
+    let done = &AtomicBool::new(false);
+    rayon::scope(|s| {
+        let home = rayon::current_thread_index();
+        s.spawn_broadcast(move |_, ctx| {
+            if Some(ctx.index()) != home {
+                stay_awake(done);
+            }
+        });
+        // Set however `f` ends, or a panic in it would leave the
+        // others spinning and the scope waiting for them.
+        let _done = SetOnDrop(done);
         f()
+    })
+}
+
+/// Runs the pool's work as it comes until `done`, without sleeping.
+fn stay_awake(done: &AtomicBool) {
+    while !done.load(Ordering::Acquire) {
+        if rayon::yield_now() != Some(rayon::Yield::Executed) {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+/// Sets its flag when dropped.
+struct SetOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
     }
 }
 
@@ -67,6 +106,27 @@ pub fn on_pool<R: Send>(big: bool, f: impl FnOnce() -> R + Send) -> R {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A run on the pool gives back what it returns, its parts run, and
+    /// when it panics the panic reaches the caller: the threads kept
+    /// awake for it stop, instead of the scope waiting on them for ever.
+    #[test]
+    fn on_pool_returns_and_panics_reach_the_caller() {
+        let items: Vec<u32> = (0..64).collect();
+        let got = on_pool(true, || map(&items, 2, |x| x * 2));
+        assert_eq!(got, items.iter().map(|x| x * 2).collect::<Vec<_>>());
+        // On a thread of its own, so that a hang fails the test instead
+        // of hanging it.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let caught = std::panic::catch_unwind(|| on_pool(true, || -> u32 { panic!("a run's panic") }));
+            let _ = tx.send(caught.map_err(|e| e.downcast_ref::<&str>().map(|s| s.to_string())));
+        });
+        let caught = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("on_pool came back after the panic");
+        assert_eq!(caught, Err(Some("a run's panic".to_string())));
+        // The pool is still usable afterwards.
+        assert_eq!(on_pool(true, || 7), 7);
+    }
 
     proptest! {
         /// `map` gives `f` of every item in order, however many parts.
