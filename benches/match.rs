@@ -19,6 +19,12 @@
 //! - `ours_vs_ggrs/*`: the same 2-player LAN match with our rollback and
 //!   with the real ggrs (throughput: frames shown, so time per frame).
 //!
+//! Every match here runs on one core (rayon's global pool is made with one
+//! thread): the goals these measure are per core, and a 32-client match
+//! would otherwise judge its screens on two, mixing one- and two-core
+//! figures in one scaling table. `benches/interest.rs` times whole
+//! large-world matches on the machine's cores.
+//!
 //! `cargo bench --bench match`; CI runs it short
 //! (`-- --warm-up-time 0.2 --measurement-time 0.5 --sample-size 10`).
 
@@ -42,7 +48,15 @@ fn trace(players: usize, duration_us: u64) -> Trace {
     TraceSpec::resolve("random-walk", &[]).unwrap().instantiate(players, duration_us, 1).unwrap()
 }
 
+/// Makes rayon's global pool one thread, if nothing made it yet (each group
+/// calls it: criterion may run any of them first, or alone).
+fn on_one_core() {
+    let _ = rayon::ThreadPoolBuilder::new().num_threads(1).build_global();
+    assert_eq!(rayon::current_num_threads(), 1, "the match benchmarks run on one core");
+}
+
 fn matches(c: &mut Criterion) {
+    on_one_core();
     let profile = wifi();
     let cfg = RunConfig { clients: 4, duration_us: 60_000_000, seed: 1, ..RunConfig::default() };
     let t = trace(4, cfg.duration_us);
@@ -114,6 +128,7 @@ fn game(c: &mut Criterion) {
 }
 
 fn scaling(c: &mut Criterion) {
+    on_one_core();
     let profile = wifi();
     let algo = algorithms::registry::find("lockstep").unwrap();
     let mut g = c.benchmark_group("scaling");
@@ -175,6 +190,7 @@ fn codec(c: &mut Criterion) {
 }
 
 fn rollback(c: &mut Criterion) {
+    on_one_core();
     let algo = algorithms::registry::find("rollback").unwrap();
     let mut g = c.benchmark_group("rollback");
     g.throughput(Throughput::Elements(60));
