@@ -98,7 +98,7 @@ fn interest_match(c: &mut Criterion) {
         let trace =
             TraceSpec::resolve("random-walk", &[]).unwrap().instantiate(cfg.clients, cfg.duration_us, 1).unwrap();
         // As `syncbench run` runs one: on the pool if its screens split.
-        let big = harness::runner::splits_screens(&cfg);
+        let big = harness::runner::runs_on_pool(&cfg);
         g.bench_function(method, |b| {
             b.iter(|| {
                 harness::parallel::on_pool(big, || {

@@ -395,12 +395,14 @@ pub(crate) fn prepare(
     Ok(Prepared { game, setup, recorder })
 }
 
-/// Whether a run of `cfg` is big enough that its screens may be judged on
-/// several cores: then running it through [`crate::parallel::on_pool`]
-/// pays (a single run; a caller running many at once should not).
-pub fn splits_screens(cfg: &RunConfig) -> bool {
+/// Whether a run of `cfg` should go through [`crate::parallel::on_pool`]
+/// (a single run; a caller running many at once should not): when it is
+/// big enough that its screens may be judged on several cores, and not
+/// paced — a paced run waits for the wall clock between events, and
+/// keeping the pool's threads awake for it would only burn them.
+pub fn runs_on_pool(cfg: &RunConfig) -> bool {
     let batch = cfg.clients.saturating_mul(cfg.clients.saturating_add(cfg.bots));
-    parallel::parts(batch, cfg.clients) > 1
+    parallel::parts(batch, cfg.clients) > 1 && !cfg.paced
 }
 
 /// Runs `algorithm` on `plan` (a profile per client) with `trace`.
@@ -659,4 +661,25 @@ pub fn run_plan_observed(
     let mut metrics = recorder.finish(cfg.duration_us, game.steps_executed(), &links, net.delivered);
     metrics.network.retransmissions = transports.retransmitted;
     Ok(RunResult { metrics, events })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A big run goes on the pool; a small one, or a paced one (which waits
+    /// on the wall clock and would keep the pool's threads spinning for
+    /// nothing), does not.
+    #[test]
+    fn which_runs_go_on_the_pool() {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        pool.install(|| {
+            let big = RunConfig { clients: 200, bots: 2000, ..RunConfig::default() };
+            assert!(runs_on_pool(&big));
+            assert!(!runs_on_pool(&RunConfig { paced: true, ..big.clone() }));
+            assert!(!runs_on_pool(&RunConfig { clients: 4, ..RunConfig::default() }));
+        });
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        one.install(|| assert!(!runs_on_pool(&RunConfig { clients: 200, bots: 2000, ..RunConfig::default() })));
+    }
 }

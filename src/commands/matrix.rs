@@ -59,7 +59,7 @@ pub(super) fn run_matrix(
                     let Some((index, algo, plan, spec, cfg)) = jobs.get(i) else { break };
                     let run = || run_one(*algo, plan, spec, cfg);
                     // A lone big run goes on the pool, as `run` does.
-                    let alone = threads == 1 && harness::runner::splits_screens(cfg);
+                    let alone = threads == 1 && harness::runner::runs_on_pool(cfg);
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &own {
                         Some(pool) => pool.install(run),
                         None => harness::parallel::on_pool(alone, run),

@@ -19,7 +19,7 @@ pub(super) fn run_cmd(a: RunArgs) -> Result<()> {
         }
     };
     // One run: if its screens split over cores, it runs on the pool itself.
-    let big = harness::runner::splits_screens(&cfg);
+    let big = harness::runner::runs_on_pool(&cfg);
     let r = harness::parallel::on_pool(big, || run_one_observed(algo, &profile, &spec, &cfg, &mut progress));
     if show && r.is_err() {
         eprintln!(); // end the progress line before the error
