@@ -37,7 +37,7 @@ pub enum Command {
     },
     /// Run one algorithm on one profile and trace, and print its metrics.
     #[command(
-        after_help = "Examples:\n  syncbench run --algo lockstep --profile wifi --trace zigzag\n  syncbench run --algo server-verified --profile \"delay 50ms\" --clients 2 --duration 10s --format json\n  syncbench run --algo lockstep --profile lan --trace traces/dodge.trace --seed 7\n  syncbench run --algo delta-snapshot --clients 200 --bots 2000 --arena 400x400 --aoi grid --duration 20s"
+        after_help = "Examples:\n  syncbench run --algo lockstep --profile wifi --trace zigzag\n  syncbench run --algo server-verified --profile \"delay 50ms\" --clients 2 --duration 10s --format json\n  syncbench run --algo lockstep --profile lan --trace traces/dodge.trace --seed 7\n  syncbench run --algo delta-snapshot --clients 200 --bots 2000 --arena 400x400 --aoi grid --duration 20s\n\nA large world (32 players, or fewer with bots) keeps every core busy for its whole length; RAYON_NUM_THREADS=N limits it to N.\nThe report is the same byte for byte on any number of cores."
     )]
     Run(RunArgs),
     /// Run one algorithm live: real UDP sockets on 127.0.0.1, real timers, a userspace relay
