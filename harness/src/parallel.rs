@@ -27,6 +27,18 @@ pub fn parts(work: usize, items: usize) -> usize {
     (work / MIN_PER_PART).min(threads).min(items).max(1)
 }
 
+/// [`parts`] for a batch judged away from the event loop (the runner's
+/// `Recording`): up to four a core, so that the event loop's thread, once
+/// its events are done, finds parts left to take instead of waiting for
+/// the other core's half.
+pub fn fine_parts(work: usize, items: usize) -> usize {
+    let threads = rayon::current_num_threads();
+    if threads <= 1 {
+        return 1;
+    }
+    (work / MIN_PER_PART).min(4 * threads).min(items).max(1)
+}
+
 /// Runs `f` on every item — here, in order, when `parts` is 1; else on as
 /// many cores as the pool has (each item is one part's work).
 pub fn for_each<I>(parts: usize, items: I, f: impl Fn(I::Item) + Sync + Send)

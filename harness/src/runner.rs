@@ -6,9 +6,11 @@
 //! events are ordered by `(time, class, insertion)`, and nothing reads the
 //! wall clock.
 
+use crate::contract::Observer;
 use crate::contract::{Algorithm, Ctx, Node, NodeId, Options, RenderCtx, Setup, View};
 use crate::event::{EventClass, Scheduler};
 use crate::game::Game;
+use crate::metrics::deferred::Deferred;
 use crate::metrics::recorder::Recorder;
 use crate::metrics::Metrics;
 use crate::net::profile::NetworkPlan;
@@ -20,6 +22,7 @@ use crate::time::{LocalClock, Micros, Periodic};
 use crate::trace::Trace;
 use crate::world::{Aoi, World};
 use std::collections::BTreeMap;
+use std::sync::mpsc::{Receiver, TryRecvError};
 
 /// How a run is set up, apart from algorithm, network and trace.
 #[derive(Clone, Debug, PartialEq)]
@@ -395,6 +398,78 @@ pub(crate) fn prepare(
     Ok(Prepared { game, setup, recorder })
 }
 
+/// The run's recorder: here, or away on another core judging a render
+/// instant's batch while the event loop goes on against a log of what the
+/// nodes tell it meanwhile (`metrics::deferred`), replayed when it is back.
+/// Nothing the events do reads what judging writes, and the recorder gets
+/// every call in the order it would have, so the report is the same.
+struct Recording<'t> {
+    here: Option<Recorder>,
+    log: Deferred<'t>,
+    away: Option<Receiver<Judged>>,
+}
+
+/// What a batch judged away sends back: the recorder and the views
+/// buffer, or the panic that stopped it.
+type Judged = std::thread::Result<(Recorder, Vec<(usize, View)>)>;
+
+impl Recording<'_> {
+    /// What the nodes report to now.
+    fn observer(&mut self) -> &mut dyn Observer {
+        match &mut self.here {
+            Some(r) => r,
+            None => &mut self.log,
+        }
+    }
+
+    fn count_send(&mut self, from: NodeId, to: NodeId, payload: usize) {
+        match &mut self.here {
+            Some(r) => r.count_send(from, to, payload),
+            None => self.log.count_send(from, to, payload),
+        }
+    }
+
+    /// The recorder, back from judging — its batch's views in `views` and
+    /// what it missed replayed. Waiting for it, this thread runs the pool's
+    /// work (its batch's other parts, say) instead of sleeping.
+    fn back(&mut self, views: &mut Vec<(usize, View)>) -> &mut Recorder {
+        if let Some(away) = self.away.take() {
+            let (mut recorder, batch) = loop {
+                match away.try_recv() {
+                    Ok(done) => break done.unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                    Err(TryRecvError::Empty) => {
+                        if rayon::yield_now() != Some(rayon::Yield::Executed) {
+                            std::hint::spin_loop();
+                        }
+                    }
+                    Err(TryRecvError::Disconnected) => unreachable!("the judging job answers before it ends"),
+                }
+            };
+            *views = batch;
+            self.log.replay_into(&mut recorder);
+            self.here = Some(recorder);
+        }
+        self.here.as_mut().expect("the recorder is here unless away")
+    }
+
+    /// Judges the first `n` of `views`, rendered at `now`, on the pool;
+    /// the views come back with the recorder ([`Recording::back`]).
+    fn judge_away(&mut self, now: Micros, views: &mut Vec<(usize, View)>, n: usize) {
+        let mut recorder = self.here.take().expect("judged once at a time");
+        self.log.start(&recorder);
+        let mut batch = std::mem::take(views);
+        let (answer, away) = std::sync::mpsc::sync_channel(1);
+        rayon::spawn(move || {
+            let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+                recorder.record_views(now, &mut batch[..n]);
+                (recorder, batch)
+            }));
+            let _ = answer.send(done);
+        });
+        self.away = Some(away);
+    }
+}
+
 /// Whether a run of `cfg` should go through [`crate::parallel::on_pool`]
 /// (a single run; a caller running many at once should not): when it is
 /// big enough that its screens may be judged on several cores, and not
@@ -425,7 +500,12 @@ pub fn run_plan_observed(
     cfg: &RunConfig,
     progress: &mut dyn FnMut(Micros),
 ) -> Result<RunResult, RunError> {
-    let Prepared { game, setup, mut recorder } = prepare(algorithm, plan, trace, cfg)?;
+    let Prepared { game, setup, recorder } = prepare(algorithm, plan, trace, cfg)?;
+    // A big run on a pool of several threads judges each render instant's
+    // batch on another core while its events go on (see `Recording`).
+    let overlap = runs_on_pool(cfg) && rayon::current_thread_index().is_some();
+    let players = recorder.players();
+    let mut rec = Recording { here: Some(recorder), log: Deferred::new(trace, players), away: None };
     let mut slots: Vec<NodeSlot> = Vec::with_capacity(setup.nodes());
     for n in 0..setup.nodes() {
         let id = NodeId(n as u16);
@@ -502,7 +582,7 @@ pub fn run_plan_observed(
                     setup: &setup,
                     game: &game,
                     outbox: &mut outbox,
-                    recorder: &mut recorder,
+                    recorder: rec.observer(),
                 };
                 s.node.on_tick(&mut ctx);
                 s.ticks += 1;
@@ -514,6 +594,8 @@ pub fn run_plan_observed(
                 // judged together (on several cores when they are many):
                 // nothing else can happen between them, so this is the
                 // order one at a time would take.
+                // The views buffer comes back with the recorder.
+                rec.back(&mut views);
                 rendering.clear();
                 rendering.push(i);
                 while let Some(ev) = sched.pop_same(now, EventClass::Render) {
@@ -550,7 +632,12 @@ pub fn run_plan_observed(
                     }
                 }
                 last_drawn = batch.iter().map(|(_, v)| v.entities.len()).sum();
-                recorder.record_views(now, batch);
+                let n = rendering.len();
+                if overlap {
+                    rec.judge_away(now, &mut views, n);
+                } else {
+                    rec.back(&mut views).record_views(now, &mut views[..n]);
+                }
                 for &j in &rendering {
                     let s = &mut slots[j];
                     let (r, k) = s.render.as_mut().expect("only clients render");
@@ -590,7 +677,7 @@ pub fn run_plan_observed(
                         transports.retransmitted += out.retransmitted;
                         delivered_msgs.append(&mut out.deliver);
                         for d in out.send {
-                            recorder.count_send(p.to, p.from, d.len());
+                            rec.count_send(p.to, p.from, d.len());
                             net.offer(&mut slots, &mut sched, now, to, Dir::Up, Packet::new(p.to, p.from, d));
                         }
                         transports.arm(&mut sched, to, from);
@@ -606,7 +693,7 @@ pub fn run_plan_observed(
                         setup: &setup,
                         game: &game,
                         outbox: &mut outbox,
-                        recorder: &mut recorder,
+                        recorder: rec.observer(),
                     };
                     s.node.on_packet(&mut ctx, p.from, &msg);
                     crate::buffers::give(msg);
@@ -625,7 +712,7 @@ pub fn run_plan_observed(
                 transports.retransmitted += out.retransmitted;
                 let (a, b) = (NodeId(at as u16), NodeId(peer as u16));
                 for d in out.send {
-                    recorder.count_send(a, b, d.len());
+                    rec.count_send(a, b, d.len());
                     net.offer(&mut slots, &mut sched, now, at, Dir::Up, Packet::new(a, b, d));
                 }
                 transports.arm(&mut sched, at, peer);
@@ -641,14 +728,14 @@ pub fn run_plan_observed(
             }
             match transports.endpoint(&mut sched, now, from_node, peer) {
                 None => {
-                    recorder.count_send(from, to, bytes.len());
+                    rec.count_send(from, to, bytes.len());
                     net.offer(&mut slots, &mut sched, now, from_node, Dir::Up, Packet::new(from, to, bytes));
                 }
                 Some(ep) => {
                     let mut out = Output::default();
                     ep.send(now, bytes, &mut out);
                     for d in out.send {
-                        recorder.count_send(from, to, d.len());
+                        rec.count_send(from, to, d.len());
                         net.offer(&mut slots, &mut sched, now, from_node, Dir::Up, Packet::new(from, to, d));
                     }
                     transports.arm(&mut sched, from_node, peer);
@@ -658,6 +745,8 @@ pub fn run_plan_observed(
     }
 
     let links: Vec<LinkStats> = slots.iter().flat_map(|s| [s.links[0].stats(), s.links[1].stats()]).collect();
+    rec.back(&mut views);
+    let recorder = rec.here.take().expect("the recorder is back");
     let mut metrics = recorder.finish(cfg.duration_us, game.steps_executed(), &links, net.delivered);
     metrics.network.retransmissions = transports.retransmitted;
     Ok(RunResult { metrics, events })

@@ -63,6 +63,7 @@
 //! - **area of interest** (runs with `--aoi`): visible share, awareness
 //!   latency, unaware visits and leaks — see [`interest`].
 
+pub(crate) mod deferred;
 pub mod fidelity;
 pub mod ideal;
 pub mod interest;

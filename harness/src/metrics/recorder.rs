@@ -274,6 +274,24 @@ impl Recorder {
             Some(hint) => self.trace.input_near(p, t.0, hint),
             None => self.trace.input_at(p, t.0),
         };
+        self.record_sample(p, t, input)
+    }
+
+    /// Players (entity ids `0..players`, the ones with inputs).
+    pub(crate) fn players(&self) -> usize {
+        self.players
+    }
+
+    /// How many inputs player `p`'s device has been sampled for.
+    pub(crate) fn samples_taken(&self, p: usize) -> usize {
+        self.samples.get(p).map_or(0, Vec::len)
+    }
+
+    /// Records that player `p`'s device was sampled at `t` and held
+    /// `input` (the trace's input then): [`Recorder::sample_input`] once
+    /// the input is looked up, or a sample logged while a batch of renders
+    /// was judged elsewhere ([`super::deferred`]).
+    pub(crate) fn record_sample(&mut self, p: usize, t: Micros, input: Input) -> SeqInput {
         self.samples[p].push((t, input));
         let seq = self.samples[p].len() as u32;
         if input.held(Input::SHOOT) && (input.aim_x != 0 || input.aim_y != 0) && !self.screens[p].last_view.is_empty() {
@@ -592,7 +610,7 @@ impl Recorder {
             &mut self.screens,
             rows,
             &mut self.tallies,
-            parallel::parts(entity_renders, batch.len()),
+            parallel::fine_parts(entity_renders, batch.len()),
             |first, screens, mut rows, tally| {
                 let mine = first..first + screens.len();
                 for (pos, (viewer, view)) in shown.iter().enumerate().filter(|(_, (v, _))| mine.contains(v)) {

@@ -1,0 +1,132 @@
+//! What the nodes tell the recorder while it is away judging a batch of
+//! renders on another core, logged in order and replayed into it when it
+//! is back.
+//!
+//! A large world's judging of one render instant is a third of its work,
+//! and nothing the event loop does until the next render instant reads
+//! what judging writes: the nodes only *tell* the recorder things
+//! (`Observer`), and the one answer they get back — a sampled input and
+//! its sequence number — comes from the trace and a count. So the runner
+//! hands the recorder to another core with the batch, goes on with the
+//! events up to the next render instant against a [`Deferred`], and
+//! replays the log into the recorder when it is back, before anything
+//! else touches it. The recorder sees exactly the calls it would have
+//! seen, in the same order, so the report is the same byte for byte.
+//!
+//! ```text
+//! render k: recorder ──▶ other core: record_views(k)
+//!           events k..k+1 ──▶ Deferred (samples answered from the trace)
+//! render k+1: recorder ◀── back; Deferred::replay_into(recorder); …
+//! ```
+
+use crate::contract::{NodeId, Observer, Report};
+use crate::game::{Input, SeqInput, State};
+use crate::metrics::recorder::Recorder;
+use crate::time::Micros;
+use crate::trace::Trace;
+
+/// One call the recorder missed.
+enum Call {
+    Sample { p: usize, t: Micros, input: Input },
+    Authority { t: Micros, state: State },
+    Confirmed { node: NodeId, t: Micros, state: State, inputs: Vec<SeqInput> },
+    Report { node: NodeId, t: Micros, local: i64, tick: u64, what: Report },
+    Send { from: NodeId, to: NodeId, payload: usize },
+}
+
+/// The recorder's stand-in while it is away (see the module docs).
+pub(crate) struct Deferred<'t> {
+    trace: &'t Trace,
+    /// Per player, [`Trace::input_near`]'s hint.
+    hints: Vec<usize>,
+    /// Per player, the inputs sampled so far (the recorder's count when it
+    /// left, plus the samples logged since).
+    taken: Vec<usize>,
+    calls: Vec<Call>,
+    /// States of replayed calls, for the next ones' copies.
+    spare_states: Vec<State>,
+}
+
+impl<'t> Deferred<'t> {
+    /// A stand-in for a recorder of `players` players fed `trace` (the
+    /// recorder's own).
+    pub(crate) fn new(trace: &'t Trace, players: usize) -> Deferred<'t> {
+        Deferred {
+            trace,
+            hints: vec![0; players],
+            taken: vec![0; players],
+            calls: Vec::new(),
+            spare_states: Vec::new(),
+        }
+    }
+
+    /// Takes the recorder's sample counts as it leaves.
+    pub(crate) fn start(&mut self, recorder: &Recorder) {
+        debug_assert!(self.calls.is_empty(), "the log was replayed");
+        for (p, n) in self.taken.iter_mut().enumerate() {
+            *n = recorder.samples_taken(p);
+        }
+    }
+
+    /// Bytes sent from `from` to `to` (see [`Recorder::count_send`]).
+    pub(crate) fn count_send(&mut self, from: NodeId, to: NodeId, payload: usize) {
+        self.calls.push(Call::Send { from, to, payload });
+    }
+
+    /// Replays the log into `recorder`, in order, and empties it.
+    pub(crate) fn replay_into(&mut self, recorder: &mut Recorder) {
+        for call in self.calls.drain(..) {
+            match call {
+                Call::Sample { p, t, input } => {
+                    recorder.record_sample(p, t, input);
+                }
+                Call::Authority { t, state } => {
+                    recorder.publish_authority(t, &state);
+                    self.spare_states.push(state);
+                }
+                Call::Confirmed { node, t, state, inputs } => {
+                    recorder.publish_confirmed(node, t, &state, &inputs);
+                    self.spare_states.push(state);
+                }
+                Call::Report { node, t, local, tick, what } => recorder.report(node, t, local, tick, what),
+                Call::Send { from, to, payload } => recorder.count_send(from, to, payload),
+            }
+        }
+    }
+
+    fn copy(&mut self, state: &State) -> State {
+        let mut copy = self.spare_states.pop().unwrap_or_default();
+        copy.clone_from(state);
+        copy
+    }
+}
+
+impl Observer for Deferred<'_> {
+    fn sample_input(&mut self, p: usize, t: Micros) -> SeqInput {
+        // As the recorder answers: the trace's input, the next number.
+        let input = match self.hints.get_mut(p) {
+            Some(hint) => self.trace.input_near(p, t.0, hint),
+            None => self.trace.input_at(p, t.0),
+        };
+        let seq = match self.taken.get_mut(p) {
+            Some(n) => {
+                *n += 1;
+                *n as u32
+            }
+            None => 0,
+        };
+        self.calls.push(Call::Sample { p, t, input });
+        SeqInput { seq, input }
+    }
+    fn publish_authority(&mut self, t: Micros, state: &State) {
+        let state = self.copy(state);
+        self.calls.push(Call::Authority { t, state });
+    }
+    fn publish_confirmed(&mut self, node: NodeId, t: Micros, state: &State, inputs: &[SeqInput]) {
+        let state = self.copy(state);
+        self.calls.push(Call::Confirmed { node, t, state, inputs: inputs.to_vec() });
+    }
+    fn report(&mut self, node: NodeId, t: Micros, local: i64, tick: u64, what: Report) {
+        self.calls.push(Call::Report { node, t, local, tick, what });
+    }
+}
