@@ -20,11 +20,7 @@ pub const MIN_PER_PART: usize = 512;
 /// How many parts a batch of `items` items and `work` units of work
 /// (entity-renders) is split into: 1 on one core or for a small batch.
 pub fn parts(work: usize, items: usize) -> usize {
-    let threads = rayon::current_num_threads();
-    if threads <= 1 {
-        return 1;
-    }
-    (work / MIN_PER_PART).min(threads).min(items).max(1)
+    split(work, items, 1)
 }
 
 /// [`parts`] for a batch judged away from the event loop (the runner's
@@ -32,11 +28,17 @@ pub fn parts(work: usize, items: usize) -> usize {
 /// its events are done, finds parts left to take instead of waiting for
 /// the other core's half.
 pub fn fine_parts(work: usize, items: usize) -> usize {
+    split(work, items, 4)
+}
+
+/// Parts of at least [`MIN_PER_PART`] work, at most `per_thread` a thread
+/// and one an item; 1 on one core.
+fn split(work: usize, items: usize, per_thread: usize) -> usize {
     let threads = rayon::current_num_threads();
     if threads <= 1 {
         return 1;
     }
-    (work / MIN_PER_PART).min(4 * threads).min(items).max(1)
+    (work / MIN_PER_PART).min(per_thread * threads).min(items).max(1)
 }
 
 /// Runs `f` on every item — here, in order, when `parts` is 1; else on as
@@ -89,7 +91,7 @@ pub fn on_pool<R: Send>(big: bool, f: impl FnOnce() -> R + Send) -> R {
         let home = rayon::current_thread_index();
         s.spawn_broadcast(move |_, ctx| {
             if Some(ctx.index()) != home {
-                stay_awake(done);
+                help_until(|| done.load(Ordering::Acquire));
             }
         });
         // Set however `f` ends, or a panic in it would leave the
@@ -99,9 +101,11 @@ pub fn on_pool<R: Send>(big: bool, f: impl FnOnce() -> R + Send) -> R {
     })
 }
 
-/// Runs the pool's work as it comes until `done`, without sleeping.
-fn stay_awake(done: &AtomicBool) {
-    while !done.load(Ordering::Acquire) {
+/// Runs the pool's work as it comes until `done()`, without sleeping: a
+/// thread kept awake for a run, or one waiting for work it handed to the
+/// pool (and taking its parts meanwhile).
+pub fn help_until(mut done: impl FnMut() -> bool) {
+    while !done() {
         if rayon::yield_now() != Some(rayon::Yield::Executed) {
             std::hint::spin_loop();
         }

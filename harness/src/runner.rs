@@ -434,17 +434,17 @@ impl Recording<'_> {
     /// work (its batch's other parts, say) instead of sleeping.
     fn back(&mut self, views: &mut Vec<(usize, View)>) -> &mut Recorder {
         if let Some(away) = self.away.take() {
-            let (mut recorder, batch) = loop {
-                match away.try_recv() {
-                    Ok(done) => break done.unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                    Err(TryRecvError::Empty) => {
-                        if rayon::yield_now() != Some(rayon::Yield::Executed) {
-                            std::hint::spin_loop();
-                        }
-                    }
-                    Err(TryRecvError::Disconnected) => unreachable!("the judging job answers before it ends"),
+            let mut judged = None;
+            parallel::help_until(|| match away.try_recv() {
+                Ok(done) => {
+                    judged = Some(done);
+                    true
                 }
-            };
+                Err(TryRecvError::Empty) => false,
+                Err(TryRecvError::Disconnected) => unreachable!("the judging job answers before it ends"),
+            });
+            let judged = judged.expect("help_until returns once answered");
+            let (mut recorder, batch) = judged.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             *views = batch;
             self.log.replay_into(&mut recorder);
             self.here = Some(recorder);

@@ -104,10 +104,7 @@ impl<'t> Deferred<'t> {
 impl Observer for Deferred<'_> {
     fn sample_input(&mut self, p: usize, t: Micros) -> SeqInput {
         // As the recorder answers: the trace's input, the next number.
-        let input = match self.hints.get_mut(p) {
-            Some(hint) => self.trace.input_near(p, t.0, hint),
-            None => self.trace.input_at(p, t.0),
-        };
+        let input = self.trace.input_hinted(p, t.0, &mut self.hints);
         let seq = match self.taken.get_mut(p) {
             Some(n) => {
                 *n += 1;

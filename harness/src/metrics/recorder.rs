@@ -270,10 +270,7 @@ impl Recorder {
 
     /// Samples player `p`'s device at `t`.
     pub(crate) fn sample_input(&mut self, p: usize, t: Micros) -> SeqInput {
-        let input = match self.trace_hints.get_mut(p) {
-            Some(hint) => self.trace.input_near(p, t.0, hint),
-            None => self.trace.input_at(p, t.0),
-        };
+        let input = self.trace.input_hinted(p, t.0, &mut self.trace_hints);
         self.record_sample(p, t, input)
     }
 

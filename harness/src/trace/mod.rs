@@ -136,6 +136,15 @@ impl Trace {
         self.tracks.get(p).map_or(Input::IDLE, |t| t.input_near(t_us, hint))
     }
 
+    /// [`Trace::input_near`] with player `p`'s hint in `hints`, or
+    /// [`Trace::input_at`] for a player without one.
+    pub fn input_hinted(&self, p: usize, t_us: u64, hints: &mut [usize]) -> Input {
+        match hints.get_mut(p) {
+            Some(hint) => self.input_near(p, t_us, hint),
+            None => self.input_at(p, t_us),
+        }
+    }
+
     /// The first instant in `(lo, hi]` at which player `p`'s held input
     /// stops being `from`.
     pub fn first_change(&self, p: usize, lo: u64, hi: u64, from: Input) -> Option<u64> {
