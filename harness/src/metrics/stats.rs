@@ -38,13 +38,14 @@ pub fn round4(x: f64) -> f64 {
 /// per render), so a `Hist` only counts: one bucket index computed and one
 /// counter bumped, in HdrHistogram's own bucketing (3 significant
 /// digits: 2,048 sub-buckets, each power of two above them halved into
-/// 1,024). Summaries are [`hdrhistogram::Histogram`]'s, worked out from
-/// the counts as it works them out from its own (its every answer —
+/// 1,024). Summaries are the `hdrhistogram` crate's, worked out from the
+/// counts as it works them out from its own (its every answer —
 /// quantiles, mean, max — depends only on the bucket a value fell in), so
-/// they are exactly what recording each value in one gives (a proptest
-/// holds the two equal) without building one: a run summarises a few
+/// they are exactly what recording each value in one gives (proptests
+/// hold the two equal) without building one: a run summarises a few
 /// histograms per screen, and building each (zeroing its buckets, then a
-/// scan of them per quantile) cost a short run an eighth of its time.
+/// scan of them per quantile) cost a short run an eighth of its
+/// instructions.
 #[derive(Clone, Debug, Default)]
 pub struct Hist {
     /// Count per bucket index, modulo 2³² (half the memory of `u64`
