@@ -93,19 +93,37 @@ fn highest_of(i: usize) -> u64 {
 }
 
 impl Hist {
-    /// Records one value.
-    #[inline]
+    /// Records one value: an index and an add, inlined where judging
+    /// records (a couple of values per entity-render); growing the counts
+    /// and carrying past 2³² are out of line.
+    #[inline(always)]
     pub fn record(&mut self, v: u64) {
         let i = index_of(v);
-        if i >= self.counts.len() {
-            self.counts.resize(i + 1, 0);
-        }
-        let c = &mut self.counts[i];
-        *c = c.wrapping_add(1);
-        if *c == 0 {
-            *self.wraps.entry(i).or_default() += 1;
+        match self.counts.get_mut(i) {
+            Some(c) => {
+                *c = c.wrapping_add(1);
+                if *c == 0 {
+                    self.carry(i);
+                }
+            }
+            None => self.grow_to(i),
         }
         self.len += 1;
+    }
+
+    /// Bucket `i`'s count passed 2³² once more.
+    #[cold]
+    #[inline(never)]
+    fn carry(&mut self, i: usize) {
+        *self.wraps.entry(i).or_default() += 1;
+    }
+
+    /// Room for bucket `i`, and its first value.
+    #[cold]
+    #[inline(never)]
+    fn grow_to(&mut self, i: usize) {
+        self.counts.resize(i + 1, 0);
+        self.counts[i] = 1;
     }
 
     /// Bucket `i`'s whole count.
