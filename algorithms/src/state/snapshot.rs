@@ -157,23 +157,31 @@ impl Node for Server {
         let mut world = std::mem::take(&mut self.spare);
         quantize_into(&self.state, &mut world);
         let frame = self.state.frame;
-        // Each client's snapshot is encoded on its own (on several cores
-        // when the world is large: the harness's `parallel::map` keeps
-        // their order), then sent in client order.
+        // A client's snapshot depends only on the frame it acknowledged
+        // (none, without deltas): clients that acknowledged the same one get
+        // the same bytes, so each baseline's snapshot is encoded once (on
+        // several cores when there are many and the world is large: the
+        // harness's `parallel::map` keeps their order) and every client is
+        // sent a copy of its own, in client order.
         let (history, delta) = (&self.history, self.delta);
         let encode = |&acked: &u32| {
-            let base = if delta {
-                history.iter().find(|(f, _)| *f == acked && *f != 0).map(|(f, w)| (*f, w.as_slice()))
-            } else {
-                None
-            };
+            let base = history.iter().find(|(f, _)| *f == acked && *f != 0).map(|(f, w)| (*f, w.as_slice()));
             delta::encode(frame, &world, base)
         };
         let acked = &self.acked[..self.inputs.players()];
-        let parts = parallel::parts(acked.len() * world.len(), acked.len());
-        for (p, msg) in parallel::map(acked, parts, encode).into_iter().enumerate() {
-            ctx.send(ctx.setup().node_of_player(p), msg);
+        let baseline = |a: u32| if delta { a } else { 0 };
+        let mut bases: Vec<u32> = acked.iter().map(|&a| baseline(a)).collect();
+        bases.sort_unstable();
+        bases.dedup();
+        let parts = parallel::parts(bases.len() * world.len(), bases.len());
+        let made = parallel::map(&bases, parts, encode);
+        for (p, &a) in acked.iter().enumerate() {
+            let msg = &made[bases.binary_search(&baseline(a)).expect("every client's baseline is encoded")];
+            let mut copy = harness::buffers::take(msg.len());
+            copy.extend_from_slice(msg);
+            ctx.send(ctx.setup().node_of_player(p), copy);
         }
+        made.into_iter().for_each(harness::buffers::give);
         self.history.push_back((frame, world));
         while self.history.len() > HISTORY {
             // The oldest world's buffer takes the next tick's.
