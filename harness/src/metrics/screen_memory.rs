@@ -160,17 +160,23 @@ impl ScreenMemory {
     }
 
     /// The slot of entity `id` from the table, made on its first show.
+    #[inline]
     fn slot_in_table(&mut self, id: usize) -> usize {
         match self.slot_of[id] {
-            0 => {
-                self.shown.push(0);
-                self.seen.push(Seen::NEW);
-                self.recent.extend(std::iter::repeat_n(EMPTY, self.ring));
-                self.slot_of[id] = self.seen.len() as u32;
-                self.seen.len() - 1
-            }
+            0 => self.new_slot(id),
             s => s as usize - 1,
         }
+    }
+
+    /// A slot for entity `id`, shown for the first time.
+    #[cold]
+    #[inline(never)]
+    fn new_slot(&mut self, id: usize) -> usize {
+        self.shown.push(0);
+        self.seen.push(Seen::NEW);
+        self.recent.extend(std::iter::repeat_n(EMPTY, self.ring));
+        self.slot_of[id] = self.seen.len() as u32;
+        self.seen.len() - 1
     }
 
     /// A slot's remembered renders, newest first.
