@@ -180,11 +180,18 @@ impl Judge<'_> {
     ) -> Vec<u64> {
         let mut d = std::mem::take(&mut tally.scratch);
         d.clear();
-        d.extend(entities.iter().map(|e| {
-            let id = (e.id as usize).min(self.entities.saturating_sub(1));
-            let at = row.map_or_else(|| timeline.between(frame, id, into, self.dt_us), |r| r[id]);
-            crate::math::distance(at, [e.x, e.y, e.z])
-        }));
+        let last = self.entities.saturating_sub(1);
+        // A loop for each source of positions, not a choice per entity.
+        match row {
+            Some(row) => d.extend(entities.iter().map(|e| {
+                let at = row[(e.id as usize).min(last)];
+                crate::math::distance(at, [e.x, e.y, e.z])
+            })),
+            None => d.extend(entities.iter().map(|e| {
+                let at = timeline.between(frame, (e.id as usize).min(last), into, self.dt_us);
+                crate::math::distance(at, [e.x, e.y, e.z])
+            })),
+        }
         d
     }
 
