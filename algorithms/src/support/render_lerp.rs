@@ -75,11 +75,9 @@ impl TickLerp {
             && picture.iter().zip(&self.to).all(|(p, t)| p.id == t.id)
             && picture.windows(2).all(|w| w[0].id < w[1].id);
         if same {
-            let jump = self.jump_um as u64;
             for (k, e) in picture.iter().enumerate() {
                 let d = self.drawn(now, &self.to[k]);
-                let far = harness::math::distance([d.x, d.y, d.z], [e.x, e.y, e.z]) > jump;
-                self.from[e.id as usize] = (!far).then_some(d);
+                self.from[e.id as usize] = (!self.jumps(&d, e)).then_some(d);
             }
             self.to.copy_from_slice(picture);
             self.since = now;
@@ -101,8 +99,6 @@ impl TickLerp {
         for d in &drawn {
             self.from[d.id as usize] = Some(*d);
         }
-        let jump = self.jump_um as u64;
-        let far = |a: &EntityView, b: &EntityView| harness::math::distance([a.x, a.y, a.z], [b.x, b.y, b.z]) > jump;
         // An entity new to the picture appears where it is (its slot is
         // empty); one far from where it was drawn jumps. Slots of entities
         // that left are emptied: mark the new picture's ids, clear the rest.
@@ -111,7 +107,7 @@ impl TickLerp {
         for e in picture {
             let id = e.id as usize;
             keep[id] = true;
-            if self.from[id].is_some_and(|f| far(&f, e)) {
+            if self.from[id].is_some_and(|f| self.jumps(&f, e)) {
                 self.from[id] = None;
             }
         }
@@ -129,6 +125,12 @@ impl TickLerp {
         self.to.extend_from_slice(picture);
         self.drawn = drawn;
         self.since = now;
+    }
+
+    /// Whether moving from where an entity was drawn (`from`) to `to` is a
+    /// jump, not a motion to interpolate.
+    fn jumps(&self, from: &EntityView, to: &EntityView) -> bool {
+        harness::math::distance([from.x, from.y, from.z], [to.x, to.y, to.z]) > self.jump_um as u64
     }
 
     /// Whether a picture was set.

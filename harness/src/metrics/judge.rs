@@ -181,16 +181,14 @@ impl Judge<'_> {
         let mut d = std::mem::take(&mut tally.scratch);
         d.clear();
         let last = self.entities.saturating_sub(1);
-        // A loop for each source of positions, not a choice per entity.
+        // A loop for each source of positions (a copy of the loop each),
+        // not a choice per entity.
+        fn fill(d: &mut Vec<u64>, entities: &[EntityView], last: usize, at: impl Fn(usize) -> [i32; 3]) {
+            d.extend(entities.iter().map(|e| crate::math::distance(at((e.id as usize).min(last)), [e.x, e.y, e.z])));
+        }
         match row {
-            Some(row) => d.extend(entities.iter().map(|e| {
-                let at = row[(e.id as usize).min(last)];
-                crate::math::distance(at, [e.x, e.y, e.z])
-            })),
-            None => d.extend(entities.iter().map(|e| {
-                let at = timeline.between(frame, (e.id as usize).min(last), into, self.dt_us);
-                crate::math::distance(at, [e.x, e.y, e.z])
-            })),
+            Some(row) => fill(&mut d, entities, last, |id| row[id]),
+            None => fill(&mut d, entities, last, |id| timeline.between(frame, id, into, self.dt_us)),
         }
         d
     }

@@ -57,6 +57,10 @@ pub struct Hist {
     len: u64,
 }
 
+/// The quantiles a [`Hist::cdf`] gives: 0, 1, 5, 10, 20 … 90, 95, 99 and
+/// 100% — enough points to draw a CDF.
+pub const CDF_QUANTILES: [f64; 15] = [0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0];
+
 /// log₂ of the sub-buckets in the top half of a bucket (3 digits: 1,024).
 const HALF_MAGNITUDE: u32 = 10;
 /// `2 × 1,024 − 1`: values up to it fall in bucket 0, one index each.
@@ -194,14 +198,12 @@ impl Hist {
         (found, mean, highest_of(top))
     }
 
-    /// `(quantile, value / scale)` at 0, 1, 5, 10, 20 … 90, 95, 99, 100%:
-    /// enough points to draw a CDF.
+    /// `(quantile, value / scale)` at each of [`CDF_QUANTILES`].
     pub fn cdf(&self, scale: f64) -> Vec<[f64; 2]> {
         if self.is_empty() {
             return Vec::new();
         }
-        let qs = [0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0];
-        qs.iter().zip(self.summary(qs).0).map(|(&q, v)| [q, round4(v as f64 / scale)]).collect()
+        CDF_QUANTILES.iter().zip(self.summary(CDF_QUANTILES).0).map(|(&q, v)| [q, round4(v as f64 / scale)]).collect()
     }
 
     /// Summary, each value divided by `scale` (e.g. 10⁶ for µm → m).
@@ -248,8 +250,7 @@ mod tests {
             max: round4(hdr.max() as f64 / scale),
             n: hdr.len(),
         };
-        let qs = [0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0];
-        (stats, qs.iter().map(|&p| [p, q(p)]).collect())
+        (stats, CDF_QUANTILES.iter().map(|&p| [p, q(p)]).collect())
     }
 
     #[test]
