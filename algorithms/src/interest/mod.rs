@@ -41,13 +41,16 @@ pub type Pos = [i32; 2];
 /// micrometres). Radii are clamped to `0..=MAX_RADIUS`.
 pub const MAX_RADIUS: i64 = 3_037_000_499;
 
-/// Squared Euclidean distance, exact: coordinate differences reach 2³², so
-/// the sum needs more than `i64`; it saturates at `i64::MAX`, beyond
-/// `MAX_RADIUS²`.
+/// Squared Euclidean distance, exact: coordinate differences reach 2³²,
+/// so the sum can pass `i64`; it saturates at `i64::MAX`, beyond
+/// `MAX_RADIUS²`. Each square fits `u64` (a difference is below 2³² in
+/// magnitude), so only their sum saturates: no 128-bit arithmetic on the
+/// index's hottest line.
+#[inline]
 pub fn dist2(a: Pos, b: Pos) -> i64 {
-    let dx = a[0] as i128 - b[0] as i128;
-    let dy = a[1] as i128 - b[1] as i128;
-    i64::try_from(dx * dx + dy * dy).unwrap_or(i64::MAX)
+    let dx = (a[0] as i64 - b[0] as i64).unsigned_abs();
+    let dy = (a[1] as i64 - b[1] as i64).unsigned_abs();
+    (dx * dx).saturating_add(dy * dy).min(i64::MAX as u64) as i64
 }
 
 /// `radius` clamped to `0..=MAX_RADIUS`, and its square.
@@ -342,6 +345,22 @@ mod tests {
                 prop::collection::vec(1..=n, 25),
             )
         })
+    }
+
+    proptest! {
+        /// `dist2` is the exact square, saturated at `i64::MAX`, at any
+        /// two positions (extremes included).
+        #[test]
+        fn dist2_is_the_exact_square_saturated(
+            a in prop_oneof![Just(i32::MIN), Just(i32::MAX), any::<i32>(), -1_000i32..1_000],
+            b in prop_oneof![Just(i32::MIN), Just(i32::MAX), any::<i32>(), -1_000i32..1_000],
+            c in prop_oneof![Just(i32::MIN), Just(i32::MAX), any::<i32>(), -1_000i32..1_000],
+            d in prop_oneof![Just(i32::MIN), Just(i32::MAX), any::<i32>(), -1_000i32..1_000],
+        ) {
+            let (dx, dy) = (a as i128 - c as i128, b as i128 - d as i128);
+            let exact = i64::try_from(dx * dx + dy * dy).unwrap_or(i64::MAX);
+            prop_assert_eq!(dist2([a, b], [c, d]), exact);
+        }
     }
 
     proptest! {
