@@ -65,7 +65,7 @@ pub(crate) struct InterestRow {
     /// Entities inside the viewer's radius or waiting to be shown (in no
     /// particular order), and a bit per entity saying which: an update
     /// reads a pair's memory only for these and the entities near enough
-    /// (most of the 3 × 3 cells' are neither).
+    /// (most of the cells' looked at are neither).
     tracked: Vec<u32>,
     tracking: Vec<u64>,
 }
@@ -102,11 +102,25 @@ struct Radii {
 }
 
 impl Radii {
-    /// The cell of `p` in a grid of `reach`-sized cells: only entities in
-    /// the 3 × 3 cells around a player can be within reach of it.
+    /// The side of a cell: half of `reach` (rounded up), so only entities
+    /// in the 5 × 5 cells around a player can be within reach of it, and
+    /// the cells of that square entirely out of reach — its corners and
+    /// most of its edges — can be left out (a 3 × 3 square of `reach`-sized
+    /// cells holds 9 reach² of entities; the cells kept, about 5.4).
+    fn cell(&self) -> i64 {
+        ((self.reach + 1) / 2).max(1)
+    }
+
+    /// The cell of `p`.
     fn cell_of(&self, p: &PlayerState) -> (i64, i64) {
-        let cell = self.reach.max(1);
+        let cell = self.cell();
         ((p.x as i64).div_euclid(cell), (p.y as i64).div_euclid(cell))
+    }
+
+    /// How far `at` lies from cell `c`'s span on an axis (0 inside it).
+    fn gap(&self, at: i64, c: i64) -> i64 {
+        let cell = self.cell();
+        (c * cell - at).max(at - (c * cell + cell - 1)).max(0)
     }
 }
 
@@ -149,7 +163,7 @@ impl FrameCounts {
     }
 }
 
-/// A frame's entities by cell of `reach` (see [`Radii::cell_of`]): a dense
+/// A frame's entities by cell (see [`Radii::cell`]): a dense
 /// table of the cells of the entities' bounding box when it holds few
 /// enough cells (the usual arena), else a list sorted by cell. Rebuilt
 /// every authority frame, its buffers kept.
@@ -211,23 +225,39 @@ impl Cells {
         }
     }
 
-    /// Appends the entities of the 3 × 3 cells around `cell` to `out`.
-    fn around(&self, (cx, cy): (i64, i64), out: &mut Vec<u32>) {
+    /// Appends to `out` the entities of the cells around `me` (see
+    /// [`Radii::cell`]) that are not wholly farther than `reach` from it:
+    /// every entity within `reach`, each once.
+    fn around(&self, r: &Radii, me: &PlayerState, out: &mut Vec<u32>) {
+        let (cx, cy) = r.cell_of(me);
         if !self.dense {
-            for x in cx - 1..=cx + 1 {
-                let lo = self.sorted.partition_point(|c| c.0 < (x, cy - 1));
-                let hi = self.sorted.partition_point(|c| c.0 <= (x, cy + 1));
+            for x in cx - 2..=cx + 2 {
+                let lo = self.sorted.partition_point(|c| c.0 < (x, cy - 2));
+                let hi = self.sorted.partition_point(|c| c.0 <= (x, cy + 2));
                 out.extend(self.sorted[lo..hi].iter().map(|c| c.1));
             }
             return;
         }
-        let (x0, x1) = ((cx - 1).max(self.origin.0), (cx + 1).min(self.origin.0 + self.width - 1));
-        if x0 > x1 {
-            return;
-        }
-        // A row's cells are side by side in the table: one slice a row.
-        for y in (cy - 1).max(self.origin.1)..=(cy + 1).min(self.origin.1 + self.height - 1) {
-            let row = (y - self.origin.1) * self.width - self.origin.0;
+        let (x, y) = (me.x as i64, me.y as i64);
+        // Gaps are at most two cells' width (`reach + 1`), so their
+        // squares add up within `i64` (`reach` is at most 2 km of µm).
+        let near = |gx: i64, gy: i64| gx * gx + gy * gy <= r.leave2;
+        // A row's cells are side by side in the table: one slice a row,
+        // trimmed at both ends to the cells within reach (a disc's cells
+        // in a row are contiguous).
+        for cy in (cy - 2).max(self.origin.1)..=(cy + 2).min(self.origin.1 + self.height - 1) {
+            let gy = r.gap(y, cy);
+            let (mut x0, mut x1) = ((cx - 2).max(self.origin.0), (cx + 2).min(self.origin.0 + self.width - 1));
+            while x0 <= x1 && !near(r.gap(x, x0), gy) {
+                x0 += 1;
+            }
+            while x1 >= x0 && !near(r.gap(x, x1), gy) {
+                x1 -= 1;
+            }
+            if x0 > x1 {
+                continue;
+            }
+            let row = (cy - self.origin.1) * self.width - self.origin.0;
             let (a, b) = (self.starts[(row + x0) as usize], self.starts[(row + x1 + 1) as usize]);
             out.extend_from_slice(&self.ids[a as usize..b as usize]);
         }
@@ -287,9 +317,10 @@ impl InterestTracker {
 
     /// The authority's positions at `t`.
     ///
-    /// Only pairs within `radius + hysteresis` on both axes can change
-    /// anything but "not inside", so entities are bucketed in cells of that
-    /// size and each player looks at the 3 × 3 cells around it, plus the
+    /// Only pairs within `radius + hysteresis` can change anything but
+    /// "not inside", so entities are bucketed in cells of half that size
+    /// and each player looks at the cells around it within that distance
+    /// ([`Radii::cell`]), plus the
     /// entities it was tracking (inside, or waiting to be shown) — the same
     /// result as comparing every pair (a test holds the two equal), in
     /// time near-linear in the entities.
@@ -375,7 +406,7 @@ impl InterestTracker {
 
 impl InterestRow {
     /// Viewer `v`'s pairs at the authority's positions `state` at `t`,
-    /// looking at the 3 × 3 `cells` around it and the entities it tracked.
+    /// looking at the `cells` around it and the entities it tracked.
     /// Each pair is judged on its own and the counts only add up, so the
     /// order of the entities found does not matter: no sorting, no search.
     #[allow(clippy::too_many_arguments)]
@@ -392,7 +423,7 @@ impl InterestRow {
     ) {
         let me = &state[v];
         candidates.clear();
-        cells.around(r.cell_of(me), candidates); // one cell each: distinct
+        cells.around(r, me, candidates); // one cell each: distinct
         let prev = std::mem::take(&mut self.tracked);
         let mut tracked = std::mem::take(spare);
         tracked.clear();
