@@ -10,7 +10,7 @@ use crate::contract::Observer;
 use crate::contract::{Algorithm, Ctx, Node, NodeId, Options, RenderCtx, Setup, View};
 use crate::event::{EventClass, Scheduler};
 use crate::game::Game;
-use crate::metrics::deferred::Deferred;
+use crate::metrics::deferred::{Deferred, Log};
 use crate::metrics::recorder::Recorder;
 use crate::metrics::Metrics;
 use crate::net::profile::NetworkPlan;
@@ -400,18 +400,23 @@ pub(crate) fn prepare(
 
 /// The run's recorder: here, or away on another core judging a render
 /// instant's batch while the event loop goes on against a log of what the
-/// nodes tell it meanwhile (`metrics::deferred`), replayed when it is back.
-/// Nothing the events do reads what judging writes, and the recorder gets
-/// every call in the order it would have, so the report is the same.
+/// nodes tell it meanwhile (`metrics::deferred`). The log goes with the
+/// next batch and is replayed first, on that core; the last one is
+/// replayed here at the end. Nothing the events do reads what judging
+/// writes, and the recorder gets every call in the order it would have,
+/// so the report is the same.
 struct Recording<'t> {
     here: Option<Recorder>,
+    /// Back from judging with the log since it left not yet replayed: it
+    /// leaves again with the next batch and that log.
+    returned: Option<Recorder>,
     log: Deferred<'t>,
     away: Option<Receiver<Judged>>,
 }
 
-/// What a batch judged away sends back: the recorder and the views
-/// buffer, or the panic that stopped it.
-type Judged = std::thread::Result<(Recorder, Vec<(usize, View)>)>;
+/// What a batch judged away sends back: the recorder, the views buffer and
+/// the replayed log's buffers, or the panic that stopped it.
+type Judged = std::thread::Result<(Recorder, Vec<(usize, View)>, Log)>;
 
 impl Recording<'_> {
     /// What the nodes report to now.
@@ -429,40 +434,58 @@ impl Recording<'_> {
         }
     }
 
-    /// The recorder, back from judging — its batch's views in `views` and
-    /// what it missed replayed. Waiting for it, this thread runs the pool's
-    /// work (its batch's other parts, say) instead of sleeping.
+    /// Waits for the batch away, if any, and takes its views buffer into
+    /// `views`; the recorder waits in `returned` for its next batch.
+    /// Waiting, this thread runs the pool's work (its batch's other parts,
+    /// say) instead of sleeping.
+    fn views_back(&mut self, views: &mut Vec<(usize, View)>) {
+        let Some(away) = self.away.take() else { return };
+        let mut judged = None;
+        parallel::help_until(|| match away.try_recv() {
+            Ok(done) => {
+                judged = Some(done);
+                true
+            }
+            Err(TryRecvError::Empty) => false,
+            Err(TryRecvError::Disconnected) => unreachable!("the judging job answers before it ends"),
+        });
+        let judged = judged.expect("help_until returns once answered");
+        let (recorder, batch, log) = judged.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        *views = batch;
+        self.log.give_back(log);
+        self.returned = Some(recorder);
+    }
+
+    /// The recorder, here, with every call so far — its batch's views in
+    /// `views` and what it missed replayed.
     fn back(&mut self, views: &mut Vec<(usize, View)>) -> &mut Recorder {
-        if let Some(away) = self.away.take() {
-            let mut judged = None;
-            parallel::help_until(|| match away.try_recv() {
-                Ok(done) => {
-                    judged = Some(done);
-                    true
-                }
-                Err(TryRecvError::Empty) => false,
-                Err(TryRecvError::Disconnected) => unreachable!("the judging job answers before it ends"),
-            });
-            let judged = judged.expect("help_until returns once answered");
-            let (mut recorder, batch) = judged.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            *views = batch;
+        self.views_back(views);
+        if let Some(mut recorder) = self.returned.take() {
             self.log.replay_into(&mut recorder);
             self.here = Some(recorder);
         }
         self.here.as_mut().expect("the recorder is here unless away")
     }
 
-    /// Judges the first `n` of `views`, rendered at `now`, on the pool;
-    /// the views come back with the recorder ([`Recording::back`]).
+    /// Judges the first `n` of `views`, rendered at `now`, on the pool,
+    /// after replaying what the recorder missed; the views come back with
+    /// the recorder ([`Recording::views_back`]).
     fn judge_away(&mut self, now: Micros, views: &mut Vec<(usize, View)>, n: usize) {
-        let mut recorder = self.here.take().expect("judged once at a time");
-        self.log.start(&recorder);
+        let mut recorder = match self.here.take() {
+            Some(recorder) => {
+                self.log.start(&recorder);
+                recorder
+            }
+            None => self.returned.take().expect("judged once at a time"),
+        };
+        let mut log = self.log.take_log();
         let mut batch = std::mem::take(views);
         let (answer, away) = std::sync::mpsc::sync_channel(1);
         rayon::spawn(move || {
             let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+                log.replay_into(&mut recorder);
                 recorder.record_views(now, &mut batch[..n]);
-                (recorder, batch)
+                (recorder, batch, log)
             }));
             let _ = answer.send(done);
         });
@@ -505,7 +528,7 @@ pub fn run_plan_observed(
     // batch on another core while its events go on (see `Recording`).
     let overlap = runs_on_pool(cfg) && rayon::current_thread_index().is_some();
     let players = recorder.players();
-    let mut rec = Recording { here: Some(recorder), log: Deferred::new(trace, players), away: None };
+    let mut rec = Recording { here: Some(recorder), returned: None, log: Deferred::new(trace, players), away: None };
     let mut slots: Vec<NodeSlot> = Vec::with_capacity(setup.nodes());
     for n in 0..setup.nodes() {
         let id = NodeId(n as u16);
@@ -595,7 +618,11 @@ pub fn run_plan_observed(
                 // nothing else can happen between them, so this is the
                 // order one at a time would take.
                 // The views buffer comes back with the recorder.
-                rec.back(&mut views);
+                if overlap {
+                    rec.views_back(&mut views);
+                } else {
+                    rec.back(&mut views);
+                }
                 rendering.clear();
                 rendering.push(i);
                 while let Some(ev) = sched.pop_same(now, EventClass::Render) {

@@ -8,15 +8,19 @@
 //! (`Observer`), and the one answer they get back — a sampled input and
 //! its sequence number — comes from the trace and a count. So the runner
 //! hands the recorder to another core with the batch, goes on with the
-//! events up to the next render instant against a [`Deferred`], and
-//! replays the log into the recorder when it is back, before anything
-//! else touches it. The recorder sees exactly the calls it would have
-//! seen, in the same order, so the report is the same byte for byte.
+//! events up to the next render instant against a [`Deferred`], and at
+//! that instant hands the recorder the [`Log`] of those events with the
+//! next batch: the job replays the log into the recorder, then judges —
+//! so the replay (the authority frames' area-of-interest pass, above all)
+//! is off the event loop's thread too. At the end the last log is
+//! replayed where the run is. The recorder sees exactly the calls it
+//! would have seen, in the same order, so the report is the same byte
+//! for byte.
 //!
 //! ```text
-//! render k: recorder ──▶ other core: record_views(k)
-//!           events k..k+1 ──▶ Deferred (samples answered from the trace)
-//! render k+1: recorder ◀── back; Deferred::replay_into(recorder); …
+//! render k:   recorder ──▶ other core: replay(log k−1..k); record_views(k)
+//!             events k..k+1 ──▶ Deferred (samples answered from the trace)
+//! render k+1: recorder ◀── back; ──▶ replay(log k..k+1); record_views(k+1)
 //! ```
 
 use crate::contract::{NodeId, Observer, Report};
@@ -40,8 +44,18 @@ pub(crate) struct Deferred<'t> {
     /// Per player, [`Trace::input_near`]'s hint.
     hints: Vec<usize>,
     /// Per player, the inputs sampled so far (the recorder's count when it
-    /// left, plus the samples logged since).
+    /// first left, plus every sample logged since).
     taken: Vec<usize>,
+    /// The calls since the last hand-over.
+    log: Log,
+    /// A replayed log come back, its buffers kept for the next.
+    spare: Log,
+}
+
+/// Calls the recorder missed, in order: handed to it with a batch and
+/// replayed first ([`Log::replay_into`]).
+#[derive(Default)]
+pub(crate) struct Log {
     calls: Vec<Call>,
     /// States of replayed calls, for the next ones' copies.
     spare_states: Vec<State>,
@@ -51,28 +65,48 @@ impl<'t> Deferred<'t> {
     /// A stand-in for a recorder of `players` players fed `trace` (the
     /// recorder's own).
     pub(crate) fn new(trace: &'t Trace, players: usize) -> Deferred<'t> {
-        Deferred {
-            trace,
-            hints: vec![0; players],
-            taken: vec![0; players],
-            calls: Vec::new(),
-            spare_states: Vec::new(),
-        }
+        Deferred { trace, hints: vec![0; players], taken: vec![0; players], log: Log::default(), spare: Log::default() }
     }
 
-    /// Takes the recorder's sample counts as it leaves.
+    /// Takes the recorder's sample counts as it leaves with nothing to
+    /// replay (the log is empty).
     pub(crate) fn start(&mut self, recorder: &Recorder) {
-        debug_assert!(self.calls.is_empty(), "the log was replayed");
+        debug_assert!(self.log.calls.is_empty(), "the log was replayed");
         for (p, n) in self.taken.iter_mut().enumerate() {
             *n = recorder.samples_taken(p);
         }
     }
 
-    /// Bytes sent from `from` to `to` (see [`Recorder::count_send`]).
-    pub(crate) fn count_send(&mut self, from: NodeId, to: NodeId, payload: usize) {
-        self.calls.push(Call::Send { from, to, payload });
+    /// The calls logged so far, to go with the recorder; the log starts
+    /// again empty (on the buffers of the last one given back).
+    pub(crate) fn take_log(&mut self) -> Log {
+        std::mem::replace(&mut self.log, std::mem::take(&mut self.spare))
     }
 
+    /// A log replayed elsewhere, back: its buffers serve the next.
+    pub(crate) fn give_back(&mut self, log: Log) {
+        debug_assert!(log.calls.is_empty(), "given back once replayed");
+        self.spare = log;
+    }
+
+    /// Replays the calls logged since the last hand-over into `recorder`.
+    pub(crate) fn replay_into(&mut self, recorder: &mut Recorder) {
+        self.log.replay_into(recorder);
+    }
+
+    /// Bytes sent from `from` to `to` (see [`Recorder::count_send`]).
+    pub(crate) fn count_send(&mut self, from: NodeId, to: NodeId, payload: usize) {
+        self.log.calls.push(Call::Send { from, to, payload });
+    }
+
+    fn copy(&mut self, state: &State) -> State {
+        let mut copy = self.log.spare_states.pop().unwrap_or_default();
+        copy.clone_from(state);
+        copy
+    }
+}
+
+impl Log {
     /// Replays the log into `recorder`, in order, and empties it.
     pub(crate) fn replay_into(&mut self, recorder: &mut Recorder) {
         for call in self.calls.drain(..) {
@@ -93,12 +127,6 @@ impl<'t> Deferred<'t> {
             }
         }
     }
-
-    fn copy(&mut self, state: &State) -> State {
-        let mut copy = self.spare_states.pop().unwrap_or_default();
-        copy.clone_from(state);
-        copy
-    }
 }
 
 impl Observer for Deferred<'_> {
@@ -112,18 +140,18 @@ impl Observer for Deferred<'_> {
             }
             None => 0,
         };
-        self.calls.push(Call::Sample { p, t, input });
+        self.log.calls.push(Call::Sample { p, t, input });
         SeqInput { seq, input }
     }
     fn publish_authority(&mut self, t: Micros, state: &State) {
         let state = self.copy(state);
-        self.calls.push(Call::Authority { t, state });
+        self.log.calls.push(Call::Authority { t, state });
     }
     fn publish_confirmed(&mut self, node: NodeId, t: Micros, state: &State, inputs: &[SeqInput]) {
         let state = self.copy(state);
-        self.calls.push(Call::Confirmed { node, t, state, inputs: inputs.to_vec() });
+        self.log.calls.push(Call::Confirmed { node, t, state, inputs: inputs.to_vec() });
     }
     fn report(&mut self, node: NodeId, t: Micros, local: i64, tick: u64, what: Report) {
-        self.calls.push(Call::Report { node, t, local, tick, what });
+        self.log.calls.push(Call::Report { node, t, local, tick, what });
     }
 }
