@@ -319,9 +319,8 @@ impl InterestTracker {
     ///
     /// Only pairs within `radius + hysteresis` can change anything but
     /// "not inside", so entities are bucketed in cells of half that size
-    /// and each player looks at the cells around it within that distance
-    /// ([`Radii::cell`]), plus the
-    /// entities it was tracking (inside, or waiting to be shown) — the same
+    /// and each player looks at the cells around it within that distance,
+    /// plus the entities it was tracking (inside, or waiting to be shown) — the same
     /// result as comparing every pair (a test holds the two equal), in
     /// time near-linear in the entities.
     pub fn authority(&mut self, t: Micros, state: &[PlayerState]) {
