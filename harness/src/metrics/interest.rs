@@ -16,9 +16,9 @@
 //!   display delay; anything shown after the grace was told too much — the
 //!   information a map hack reads (seed 003's closing remark).
 //!
-//! Cost: every authority frame compares every player with every entity
-//! (`players × entities` squared distances), every render looks up the
-//! entities it shows.
+//! Cost: every authority frame compares every player with the entities in
+//! the cells around it that reach within `radius + hysteresis` (and those
+//! it was tracking), every render looks up the entities it shows.
 
 use super::stats::{round4, Hist};
 use super::InterestMetrics;
@@ -226,8 +226,9 @@ impl Cells {
     }
 
     /// Appends to `out` the entities of the cells around `me` (see
-    /// [`Radii::cell`]) that are not wholly farther than `reach` from it:
-    /// every entity within `reach`, each once.
+    /// [`Radii::cell`]) — in the dense table, only those not wholly
+    /// farther than `reach` from it: every entity within `reach`, each
+    /// once.
     fn around(&self, r: &Radii, me: &PlayerState, out: &mut Vec<u32>) {
         let (cx, cy) = r.cell_of(me);
         if !self.dense {
@@ -282,7 +283,7 @@ pub struct InterestTracker {
 
 /// Squared distance, or `None` when farther than `reach` on either axis
 /// (the common case, and it keeps the squares within `i64`: `reach` is at
-/// most [`Aoi::MAX_UM`]).
+/// most twice [`Aoi::MAX_UM`]).
 fn d2_within(a: &PlayerState, b: &PlayerState, reach: i64) -> Option<i64> {
     let dx = (a.x as i64 - b.x as i64).abs();
     let dy = (a.y as i64 - b.y as i64).abs();
@@ -296,6 +297,9 @@ impl InterestTracker {
         let entities = initial.len();
         let r = aoi.radius_um.clamp(0, Aoi::MAX_UM);
         let l = aoi.leave_radius_um().clamp(0, 2 * Aoi::MAX_UM);
+        // Leaving cells wholly beyond `l` out (see `Cells::around`) is
+        // exact only while nothing beyond `l` can be inside `r`.
+        debug_assert!(r <= l, "a negative hysteresis (runner::prepare rejects one)");
         let row = InterestRow {
             pairs: vec![Pair { since: NEVER, last_near: 0, inside: false, shown: false }; entities],
             shown_ids: Vec::new(),
@@ -319,8 +323,8 @@ impl InterestTracker {
     ///
     /// Only pairs within `radius + hysteresis` can change anything but
     /// "not inside", so entities are bucketed in cells of half that size
-    /// and each player looks at the cells around it within that distance,
-    /// plus the entities it was tracking (inside, or waiting to be shown) — the same
+    /// and each player looks at the cells around it that reach within that
+    /// distance, plus the entities it was tracking (inside, or waiting to be shown) — the same
     /// result as comparing every pair (a test holds the two equal), in
     /// time near-linear in the entities.
     pub fn authority(&mut self, t: Micros, state: &[PlayerState]) {
