@@ -9,7 +9,7 @@
 pub fn isqrt(n: u64) -> u64 {
     // Through `i64` where it is the same value (one instruction each way,
     // where `u64` ↔ `f64` takes several on x86-64 without AVX-512): the
-    // root of any `u64` is below 2³².
+    // root of any `u64`, rounded, is at most 2³².
     let f = if n < 1 << 63 { n as i64 as f64 } else { n as f64 };
     let mut r = f.sqrt() as i64 as u64;
     while r.checked_mul(r).is_none_or(|sq| sq > n) {
