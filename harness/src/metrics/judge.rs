@@ -442,16 +442,10 @@ fn point_segment(p: [f64; 3], a: [i32; 3], b: [i32; 3]) -> f64 {
 /// as [`crate::math::distance`] gives it, is more than `allowed`.
 fn beyond(a: [i32; 3], b: [i32; 3], allowed: i64) -> bool {
     let Ok(allowed) = u64::try_from(allowed) else { return true };
-    // A difference is below 2³², so each square fits `u64`; when the bound
-    // is below 2³² too (a render's span, not minutes of it), its square
-    // does, and a sum that saturates is past it either way.
-    if allowed < u32::MAX as u64 {
-        let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs().pow(2);
-        let s = d(a[0], b[0]).saturating_add(d(a[1], b[1])).saturating_add(d(a[2], b[2]));
-        return s >= (allowed + 1).pow(2);
-    }
-    let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs() as u128;
-    let s = d(a[0], b[0]).pow(2) + d(a[1], b[1]).pow(2) + d(a[2], b[2]).pow(2);
+    // A difference is below 2³², so each square fits `u64`: only the sum,
+    // and the bound's square, need 128 bits.
+    let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs().pow(2) as u128;
+    let s = d(a[0], b[0]) + d(a[1], b[1]) + d(a[2], b[2]);
     s >= (allowed as u128 + 1).pow(2)
 }
 
