@@ -11,6 +11,7 @@
 //! input latency without trusting the algorithm.
 
 mod arena;
+mod bot_track;
 mod input;
 mod rules;
 mod settings;

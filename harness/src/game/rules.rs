@@ -22,12 +22,13 @@
 //! ```
 
 use super::arena::{ray_enter, t_less, Aabb, Arena};
+use super::bot_track::{BotTrack, Plan};
 use super::input::{Input, SeqInput};
 use super::state::{Item, PlayerState, State};
 use super::wall_bands::WallBands;
 use crate::time::period_us;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Tunable constants of the game (SI units in the names, integers inside).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,6 +101,9 @@ pub struct Game {
     /// ([`BotPlan`]), made on the first step with bots: a large world's
     /// bots would otherwise draw it again every step.
     bot_plans: OnceLock<Vec<BotPlan>>,
+    /// The bots' last frames, shared with this game's copies: a bot's step
+    /// is taken from it when another world stepped the same bots already.
+    bot_track: Arc<BotTrack>,
 }
 
 /// What of bot `id`'s input depends on the id alone: how long it keeps a
@@ -111,9 +115,11 @@ struct BotPlan {
     phase: u32,
 }
 
+/// A copy shares the bots' track and counts on from the original's steps
+/// (see [`Game::counting_apart`] for one that counts its own).
 impl Clone for Game {
     fn clone(&self) -> Self {
-        let g = Game::new(self.config.clone());
+        let g = self.counting_apart();
         g.steps.store(self.steps_executed(), Ordering::Relaxed);
         g
     }
@@ -144,7 +150,22 @@ impl Game {
             config,
             steps: AtomicU64::new(0),
             bot_plans: OnceLock::new(),
+            bot_track: Arc::default(),
         }
+    }
+
+    /// The same game with a step count of its own, from 0 — the harness's
+    /// copy, whose steps are not the algorithm's — sharing the bots' track
+    /// (a world it steps takes the bots' states another world's step of
+    /// the same bots made).
+    pub fn counting_apart(&self) -> Game {
+        Game { bot_track: Arc::clone(&self.bot_track), ..Game::new(self.config.clone()) }
+    }
+
+    /// Steps whose bots were not moved but taken from another world's step
+    /// of the same bots (through this game or a copy; see [`Game::step`]).
+    pub fn bot_steps_shared(&self) -> u64 {
+        self.bot_track.replayed()
     }
 
     /// The configuration.
@@ -279,12 +300,20 @@ impl Game {
                 self.move_player(p, SeqInput { seq: 0, input: self.planned_bot_input(plan, frame) });
             }
         };
-        let parts = if bots.is_empty() { 1 } else { crate::parallel::parts(bots.len() * BOT_MOVE_WORK, bots.len()) };
-        if parts > 1 {
-            let per = bots.len().div_ceil(parts);
-            crate::parallel::for_each(parts, bots.chunks_mut(per).enumerate(), |(c, chunk)| move_bots(c * per, chunk));
-        } else {
-            move_bots(0, bots);
+        let plan = if bots.is_empty() { Plan::Step } else { self.bot_track.replay(frame, bots) };
+        if plan != Plan::Replayed {
+            let parts =
+                if bots.is_empty() { 1 } else { crate::parallel::parts(bots.len() * BOT_MOVE_WORK, bots.len()) };
+            if parts > 1 {
+                let per = bots.len().div_ceil(parts);
+                let chunks = bots.chunks_mut(per).enumerate();
+                crate::parallel::for_each(parts, chunks, |(c, chunk)| move_bots(c * per, chunk));
+            } else {
+                move_bots(0, bots);
+            }
+            if plan == Plan::StepAndExtend {
+                self.bot_track.extend(frame, bots);
+            }
         }
         self.push_apart(&mut state.players[..humans]);
         self.update_item(state, humans);
@@ -743,13 +772,16 @@ mod tests {
     #[test]
     fn many_bots_move_on_several_cores_exactly_as_on_one() {
         let arena = super::super::Arena::field(400_000_000, 400_000_000);
-        let g = Game::new(GameConfig { bots: 3_000, bot_seed: 3, arena, ..GameConfig::default() });
-        let start = g.initial_state_seeded(4, 1);
+        let config = GameConfig { bots: 3_000, bot_seed: 3, arena, ..GameConfig::default() };
+        let start = Game::new(config.clone()).initial_state_seeded(4, 1);
         let inputs = [si(1, Input::RIGHT), si(1, Input::UP), si(1, 0), si(1, Input::JUMP)];
         let on = |threads: usize| {
+            // A game each: one game's second world would take its bots from the first's.
+            let g = Game::new(config.clone());
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             let mut s = start.clone();
             pool.install(|| run(&g, &mut s, 120, &inputs));
+            assert_eq!(g.bot_steps_shared(), 0);
             s
         };
         let one = on(1);
@@ -791,7 +823,60 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_second_world_of_the_same_bots_takes_their_steps_from_the_first() {
+        let arena = super::super::Arena::field(100_000_000, 100_000_000);
+        let g = Game::new(GameConfig { bots: 200, bot_seed: 5, arena, ..GameConfig::default() });
+        let copy = g.counting_apart();
+        let start = g.initial_state_seeded(2, 1);
+        let inputs = [si(1, Input::RIGHT), si(1, Input::JUMP)];
+        let (mut first, mut second) = (start.clone(), start.clone());
+        run(&g, &mut first, 10, &inputs);
+        assert_eq!(g.bot_steps_shared(), 0, "the first world steps its bots");
+        // The copy steps the second world a frame behind the first.
+        run(&copy, &mut second, 10, &[]);
+        assert_eq!(copy.bot_steps_shared(), 10, "every step taken from the track");
+        assert_eq!((g.steps_executed(), copy.steps_executed()), (10, 10), "counted apart");
+        let alone = Game::new(g.config().clone());
+        let mut want = start.clone();
+        run(&alone, &mut want, 10, &[]);
+        assert_eq!(second, want);
+        assert_ne!(second.players[2..], start.players[2..], "the bots moved");
+    }
+
     proptest! {
+        /// A world whose bots differ in any field from the ones another
+        /// world stepped (at any frame) steps its own: the result is a
+        /// lone game's.
+        #[test]
+        fn a_world_with_other_bots_steps_them_itself(
+            frame in 0u32..12,
+            bot in 0usize..40,
+            field in 0usize..6,
+            by in prop_oneof![Just(1i32), Just(-1), -300_000i32..300_000],
+        ) {
+            let arena = super::super::Arena::field(60_000_000, 60_000_000);
+            let g = Game::new(GameConfig { bots: 40, bot_seed: 9, arena, ..GameConfig::default() });
+            let start = g.initial_state_seeded(2, 1);
+            let mut first = start.clone();
+            run(&g, &mut first, 16, &[]);
+            // Another world: the same up to `frame`, then one field of one bot off.
+            let mut other = start.clone();
+            run(&Game::new(g.config().clone()), &mut other, frame, &[]);
+            let p = &mut other.players[2 + bot];
+            let f = [&mut p.x, &mut p.y, &mut p.z, &mut p.vx, &mut p.vy, &mut p.vz];
+            *f.into_iter().nth(field).unwrap() += if by == 0 { 1 } else { by };
+            let mut want = other.clone();
+            run(&Game::new(g.config().clone()), &mut want, 4, &[]);
+            let shared = g.bot_steps_shared();
+            run(&g, &mut other, 1, &[]);
+            prop_assert_eq!(g.bot_steps_shared(), shared, "the first step is its own");
+            // (Later ones may be the track's: a velocity off by 1 µm/s is
+            // soon lost to the speed limit, and the worlds agree again.)
+            run(&g, &mut other, 3, &[]);
+            prop_assert_eq!(&other, &want);
+        }
+
         /// The sweep finds an overlap exactly when some pair overlaps.
         #[test]
         fn the_sweep_agrees_with_every_pair(pos in proptest::collection::vec((0i32..20_000_000, 0i32..20_000_000), 0..60)) {

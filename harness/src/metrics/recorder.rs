@@ -26,6 +26,11 @@ use crate::trace::Trace;
 use crate::world::Aoi;
 use std::collections::VecDeque;
 
+/// Frames the ideal world is stepped past the one a render is judged
+/// against: the next (renders lerp to it) and two more (see
+/// [`Recorder::record_views`]).
+const IDEAL_AHEAD: usize = 4;
+
 struct Pending {
     viewer: usize,
     frame: usize,
@@ -175,7 +180,7 @@ impl Recorder {
         let entities = initial.players.len();
         let players = game.humans(initial);
         let dt_us = game.dt_us();
-        let game = Game::new(game.config().clone());
+        let game = game.counting_apart();
         let ideal = Ideal::new(&game, initial, duration_us);
         // A stall of 100 ms or more is a freeze.
         let freeze_ticks = (game.config().tick_hz as u64).div_ceil(10);
@@ -588,9 +593,12 @@ impl Recorder {
         // Every render of one instant is scored now or waits, alike.
         let score_now = self.pending.is_empty() && self.scorable(frame, into);
         // The ideal world as far as renders at t read it: its frame in force
-        // and the next. Renders come in time order: older frames can go.
+        // and the next — and two more, so that it steps the bots of a large
+        // world ahead of the server even when judged on the other core, and
+        // the server's steps take them from it (see `Game::counting_apart`).
+        // Renders come in time order: older frames can go.
         let ideal_at = due(t.0, self.dt_us, self.ideal.total_frames());
-        self.ideal.advance(&self.game, &self.trace, ideal_at.0 + 2);
+        self.ideal.advance(&self.game, &self.trace, ideal_at.0 + IDEAL_AHEAD);
         self.ideal.frames.forget_before(ideal_at.0);
         let judge = judge!(self, !self.topology.confirms() && self.checks.is_some());
         let rows = self.interest.as_mut().map(|i| i.rows_mut());
