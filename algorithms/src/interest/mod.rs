@@ -427,8 +427,15 @@ mod tests {
                 for (&at, r) in live.iter().zip(radii.iter().cycle()) {
                     let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
                     brute.query(at, *r, &mut a);
-                    grid.query(at, *r, &mut b);
+                    let examined = grid.query(at, *r, &mut b);
                     cross.query(at, *r, &mut c);
+                    // The grid's work: the entities of the cells within its
+                    // rings of the point's, whatever it keeps them in.
+                    let cell_of = |p: Pos| [p[0] as i64, p[1] as i64].map(|v| v.div_euclid(cell));
+                    let rings = (clamp_radius(*r).0 + cell - 1) / cell;
+                    let home = cell_of(at);
+                    let near = live.iter().filter(|&&p| (0..2).all(|k| (cell_of(p)[k] - home[k]).abs() <= rings)).count();
+                    prop_assert_eq!(examined, near, "the grid's work at {:?} r {}", at, r);
                     prop_assert_eq!(&a, &b, "grid vs brute force at {:?} r {}", at, r);
                     prop_assert_eq!(&a, &c, "cross list vs brute force at {:?} r {}", at, r);
                 }
