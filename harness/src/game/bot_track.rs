@@ -3,7 +3,9 @@
 //! world that steps them.
 //!
 //! A bot moves by its own plan and touches nothing else, so its state
-//! after a step is a function of its state before it and the frame alone.
+//! after a step is a function of its state before it, its id and the
+//! frame alone. The track holds the bots of one set of ids (the first is
+//! the number of players before them) and compares it as well.
 //! A run steps the same bots in several worlds — the server's, the
 //! recorder's ideal world, every re-simulation — and each of those steps
 //! repeated the same work (2,000 bots: most of a step). A world that is
@@ -14,8 +16,10 @@
 //! holds: a world whose bots differ by one field steps them itself.
 //!
 //! Worlds stepped on different threads share one track (behind a mutex,
-//! taken twice a step, never during the stepping itself). Only the last
-//! few frames are kept.
+//! taken at most twice a step, never during the stepping itself). Only
+//! the last few frames are kept. A world that begins the track anew
+//! starts a new generation of it, and a world extends only the
+//! generation it compared against.
 
 use super::PlayerState;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -37,8 +41,8 @@ pub(super) enum Plan {
     /// The track held `f`: the bots are stepped already.
     Replayed,
     /// Step them, then offer the result ([`BotTrack::extend`]): the track
-    /// ends at `f − 1` with exactly these bots.
-    StepAndExtend,
+    /// (of this generation) ends at `f − 1` with exactly these bots.
+    StepAndExtend(u64),
     /// Step them; the track cannot use the result.
     Step,
 }
@@ -52,6 +56,10 @@ pub(super) struct BotTrack {
 
 #[derive(Debug, Default)]
 struct Frames {
+    /// Begun anew this many times.
+    generation: u64,
+    /// The first bot's id (the players before the bots).
+    first_id: usize,
     /// The frame of the first state kept.
     first: u32,
     /// Frames kept, `bots` states each.
@@ -70,11 +78,18 @@ impl Frames {
         self.count.checked_sub(1).map(|k| self.first + k as u32)
     }
 
-    /// Forgets every frame and keeps `bots` as frame `frame`.
-    fn restart(&mut self, frame: u32, bots: &[PlayerState]) {
+    /// Whether the track holds the bots `first_id..first_id + bots`.
+    fn holds(&self, first_id: usize, bots: usize) -> bool {
+        (self.first_id, self.bots) == (first_id, bots)
+    }
+
+    /// Forgets every frame and keeps `bots` (from id `first_id` on) as
+    /// frame `frame`.
+    fn restart(&mut self, frame: u32, first_id: usize, bots: &[PlayerState]) {
         self.states.clear();
         self.states.extend_from_slice(bots);
-        (self.first, self.count, self.bots) = (frame, 1, bots.len());
+        (self.first, self.count, self.first_id, self.bots) = (frame, 1, first_id, bots.len());
+        self.generation += 1;
     }
 
     fn push(&mut self, bots: &[PlayerState]) {
@@ -90,18 +105,18 @@ impl Frames {
 }
 
 impl BotTrack {
-    /// Before stepping `bots` (the bots of frame `frame − 1`) to `frame`:
-    /// copies the track's `frame` into them when the track holds `bots`
-    /// as `frame − 1` and holds `frame`.
-    pub(super) fn replay(&self, frame: u32, bots: &mut [PlayerState]) -> Plan {
+    /// Before stepping `bots` (the bots of frame `frame − 1`, ids from
+    /// `first_id` on) to `frame`: copies the track's `frame` into them when
+    /// the track holds these bots as `frame − 1` and holds `frame`.
+    pub(super) fn replay(&self, frame: u32, first_id: usize, bots: &mut [PlayerState]) -> Plan {
         let Some(before) = frame.checked_sub(1) else { return Plan::Step };
         let mut track = self.frames.lock().unwrap_or_else(|e| e.into_inner());
         let stale = |last: u32| last.saturating_add(STALE_FRAMES) < before;
-        if track.bots != bots.len() || track.last().is_none_or(stale) {
+        if !track.holds(first_id, bots.len()) || track.last().is_none_or(stale) {
             // Nothing to compare with, or nobody has stepped on from it
             // for long: these bots begin it anew.
-            track.restart(before, bots);
-            return Plan::StepAndExtend;
+            track.restart(before, first_id, bots);
+            return Plan::StepAndExtend(track.generation);
         }
         if track.get(before) != Some(&*bots) {
             return Plan::Step;
@@ -112,16 +127,17 @@ impl BotTrack {
                 self.replayed.fetch_add(1, Ordering::Relaxed);
                 Plan::Replayed
             }
-            None => Plan::StepAndExtend,
+            None => Plan::StepAndExtend(track.generation),
         }
     }
 
-    /// After [`Plan::StepAndExtend`]: `bots` are frame `frame`'s. Kept
-    /// unless another world has added that frame meanwhile (the same
-    /// states: they were stepped from the same ones).
-    pub(super) fn extend(&self, frame: u32, bots: &[PlayerState]) {
+    /// After [`Plan::StepAndExtend`] of `generation`: `bots` are frame
+    /// `frame`'s. Kept unless another world has added that frame meanwhile
+    /// (the same states: they were stepped from the same ones) or begun
+    /// the track anew.
+    pub(super) fn extend(&self, frame: u32, generation: u64, bots: &[PlayerState]) {
         let mut track = self.frames.lock().unwrap_or_else(|e| e.into_inner());
-        if track.bots == bots.len() && track.last().is_some_and(|last| last.checked_add(1) == Some(frame)) {
+        if track.generation == generation && track.last().is_some_and(|last| last.checked_add(1) == Some(frame)) {
             track.push(bots);
         }
     }

@@ -300,7 +300,7 @@ impl Game {
                 self.move_player(p, SeqInput { seq: 0, input: self.planned_bot_input(plan, frame) });
             }
         };
-        let plan = if bots.is_empty() { Plan::Step } else { self.bot_track.replay(frame, bots) };
+        let plan = if bots.is_empty() { Plan::Step } else { self.bot_track.replay(frame, humans, bots) };
         if plan != Plan::Replayed {
             let parts =
                 if bots.is_empty() { 1 } else { crate::parallel::parts(bots.len() * BOT_MOVE_WORK, bots.len()) };
@@ -311,8 +311,8 @@ impl Game {
             } else {
                 move_bots(0, bots);
             }
-            if plan == Plan::StepAndExtend {
-                self.bot_track.extend(frame, bots);
+            if let Plan::StepAndExtend(generation) = plan {
+                self.bot_track.extend(frame, generation, bots);
             }
         }
         self.push_apart(&mut state.players[..humans]);
@@ -756,7 +756,8 @@ mod tests {
         let mut t = s.clone();
         let inputs = [si(1, 0), si(1, 0), si(9, Input::RIGHT)]; // an entry for a bot is ignored
         run(&g, &mut s, 600, &inputs);
-        run(&g, &mut t, 600, &inputs);
+        // Another game: this one's copy would take the bots' steps from the first.
+        run(&Game::new(g.config().clone()), &mut t, 600, &inputs);
         assert_eq!(s, t, "deterministic");
         assert_eq!((s.players[0].x, s.players[0].y), (p0.x, p0.y), "not pushed by a bot");
         let moved = s.players[2..].iter().zip(&start[2..]).filter(|(p, a)| (p.x, p.y) != **a).count();
@@ -833,7 +834,7 @@ mod tests {
         let (mut first, mut second) = (start.clone(), start.clone());
         run(&g, &mut first, 10, &inputs);
         assert_eq!(g.bot_steps_shared(), 0, "the first world steps its bots");
-        // The copy steps the second world a frame behind the first.
+        // The copy steps the second world after the first has stepped all ten.
         run(&copy, &mut second, 10, &[]);
         assert_eq!(copy.bot_steps_shared(), 10, "every step taken from the track");
         assert_eq!((g.steps_executed(), copy.steps_executed()), (10, 10), "counted apart");
@@ -844,6 +845,64 @@ mod tests {
         assert_ne!(second.players[2..], start.players[2..], "the bots moved");
     }
 
+    /// A lone game's world after `steps` steps from `start`.
+    fn alone(g: &Game, start: &State, steps: u32) -> State {
+        let mut s = start.clone();
+        run(&Game::new(g.config().clone()), &mut s, steps, &[]);
+        s
+    }
+
+    #[test]
+    fn a_world_far_behind_or_far_ahead_steps_its_own_bots_and_agrees() {
+        let arena = super::super::Arena::field(100_000_000, 100_000_000);
+        let g = Game::new(GameConfig { bots: 100, bot_seed: 4, arena, ..GameConfig::default() });
+        let start = g.initial_state_seeded(3, 2);
+        let mut lead = start.clone();
+        run(&g, &mut lead, 100, &[]);
+        // 10 frames behind: within the frames kept, so taken from the track.
+        let mut near = alone(&g, &start, 90);
+        let before = g.bot_steps_shared();
+        run(&g, &mut near, 10, &[]);
+        assert_eq!(g.bot_steps_shared() - before, 10);
+        assert_eq!(near, lead);
+        // 60 frames behind: forgotten, so stepped (until it reaches the
+        // frames kept).
+        let mut far = alone(&g, &start, 40);
+        let before = g.bot_steps_shared();
+        run(&g, &mut far, 30, &[]);
+        assert_eq!(g.bot_steps_shared(), before, "forgotten frames are stepped");
+        run(&g, &mut far, 30, &[]);
+        assert_eq!(far, lead);
+        // 100 frames ahead of the track: it begins anew from this world,
+        // and a second world following it takes every step.
+        let mut ahead = alone(&g, &start, 200);
+        run(&g, &mut ahead, 10, &[]);
+        let mut follower = alone(&g, &start, 200);
+        let before = g.bot_steps_shared();
+        run(&g, &mut follower, 10, &[]);
+        assert_eq!(g.bot_steps_shared() - before, 10, "the track followed the world ahead");
+        assert_eq!((&ahead, &follower), (&alone(&g, &start, 210), &alone(&g, &start, 210)));
+    }
+
+    #[test]
+    fn the_same_bots_after_other_players_are_other_bots() {
+        // A bot's plan is drawn from its id: after 3 players instead of 2,
+        // the same states step otherwise.
+        let arena = super::super::Arena::field(100_000_000, 100_000_000);
+        let g = Game::new(GameConfig { bots: 30, bot_seed: 6, arena, ..GameConfig::default() });
+        let two = g.initial_state_seeded(2, 1);
+        let mut three = g.initial_state_seeded(3, 1);
+        three.players[3..].copy_from_slice(&two.players[2..]);
+        let mut first = two.clone();
+        run(&g, &mut first, 30, &[]);
+        let want = alone(&g, &three, 30);
+        let before = g.bot_steps_shared();
+        run(&g, &mut three, 30, &[]);
+        assert_eq!(g.bot_steps_shared(), before);
+        assert_eq!(three, want);
+        assert_ne!(three.players[3..], first.players[2..], "the ids make them differ");
+    }
+
     proptest! {
         /// A world whose bots differ in any field from the ones another
         /// world stepped (at any frame) steps its own: the result is a
@@ -852,7 +911,7 @@ mod tests {
         fn a_world_with_other_bots_steps_them_itself(
             frame in 0u32..12,
             bot in 0usize..40,
-            field in 0usize..6,
+            field in 0usize..15,
             by in prop_oneof![Just(1i32), Just(-1), -300_000i32..300_000],
         ) {
             let arena = super::super::Arena::field(60_000_000, 60_000_000);
@@ -864,8 +923,20 @@ mod tests {
             let mut other = start.clone();
             run(&Game::new(g.config().clone()), &mut other, frame, &[]);
             let p = &mut other.players[2 + bot];
-            let f = [&mut p.x, &mut p.y, &mut p.z, &mut p.vx, &mut p.vy, &mut p.vz];
-            *f.into_iter().nth(field).unwrap() += if by == 0 { 1 } else { by };
+            let by = if by == 0 { 1 } else { by };
+            let wide = [&mut p.x, &mut p.y, &mut p.z, &mut p.vx, &mut p.vy, &mut p.vz];
+            match field {
+                0..6 => *wide.into_iter().nth(field).unwrap() += by,
+                6 => p.prev_buttons ^= (by as u8).max(1),
+                7 => p.facing_x = if p.facing_x == 1 { -1 } else { 1 },
+                8 => p.facing_y = if p.facing_y == 1 { -1 } else { 1 },
+                9 => p.cooldown = p.cooldown.wrapping_add((by as u16).max(1)),
+                10 => p.last_seq = p.last_seq.wrapping_add((by as u32).max(1)),
+                11 => p.shots = p.shots.wrapping_add((by as u32).max(1)),
+                12 => p.hits = p.hits.wrapping_add((by as u32).max(1)),
+                13 => p.last_target ^= (by as u8).max(1),
+                _ => p.items = p.items.wrapping_add((by as u16).max(1)),
+            }
             let mut want = other.clone();
             run(&Game::new(g.config().clone()), &mut want, 4, &[]);
             let shared = g.bot_steps_shared();

@@ -26,8 +26,8 @@ use crate::trace::Trace;
 use crate::world::Aoi;
 use std::collections::VecDeque;
 
-/// Frames the ideal world is stepped past the one a render is judged
-/// against: the next (renders lerp to it) and two more (see
+/// How far the ideal world is stepped, counted from the frame a render
+/// is judged against: it, the next (renders lerp to it) and two more (see
 /// [`Recorder::record_views`]).
 const IDEAL_AHEAD: usize = 4;
 
