@@ -33,6 +33,11 @@ pub struct NineGrid {
     table: Option<Table>,
 }
 
+/// The cell, of `cell` µm on a side, that `p` stands in.
+fn cell_of(p: Pos, cell: i64) -> (i64, i64) {
+    ((p[0] as i64).div_euclid(cell), (p[1] as i64).div_euclid(cell))
+}
+
 /// An entity in the ordered list.
 #[derive(Clone, Copy, Debug)]
 struct Filed {
@@ -69,10 +74,6 @@ impl NineGrid {
     /// least the view radius plus hysteresis so that nine cells cover it).
     pub fn new(cell: i64) -> NineGrid {
         NineGrid { cell: cell.max(1), filed: Vec::new(), table: None }
-    }
-
-    fn cell_of(&self, p: Pos) -> (i64, i64) {
-        ((p[0] as i64).div_euclid(self.cell), (p[1] as i64).div_euclid(self.cell))
     }
 
     /// Where the first entry of cell `key` or a later one is.
@@ -150,7 +151,7 @@ impl SpatialIndex for NineGrid {
         let (mut lo, mut hi) = ((i64::MAX, i64::MAX), (i64::MIN, i64::MIN));
         for f in self.filed.iter_mut() {
             f.at = positions[f.id as usize];
-            f.cell = ((f.at[0] as i64).div_euclid(cell), (f.at[1] as i64).div_euclid(cell));
+            f.cell = cell_of(f.at, cell);
             (lo, hi) = ((lo.0.min(f.cell.0), lo.1.min(f.cell.1)), (hi.0.max(f.cell.0), hi.1.max(f.cell.1)));
         }
         self.reorder();
@@ -162,7 +163,7 @@ impl SpatialIndex for NineGrid {
         let mut examined = 0;
         let (r, r2) = clamp_radius(radius);
         let rings = (r + self.cell - 1) / self.cell;
-        let (cx, cy) = self.cell_of(at);
+        let (cx, cy) = cell_of(at, self.cell);
         let mut take = |run: &[Filed]| {
             examined += run.len();
             out.extend(run.iter().filter(|f| dist2(f.at, at) <= r2).map(|f| f.id));
@@ -178,15 +179,8 @@ impl SpatialIndex for NineGrid {
         } else {
             let strip = self.run((cx - rings, i64::MIN), (cx + rings, i64::MAX));
             let rows = cy - rings..=cy + rings;
-            let mut k = 0;
-            while k < strip.len() {
-                // One cell's entities at a time.
-                let cell = strip[k].cell;
-                let len = strip[k..].iter().take_while(|f| f.cell == cell).count();
-                if rows.contains(&cell.1) {
-                    take(&strip[k..k + len]);
-                }
-                k += len;
+            for cell in strip.chunk_by(|a, b| a.cell == b.cell).filter(|c| rows.contains(&c[0].cell.1)) {
+                take(cell);
             }
         }
         harness::id_sort::sort_distinct(&mut out[start..]); // one entry each: distinct

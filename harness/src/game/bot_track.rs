@@ -62,20 +62,23 @@ struct Frames {
     first_id: usize,
     /// The frame of the first state kept.
     first: u32,
-    /// Frames kept, `bots` states each.
-    count: usize,
     bots: usize,
+    /// The frames kept, `bots` states each.
     states: Vec<PlayerState>,
 }
 
 impl Frames {
+    fn count(&self) -> usize {
+        self.states.len().checked_div(self.bots).unwrap_or(0)
+    }
+
     fn get(&self, frame: u32) -> Option<&[PlayerState]> {
         let k = frame.checked_sub(self.first)? as usize;
-        (k < self.count).then(|| &self.states[k * self.bots..(k + 1) * self.bots])
+        (k < self.count()).then(|| &self.states[k * self.bots..(k + 1) * self.bots])
     }
 
     fn last(&self) -> Option<u32> {
-        self.count.checked_sub(1).map(|k| self.first + k as u32)
+        self.count().checked_sub(1).map(|k| self.first + k as u32)
     }
 
     /// Whether the track holds the bots `first_id..first_id + bots`.
@@ -88,19 +91,18 @@ impl Frames {
     fn restart(&mut self, frame: u32, first_id: usize, bots: &[PlayerState]) {
         self.states.clear();
         self.states.extend_from_slice(bots);
-        (self.first, self.count, self.first_id, self.bots) = (frame, 1, first_id, bots.len());
+        (self.first, self.first_id, self.bots) = (frame, first_id, bots.len());
         self.generation += 1;
     }
 
     fn push(&mut self, bots: &[PlayerState]) {
-        if self.count >= 2 * KEEP_FRAMES {
-            let gone = self.count - KEEP_FRAMES;
+        let count = self.count();
+        if count >= 2 * KEEP_FRAMES {
+            let gone = count - KEEP_FRAMES;
             self.states.drain(..gone * self.bots);
             self.first += gone as u32;
-            self.count = KEEP_FRAMES;
         }
         self.states.extend_from_slice(bots);
-        self.count += 1;
     }
 }
 
