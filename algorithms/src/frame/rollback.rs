@@ -243,6 +243,11 @@ impl Peer {
     }
 
     fn store(&mut self, p: usize, f: u32, input: Input) -> bool {
+        // Inputs before `have[p]` are all held (a packet repeats every
+        // input its receiver has not acknowledged, so most are).
+        if f < self.have[p] {
+            return false;
+        }
         let v = &mut self.inputs[p];
         if v.len() <= f as usize {
             v.resize(f as usize + 1, None);
@@ -263,7 +268,12 @@ impl Peer {
     /// it). Stamp it instead of re-simulating.
     fn stamp(&mut self, q: usize, f: u32, seq: u32) {
         self.changes += 1;
-        for s in self.saved.iter_mut().chain(std::iter::once(&mut self.state)) {
+        // The saved states after frame `f`: the ring holds consecutive
+        // frames (but in the no-resimulation control, whose copies keep
+        // the wrong frame numbers: it looks at all).
+        let base = self.saved.front().map_or(0, |s| s.frame);
+        let after = if self.skip_resimulation { 0 } else { ((f + 1).saturating_sub(base) as usize).min(self.saved.len()) };
+        for s in self.saved.range_mut(after..).chain(std::iter::once(&mut self.state)) {
             if s.frame > f && s.players[q].last_seq < seq {
                 s.players[q].last_seq = seq;
             }
@@ -311,7 +321,9 @@ impl Peer {
         }
     }
 
-    fn packet_for(&mut self, q: usize) -> Vec<u8> {
+    /// The packet for peer `q`, carrying `sum`, the checksum of published
+    /// frame `conf` (0: none).
+    fn packet_for(&self, q: usize, conf: u32, sum: u64) -> Vec<u8> {
         let start = self.acked_by[q];
         let end = self.have[self.me].min(start + MAX_BATCH);
         let mut w = Writer::with_capacity(32 + 3 * (end.saturating_sub(start)) as usize);
@@ -319,8 +331,6 @@ impl Peer {
         for f in start..end {
             self.inputs[self.me][f as usize].unwrap_or_default().encode(&mut w.0);
         }
-        let conf = self.published;
-        let sum = self.published_sum(conf).unwrap_or(0);
         w.u32(self.frame()).u32(if sum == 0 { 0 } else { conf });
         w.0.extend_from_slice(&sum.to_le_bytes());
         w.finish()
@@ -354,9 +364,12 @@ impl Node for Peer {
                 self.store(self.me, f, s.input);
             }
         }
+        // Every packet carries the newest published frame's checksum.
+        let conf = self.published;
+        let sum = self.published_sum(conf).unwrap_or(0);
         for q in 0..ctx.setup().players {
             if q != self.me {
-                let msg = self.packet_for(q);
+                let msg = self.packet_for(q, conf, sum);
                 ctx.send(ctx.setup().node_of_player(q), msg);
             }
         }

@@ -139,8 +139,14 @@ impl TickLerp {
     }
 
     fn drawn(&self, now: i64, e: &EntityView) -> EntityView {
+        let k = now.saturating_sub(self.since);
+        // A tick after it was set, the picture is drawn as it is (the
+        // motion below ends exactly there).
+        if k >= self.dt {
+            return *e;
+        }
         let Some(from) = self.from.get(e.id as usize).copied().flatten() else { return *e };
-        let k = now.saturating_sub(self.since).clamp(0, self.dt);
+        let k = k.max(0);
         let l = |a: i32, b: i32| (a as i64 + (b as i64 - a as i64) * k / self.dt) as i32;
         // The new picture's input counts as shown once the motion toward
         // it is a tenth of the way (a render microseconds after the tick,
