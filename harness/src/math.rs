@@ -52,9 +52,23 @@ pub fn distance(a: [i32; 3], b: [i32; 3]) -> u64 {
     }
 }
 
+/// Whether [`distance`]`(a, b)` — rounded down to a whole µm — is more
+/// than `allowed`, without a root: ⌊√s⌋ > a exactly when s ≥ (a + 1)².
+/// For the tests most points pass (a render within a snap's reach, a
+/// motion shorter than a jump).
+#[inline]
+pub fn farther_than(a: [i32; 3], b: [i32; 3], allowed: i64) -> bool {
+    let Ok(allowed) = u64::try_from(allowed) else { return true };
+    // A difference is below 2³², so each square fits `u64`: only the sum,
+    // and the bound's square, need 128 bits.
+    let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs().pow(2) as u128;
+    let s = d(a[0], b[0]) + d(a[1], b[1]) + d(a[2], b[2]);
+    s >= (allowed as u128 + 1).pow(2)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{distance, hypot3, isqrt};
+    use super::{distance, farther_than, hypot3, isqrt};
     use proptest::prelude::*;
 
     #[test]
@@ -133,6 +147,22 @@ mod tests {
             let sq = k * k;
             prop_assert_eq!(isqrt(sq.saturating_sub(1)), sq.saturating_sub(1).isqrt());
             prop_assert_eq!(isqrt(sq), k);
+        }
+
+        /// The comparison without a root is the comparison of the
+        /// rounded-down distance.
+        #[test]
+        fn farther_than_compares_the_rounded_distance(
+            a in proptest::array::uniform3(any::<i32>()),
+            b in proptest::array::uniform3(any::<i32>()),
+            near in proptest::array::uniform3(-3_000i32..3_000),
+            allowed in -5i64..8_000_000_000,
+        ) {
+            prop_assert_eq!(farther_than(a, b, allowed), distance(a, b) as i64 > allowed);
+            // Mostly the interesting case: a short step against a bound near it.
+            let c = [a[0].saturating_add(near[0]), a[1].saturating_add(near[1]), a[2].saturating_add(near[2])];
+            let bound = distance(a, c) as i64 + allowed % 3 - 1;
+            prop_assert_eq!(farther_than(a, c, bound), distance(a, c) as i64 > bound);
         }
     }
 }

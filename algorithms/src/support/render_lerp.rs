@@ -130,7 +130,7 @@ impl TickLerp {
     /// Whether moving from where an entity was drawn (`from`) to `to` is a
     /// jump, not a motion to interpolate.
     fn jumps(&self, from: &EntityView, to: &EntityView) -> bool {
-        harness::math::distance([from.x, from.y, from.z], [to.x, to.y, to.z]) > self.jump_um as u64
+        harness::math::farther_than([from.x, from.y, from.z], [to.x, to.y, to.z], self.jump_um)
     }
 
     /// Whether a picture was set.

@@ -269,7 +269,7 @@ impl Judge<'_> {
                 let allowed = self.game.max_travel(t.0.saturating_sub(pt).max(span)) + 1_000;
                 // ⌊√s⌋ > a exactly when s ≥ (a + 1)²: no root for the
                 // renders that stay within it (nearly all).
-                if beyond(prev, at, allowed) {
+                if crate::math::farther_than(prev, at, allowed) {
                     // The same event while the judged span reaches back
                     // into it; a new one once it has moved past.
                     let seen = &mut screen.memory.seen[slot];
@@ -438,17 +438,6 @@ fn point_segment(p: [f64; 3], a: [i32; 3], b: [i32; 3]) -> f64 {
     (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
 }
 
-/// Whether the distance between `a` and `b`, rounded down to a whole µm
-/// as [`crate::math::distance`] gives it, is more than `allowed`.
-fn beyond(a: [i32; 3], b: [i32; 3], allowed: i64) -> bool {
-    let Ok(allowed) = u64::try_from(allowed) else { return true };
-    // A difference is below 2³², so each square fits `u64`: only the sum,
-    // and the bound's square, need 128 bits.
-    let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs().pow(2) as u128;
-    let s = d(a[0], b[0]) + d(a[1], b[1]) + d(a[2], b[2]);
-    s >= (allowed as u128 + 1).pow(2)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -494,20 +483,5 @@ mod tests {
             }
         }
 
-        /// The snap test's comparison without a root is the comparison of
-        /// the rounded-down distance.
-        #[test]
-        fn beyond_compares_the_rounded_distance(
-            a in proptest::array::uniform3(any::<i32>()),
-            b in proptest::array::uniform3(any::<i32>()),
-            near in proptest::array::uniform3(-3_000i32..3_000),
-            allowed in -5i64..8_000_000_000,
-        ) {
-            prop_assert_eq!(beyond(a, b, allowed), crate::math::distance(a, b) as i64 > allowed);
-            // Mostly the interesting case: a short step against a bound near it.
-            let c = [a[0].saturating_add(near[0]), a[1].saturating_add(near[1]), a[2].saturating_add(near[2])];
-            let bound = crate::math::distance(a, c) as i64 + allowed % 3 - 1;
-            prop_assert_eq!(beyond(a, c, bound), crate::math::distance(a, c) as i64 > bound);
-        }
     }
 }
