@@ -110,7 +110,7 @@ impl Algorithm for Rollback {
                 remote_frame: vec![0; n],
                 skip_resimulation: self.skip_resimulation,
                 stopped: false,
-                sums: VecDeque::new(),
+                sums: [(u32::MAX, 0); SUMS_KEPT],
                 scratch: Vec::new(),
                 received: Vec::new(),
             },
@@ -144,14 +144,15 @@ struct Peer {
     remote_frame: Vec<u32>,
     skip_resimulation: bool,
     stopped: bool,
-    /// Checksums of recently published frames, oldest first: every packet
+    /// Checksums of recently published frames, frame `f`'s at
+    /// `f % SUMS_KEPT` (a frame's slot names it): every packet
     /// carries the newest one's and is checked against one, and a
     /// published frame's state never changes again (rollbacks start at a
     /// frame not yet confirmed, and confirmed inputs are never stamped).
     /// Not kept by the `rollback-no-resim` control, whose copied states
     /// carry the wrong frame numbers, so stamping and the ring's base can
     /// reach a published one: it hashes every time, as it always did.
-    sums: VecDeque<(u32, u64)>,
+    sums: [(u32, u64); SUMS_KEPT],
     /// Scratch: the inputs, with sequence numbers, of the frame being published.
     scratch: Vec<SeqInput>,
     /// Scratch: the inputs of the packet being read.
@@ -203,15 +204,11 @@ impl Peer {
         if self.skip_resimulation {
             return Some(state.checksum());
         }
-        if let Some(&(_, sum)) = self.sums.iter().rev().find(|(g, _)| *g == f) {
-            return Some(sum);
+        let slot = &mut self.sums[f as usize % SUMS_KEPT];
+        if slot.0 != f {
+            *slot = (f, state.checksum());
         }
-        let sum = state.checksum();
-        self.sums.push_back((f, sum));
-        if self.sums.len() > SUMS_KEPT {
-            self.sums.pop_front();
-        }
-        Some(sum)
+        Some(slot.1)
     }
 
     fn step_frame(&mut self, ctx: &mut Ctx<'_>) {
@@ -242,6 +239,7 @@ impl Peer {
         }
     }
 
+    #[inline]
     fn store(&mut self, p: usize, f: u32, input: Input) -> bool {
         // Inputs before `have[p]` are all held (a packet repeats every
         // input its receiver has not acknowledged, so most are).
