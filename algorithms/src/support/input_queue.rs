@@ -84,12 +84,22 @@ impl<T: Clone> InputQueue<T> {
     pub fn arrived(&mut self, tick: u32, now: i64) {
         let offset = now - tick as i64 * self.dt;
         self.offsets.push_back(offset);
+        if self.offsets.len() <= WINDOW {
+            let at = self.sorted.partition_point(|&x| x < offset);
+            self.sorted.insert(at, offset);
+            return;
+        }
+        // A full window: the oldest offset leaves as the new one comes,
+        // so only the values between their places shift, by one.
+        let old = self.offsets.pop_front().expect("longer than the window");
+        let gone = self.sorted.partition_point(|&x| x < old);
         let at = self.sorted.partition_point(|&x| x < offset);
-        self.sorted.insert(at, offset);
-        while self.offsets.len() > WINDOW {
-            let old = self.offsets.pop_front().expect("longer than the window");
-            let at = self.sorted.partition_point(|&x| x < old);
-            self.sorted.remove(at);
+        if gone < at {
+            self.sorted[gone..at].rotate_left(1);
+            self.sorted[at - 1] = offset;
+        } else {
+            self.sorted[at..=gone].rotate_right(1);
+            self.sorted[at] = offset;
         }
     }
 
