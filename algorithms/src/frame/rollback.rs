@@ -239,13 +239,7 @@ impl Peer {
         }
     }
 
-    #[inline]
     fn store(&mut self, p: usize, f: u32, input: Input) -> bool {
-        // Inputs before `have[p]` are all held (a packet repeats every
-        // input its receiver has not acknowledged, so most are).
-        if f < self.have[p] {
-            return false;
-        }
         let v = &mut self.inputs[p];
         if v.len() <= f as usize {
             v.resize(f as usize + 1, None);
@@ -392,7 +386,10 @@ impl Node for Peer {
         self.remote_frame[q] = self.remote_frame[q].max(p.frame);
         // New inputs; the earliest misprediction decides the rollback.
         let mut rollback_to: Option<u32> = None;
-        for (k, &input) in inputs.iter().enumerate() {
+        // The inputs before `have[q]` are held already (a packet repeats
+        // every input its receiver has not acknowledged, so most are).
+        let held = self.have[q].saturating_sub(p.start) as usize;
+        for (k, &input) in inputs.iter().enumerate().skip(held) {
             let f = p.start.saturating_add(k as u32);
             if f > self.frame() + 4 * RING as u32 {
                 break;
