@@ -22,4 +22,4 @@ pub use arena::{Aabb, Arena};
 pub use input::{Input, SeqInput};
 pub use rules::{Game, GameConfig};
 pub use settings::{GameSettings, PRESETS as GAME_PRESETS};
-pub use state::{word_hash, Fnv64, Item, PlayerState, State};
+pub use state::{lane_hash, word_hash, Fnv64, Item, PlayerState, State};
