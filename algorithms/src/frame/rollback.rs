@@ -264,7 +264,8 @@ impl Peer {
         // frames (but in the no-resimulation control, whose copies keep
         // the wrong frame numbers: it looks at all).
         let base = self.saved.front().map_or(0, |s| s.frame);
-        let after = if self.skip_resimulation { 0 } else { ((f + 1).saturating_sub(base) as usize).min(self.saved.len()) };
+        let after =
+            if self.skip_resimulation { 0 } else { ((f + 1).saturating_sub(base) as usize).min(self.saved.len()) };
         for s in self.saved.range_mut(after..).chain(std::iter::once(&mut self.state)) {
             if s.frame > f && s.players[q].last_seq < seq {
                 s.players[q].last_seq = seq;

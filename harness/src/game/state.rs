@@ -236,8 +236,9 @@ pub fn word_hash(bytes: &[u8]) -> u64 {
 /// from a seed of its own, are then folded in order into the length and
 /// finished with `fmix64`. The same on every machine.
 pub fn lane_hash(bytes: &[u8]) -> u64 {
-    // The next digits of π after wyhash's: one seed a lane.
-    const SEEDS: [u64; 4] = [0x243f_6a88_85a3_08d3, 0x1319_8a2e_0370_7344, 0xa409_3822_299f_31d0, 0x082e_fa98_ec4e_6c89];
+    // The first 256 bits of π's fraction (nothing up the sleeve), a word a lane.
+    const SEEDS: [u64; 4] =
+        [0x243f_6a88_85a3_08d3, 0x1319_8a2e_0370_7344, 0xa409_3822_299f_31d0, 0x082e_fa98_ec4e_6c89];
     let mut lanes = SEEDS;
     let mut fold = |block: &[u8]| {
         for (lane, w) in lanes.iter_mut().zip(block.chunks_exact(8)) {
