@@ -213,7 +213,9 @@ fn fmix64(mut h: u64) -> u64 {
 
 /// A deterministic 64-bit hash of `bytes` read as little-endian 64-bit
 /// words (the last one zero-padded, the length mixed in): each word is
-/// folded in with [`mum`] in turn, and the result is finished with
+/// folded in turn into the state with a 64×64→128-bit multiply whose
+/// halves are xored (the "mum" step of wyhash), which spreads every bit of
+/// the word over the whole state, and the result is finished with
 /// MurmurHash3's `fmix64`. The same on every machine.
 pub fn word_hash(bytes: &[u8]) -> u64 {
     let mut h = (bytes.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ K;
