@@ -122,7 +122,9 @@ impl Algorithm for Rollback {
 struct Peer {
     me: usize,
     state: State,
-    /// Saved states: `saved[i]` is the state at frame `saved[0].frame + i`.
+    /// Saved states: `saved[i]` is the state at frame `saved[0].frame + i`
+    /// (but in the `rollback-no-resim` control, whose copies keep the
+    /// frame number they were restored with).
     saved: VecDeque<State>,
     /// Per player, the input of each frame (None: not received yet).
     inputs: Vec<Vec<Option<Input>>>,
@@ -168,6 +170,11 @@ impl Peer {
         self.state.frame
     }
 
+    /// The frame of the oldest saved state.
+    fn base(&self) -> u32 {
+        self.saved.front().map_or(0, |s| s.frame)
+    }
+
     fn confirmed(&self) -> u32 {
         self.have.iter().copied().min().unwrap_or(0)
     }
@@ -199,7 +206,7 @@ impl Peer {
     /// The checksum of published frame `f`'s saved state, if still saved.
     fn published_sum(&mut self, f: u32) -> Option<u64> {
         debug_assert!(f <= self.published);
-        let base = self.saved.front().map_or(0, |s| s.frame);
+        let base = self.base();
         let state = f.checked_sub(base).and_then(|i| self.saved.get(i as usize))?;
         if self.skip_resimulation {
             return Some(state.checksum());
@@ -263,9 +270,10 @@ impl Peer {
         // The saved states after frame `f`: the ring holds consecutive
         // frames (but in the no-resimulation control, whose copies keep
         // the wrong frame numbers: it looks at all).
-        let base = self.saved.front().map_or(0, |s| s.frame);
+        let base = self.base();
         let after =
             if self.skip_resimulation { 0 } else { ((f + 1).saturating_sub(base) as usize).min(self.saved.len()) };
+        debug_assert!(self.saved.range(..after).all(|s| s.frame <= f), "the states skipped are at or before the frame");
         for s in self.saved.range_mut(after..).chain(std::iter::once(&mut self.state)) {
             if s.frame > f && s.players[q].last_seq < seq {
                 s.players[q].last_seq = seq;
@@ -276,7 +284,7 @@ impl Peer {
     /// Rolls back to `from` and re-simulates to the present.
     fn rollback(&mut self, ctx: &mut Ctx<'_>, from: u32) {
         let now = self.frame();
-        let base = self.saved.front().map_or(0, |s| s.frame);
+        let base = self.base();
         if from < base {
             return; // older than the ring: cannot happen within the window
         }
@@ -300,7 +308,7 @@ impl Peer {
 
     fn publish(&mut self, ctx: &mut Ctx<'_>) {
         let upto = self.confirmed().min(self.frame());
-        let base = self.saved.front().map_or(0, |s| s.frame);
+        let base = self.base();
         while self.published < upto {
             let f = self.published + 1;
             let Some(state) = f.checked_sub(base).and_then(|i| self.saved.get(i as usize)) else { break };

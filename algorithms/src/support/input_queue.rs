@@ -84,8 +84,8 @@ impl<T: Clone> InputQueue<T> {
     pub fn arrived(&mut self, tick: u32, now: i64) {
         let offset = now - tick as i64 * self.dt;
         self.offsets.push_back(offset);
+        let at = self.sorted.partition_point(|&x| x < offset);
         if self.offsets.len() <= WINDOW {
-            let at = self.sorted.partition_point(|&x| x < offset);
             self.sorted.insert(at, offset);
             return;
         }
@@ -93,7 +93,6 @@ impl<T: Clone> InputQueue<T> {
         // so only the values between their places shift, by one.
         let old = self.offsets.pop_front().expect("longer than the window");
         let gone = self.sorted.partition_point(|&x| x < old);
-        let at = self.sorted.partition_point(|&x| x < offset);
         if gone < at {
             self.sorted[gone..at].rotate_left(1);
             self.sorted[at - 1] = offset;
@@ -233,6 +232,9 @@ mod tests {
                     window.pop_front();
                 }
                 let mut v: Vec<i64> = window.iter().copied().collect();
+                let mut ordered = v.clone();
+                ordered.sort_unstable();
+                proptest::prop_assert_eq!(&q.sorted, &ordered);
                 let (k_lo, k_hi) = (((v.len() - 1) * (100 - COVERED)) / 100, ((v.len() - 1) * COVERED) / 100);
                 let hi = *v.select_nth_unstable(k_hi).1;
                 let lo = if k_lo < k_hi { *v[..k_hi].select_nth_unstable(k_lo).1 } else { hi };

@@ -173,7 +173,7 @@ impl State {
     /// few multiplications per player rather than one per byte (it was
     /// FNV-1a over the bytes, 13% of a lockstep match), in four lanes
     /// side by side (one chain of multiplications, [`word_hash`], was
-    /// still a twentieth of a rollback match's time); any change to any
+    /// still 4% of a rollback match's time); any change to any
     /// field changes the encoding and so, but for a 2⁻⁶⁴ chance, the hash.
     pub fn checksum(&self) -> u64 {
         // Every confirmed frame is checksummed: the encoding goes to a
@@ -201,6 +201,11 @@ fn mum(h: u64, w: u64) -> u64 {
     (m as u64) ^ ((m >> 64) as u64)
 }
 
+/// Where both hashes start: the length, spread (so trailing zeros count).
+fn length_seed(bytes: &[u8]) -> u64 {
+    (bytes.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ K
+}
+
 /// MurmurHash3's `fmix64` finish.
 #[inline(always)]
 fn fmix64(mut h: u64) -> u64 {
@@ -218,7 +223,7 @@ fn fmix64(mut h: u64) -> u64 {
 /// the word over the whole state, and the result is finished with
 /// MurmurHash3's `fmix64`. The same on every machine.
 pub fn word_hash(bytes: &[u8]) -> u64 {
-    let mut h = (bytes.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ K;
+    let mut h = length_seed(bytes);
     let mut chunks = bytes.chunks_exact(8);
     for c in &mut chunks {
         h = mum(h, u64::from_le_bytes(c.try_into().expect("8 bytes")));
@@ -257,7 +262,7 @@ pub fn lane_hash(bytes: &[u8]) -> u64 {
         last[..rest.len()].copy_from_slice(rest);
         fold(&last);
     }
-    let h = lanes.iter().fold((bytes.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ K, |h, &lane| mum(h, lane));
+    let h = lanes.iter().fold(length_seed(bytes), |h, &lane| mum(h, lane));
     fmix64(h)
 }
 
@@ -352,13 +357,24 @@ mod tests {
             assert_ne!(hash(&[1, 0]), hash(&[1]));
             assert_ne!(hash(&[]), hash(&[0]));
             assert_ne!(hash(&[0; 32]), hash(&[0; 31]));
-            // Words swapped between lanes, or between blocks, differ.
+            // Two words swapped — within a block (two lanes), within a
+            // lane (two blocks), across both — change the hash.
             let words: Vec<u8> = (1..=64u8).collect();
-            let mut swapped = words.clone();
-            swapped[..8].copy_from_slice(&words[56..]);
-            swapped[56..].copy_from_slice(&words[..8]);
-            assert_ne!(hash(&words), hash(&swapped));
+            for (i, j) in [(0, 1), (0, 4), (0, 7)] {
+                let mut swapped = words.clone();
+                swapped[8 * i..8 * i + 8].copy_from_slice(&words[8 * j..8 * j + 8]);
+                swapped[8 * j..8 * j + 8].copy_from_slice(&words[8 * i..8 * i + 8]);
+                assert_ne!(hash(&words), hash(&swapped), "words {i} and {j}");
+            }
         }
+        // Pinned: a change to either definition changes every checksum
+        // (and the example netcode's wire format). The values are an
+        // independent implementation's of the definitions above.
+        let base: Vec<u8> = (0..150u32).map(|i| (i * 37 % 251) as u8).collect();
+        assert_eq!(word_hash(&base), 0x5dd2_b821_876e_5d4a);
+        assert_eq!(lane_hash(&base), 0xaddc_5288_bbe3_af11);
+        assert_eq!(word_hash(&[]), 0x05f8_0708_adb6_c5a9);
+        assert_eq!(lane_hash(&[]), 0xfc19_79e7_41de_435b);
     }
 
     #[test]

@@ -267,8 +267,6 @@ impl Judge<'_> {
             if let Some((pt, prev)) = anchor(screen.memory.recent(slot), t.0, span) {
                 // Twice the max speed over the span (at least two ticks).
                 let allowed = self.game.max_travel(t.0.saturating_sub(pt).max(span)) + 1_000;
-                // ⌊√s⌋ > a exactly when s ≥ (a + 1)²: no root for the
-                // renders that stay within it (nearly all).
                 if crate::math::farther_than(prev, at, allowed) {
                     // The same event while the judged span reaches back
                     // into it; a new one once it has moved past.
