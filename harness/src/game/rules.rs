@@ -300,10 +300,10 @@ impl Game {
                 self.move_player(p, SeqInput { seq: 0, input: self.planned_bot_input(plan, frame) });
             }
         };
-        let plan = if bots.is_empty() { Plan::Step } else { self.bot_track.replay(frame, humans, bots) };
+        // No bots: nothing to step (and nothing for the track).
+        let plan = if bots.is_empty() { Plan::Replayed } else { self.bot_track.replay(frame, humans, bots) };
         if plan != Plan::Replayed {
-            let parts =
-                if bots.is_empty() { 1 } else { crate::parallel::parts(bots.len() * BOT_MOVE_WORK, bots.len()) };
+            let parts = crate::parallel::parts(bots.len() * BOT_MOVE_WORK, bots.len());
             if parts > 1 {
                 let per = bots.len().div_ceil(parts);
                 let chunks = bots.chunks_mut(per).enumerate();
@@ -838,10 +838,7 @@ mod tests {
         run(&copy, &mut second, 10, &[]);
         assert_eq!(copy.bot_steps_shared(), 10, "every step taken from the track");
         assert_eq!((g.steps_executed(), copy.steps_executed()), (10, 10), "counted apart");
-        let alone = Game::new(g.config().clone());
-        let mut want = start.clone();
-        run(&alone, &mut want, 10, &[]);
-        assert_eq!(second, want);
+        assert_eq!(second, alone(&g, &start, 10));
         assert_ne!(second.players[2..], start.players[2..], "the bots moved");
     }
 
@@ -920,8 +917,7 @@ mod tests {
             let mut first = start.clone();
             run(&g, &mut first, 16, &[]);
             // Another world: the same up to `frame`, then one field of one bot off.
-            let mut other = start.clone();
-            run(&Game::new(g.config().clone()), &mut other, frame, &[]);
+            let mut other = alone(&g, &start, frame);
             let p = &mut other.players[2 + bot];
             let by = if by == 0 { 1 } else { by };
             let wide = [&mut p.x, &mut p.y, &mut p.z, &mut p.vx, &mut p.vy, &mut p.vz];
@@ -937,8 +933,7 @@ mod tests {
                 13 => p.last_target ^= (by as u8).max(1),
                 _ => p.items = p.items.wrapping_add((by as u16).max(1)),
             }
-            let mut want = other.clone();
-            run(&Game::new(g.config().clone()), &mut want, 4, &[]);
+            let want = alone(&g, &other, 4);
             let shared = g.bot_steps_shared();
             run(&g, &mut other, 1, &[]);
             prop_assert_eq!(g.bot_steps_shared(), shared, "the first step is its own");
