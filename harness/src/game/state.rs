@@ -369,7 +369,8 @@ mod tests {
         }
         // Pinned: a change to either definition changes every checksum
         // (and the example netcode's wire format). The values are an
-        // independent implementation's of the definitions above.
+        // independent implementation's of the definitions above
+        // (`python3 scripts/hash-reference.py`).
         let base: Vec<u8> = (0..150u32).map(|i| (i * 37 % 251) as u8).collect();
         assert_eq!(word_hash(&base), 0x5dd2_b821_876e_5d4a);
         assert_eq!(lane_hash(&base), 0xaddc_5288_bbe3_af11);
