@@ -9,13 +9,15 @@
 //!
 //! Almost every event of a run is due within a few hundred milliseconds —
 //! the next tick, the next render, a packet's delivery — so keys go into a
-//! ring of [`BUCKETS`] buckets of [`BUCKET_US`] µs each, unsorted; a bucket
-//! is sorted once when the clock reaches it (it holds a handful), and
-//! events due beyond the ring's horizon wait in a binary heap until it
+//! ring of [`BUCKETS`] buckets of [`BUCKET_US`] µs each, every bucket kept
+//! in order (earliest first; a key is placed by a short scan from the end,
+//! and most go last: they are pushed in about the order they fall due),
+//! and events due beyond the ring's horizon wait in a binary heap until it
 //! comes within reach. The order popped is exactly the `(time, class,
 //! sequence)` order a single heap gives (a property test holds the two
-//! equal); pushing is a `Vec` push and popping mostly a `Vec` pop, where a
-//! heap sifted through a dozen levels each way.
+//! equal); pushing is mostly a `Vec` push and popping a step of a cursor
+//! over the bucket being drained, where a heap sifted through a dozen
+//! levels each way.
 //!
 //! ```
 //! use harness::event::{EventClass, Scheduler};
@@ -63,6 +65,11 @@ impl Key {
     fn class(&self) -> u64 {
         self.order >> CLASS_SHIFT
     }
+
+    /// Whether this key is due before `other` (the buckets' order).
+    fn before(&self, other: &Key) -> bool {
+        (self.time, self.order) < (other.time, other.order)
+    }
 }
 
 impl PartialOrd for Key {
@@ -72,9 +79,8 @@ impl PartialOrd for Key {
 }
 impl Ord for Key {
     fn cmp(&self, other: &Self) -> Ordering {
-        // Reversed, earliest greatest: BinaryHeap is a max-heap and a
-        // sorted bucket pops from its end. (The slot never decides: (time,
-        // order) is unique.)
+        // Reversed, earliest greatest: BinaryHeap is a max-heap. (The slot
+        // never decides: (time, order) is unique.)
         (other.time, other.order).cmp(&(self.time, self.order))
     }
 }
@@ -89,12 +95,14 @@ pub const BUCKETS: usize = 256;
 
 /// A min-priority queue of timed events with deterministic tie-breaking.
 pub struct Scheduler<E> {
-    /// The ring: bucket `b` (time >> BUCKET_BITS) lives at `b % BUCKETS`.
+    /// The ring: bucket `b` (time >> BUCKET_BITS) lives at `b % BUCKETS`,
+    /// each in order, earliest first.
     buckets: Vec<Vec<Key>>,
     /// The bucket number being drained.
     base: u64,
-    /// Whether the bucket being drained is sorted (latest first).
-    sorted: bool,
+    /// The next key of the bucket being drained (those before it are
+    /// popped; every other bucket is whole).
+    head: usize,
     /// Keys in the ring.
     in_ring: usize,
     /// Keys due at or past the ring's horizon when pushed (earliest on top).
@@ -118,7 +126,7 @@ impl<E> Scheduler<E> {
         Scheduler {
             buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
             base: 0,
-            sorted: false,
+            head: 0,
             in_ring: 0,
             far: BinaryHeap::new(),
             slab: Vec::new(),
@@ -148,7 +156,8 @@ impl<E> Scheduler<E> {
         self.insert(Key { time: time.0, order: (class as u64) << CLASS_SHIFT | seq, slot });
     }
 
-    /// Files a key into its bucket, or the heap if beyond the horizon.
+    /// Files a key into its bucket, in order, or the heap if beyond the
+    /// horizon.
     fn insert(&mut self, k: Key) {
         // Never before `base`: times are clamped to now, which is in it.
         let b = k.time >> BUCKET_BITS;
@@ -156,13 +165,16 @@ impl<E> Scheduler<E> {
             self.far.push(k);
             return;
         }
+        let floor = if b == self.base { self.head } else { 0 };
         let bucket = &mut self.buckets[(b % BUCKETS as u64) as usize];
-        if b == self.base && self.sorted {
-            // Latest first (`Key`'s order is reversed: greater is earlier).
-            let at = bucket.partition_point(|x| x < &k);
-            bucket.insert(at, k);
-        } else {
+        let mut at = bucket.len();
+        while at > floor && k.before(&bucket[at - 1]) {
+            at -= 1;
+        }
+        if at == bucket.len() {
             bucket.push(k);
+        } else {
+            bucket.insert(at, k);
         }
         self.in_ring += 1;
     }
@@ -170,24 +182,30 @@ impl<E> Scheduler<E> {
     /// Removes and returns the earliest event, advancing the clock to it.
     pub fn pop(&mut self) -> Option<(Micros, E)> {
         loop {
-            let bucket = &mut self.buckets[(self.base % BUCKETS as u64) as usize];
-            if !bucket.is_empty() {
-                if !self.sorted {
-                    bucket.sort_unstable();
-                    self.sorted = true;
-                }
-                let k = bucket.pop().expect("not empty");
+            if let Some(k) = self.next_in_base() {
                 self.now = Micros(k.time);
                 return Some((self.now, self.take(k)));
             }
             // This bucket is drained: on to the next that can hold anything.
             self.base = if self.in_ring == 0 { self.far.peek()?.time >> BUCKET_BITS } else { self.base + 1 };
-            self.sorted = false;
             while self.far.peek().is_some_and(|k| k.time >> BUCKET_BITS < self.base + BUCKETS as u64) {
                 let k = self.far.pop().expect("peeked");
                 self.insert(k);
             }
         }
+    }
+
+    /// Takes the next key of the bucket being drained, if any (a bucket
+    /// drained to its end is emptied, its cursor back at its start).
+    fn next_in_base(&mut self) -> Option<Key> {
+        let bucket = &mut self.buckets[(self.base % BUCKETS as u64) as usize];
+        let k = *bucket.get(self.head)?;
+        self.head += 1;
+        if self.head == bucket.len() {
+            bucket.clear();
+            self.head = 0;
+        }
+        Some(k)
     }
 
     /// Removes and returns the earliest event if it is at `time` and of
@@ -196,15 +214,14 @@ impl<E> Scheduler<E> {
     /// conservative, whenever the bucket holding `time` is not the one
     /// being drained).
     pub fn pop_same(&mut self, time: Micros, class: EventClass) -> Option<E> {
-        if !self.sorted || time.0 >> BUCKET_BITS != self.base {
+        if time.0 >> BUCKET_BITS != self.base {
             return None;
         }
-        let bucket = &mut self.buckets[(self.base % BUCKETS as u64) as usize];
-        let k = *bucket.last()?;
+        let k = *self.buckets[(self.base % BUCKETS as u64) as usize].get(self.head)?;
         if k.time != time.0 || k.class() != class as u64 {
             return None;
         }
-        bucket.pop();
+        self.next_in_base();
         Some(self.take(k))
     }
 
@@ -218,9 +235,12 @@ impl<E> Scheduler<E> {
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Micros> {
         if self.in_ring > 0 {
-            let ring = (0..BUCKETS as u64).map(|i| &self.buckets[((self.base + i) % BUCKETS as u64) as usize]);
-            let first = ring.into_iter().find(|b| !b.is_empty())?;
-            return first.iter().map(|k| Micros(k.time)).min();
+            // Each bucket in order: the first key left in the first bucket
+            // holding any (the drained one's from its cursor).
+            let base = &self.buckets[(self.base % BUCKETS as u64) as usize][self.head..];
+            let later = (1..BUCKETS as u64).map(|i| &self.buckets[((self.base + i) % BUCKETS as u64) as usize][..]);
+            let first = std::iter::once(base).chain(later).find_map(|b| b.first())?;
+            return Some(Micros(first.time));
         }
         self.far.peek().map(|k| Micros(k.time))
     }

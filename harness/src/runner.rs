@@ -15,7 +15,7 @@ use crate::metrics::recorder::Recorder;
 use crate::metrics::Metrics;
 use crate::net::profile::NetworkPlan;
 use crate::net::transport::{Endpoint, Output, TransportKind};
-use crate::net::{Link, LinkStats, Profile, UDP_IPV4_HEADER_BYTES};
+use crate::net::{Delivery, Link, LinkStats, Profile, UDP_IPV4_HEADER_BYTES};
 use crate::parallel;
 use crate::rng::{mix64, Purpose, Stream};
 use crate::time::{LocalClock, Micros, Periodic};
@@ -192,22 +192,36 @@ impl Network {
     ) {
         let link = &mut slots[node].links[dir as usize];
         let copies = link.send(now, p.bytes.len());
-        let n = copies.len();
-        let mut bytes = Some(p.bytes);
-        for (k, d) in copies.iter().enumerate() {
-            // The last copy takes the buffer; a duplicate gets a clone.
-            let mut b = if k + 1 == n { bytes.take().unwrap_or_default() } else { bytes.clone().unwrap_or_default() };
-            let corrupt = d.corrupt(&mut b) || p.corrupt;
-            let copy = Packet { from: p.from, to: p.to, bytes: b, corrupt };
-            match d.held {
-                Some(token) => {
-                    self.held.insert((node, dir, token), copy);
-                }
-                None => self.forward(slots, sched, d.time, dir, copy),
+        if let Some((last, first)) = copies.as_slice().split_last() {
+            // A duplicate gets a clone; the last copy takes the packet.
+            for d in first {
+                let copy = Packet { bytes: p.bytes.clone(), ..p };
+                self.emit(slots, sched, node, dir, d, copy);
             }
+            self.emit(slots, sched, node, dir, last, p);
         }
         if slots[node].links[dir as usize].has_slots() {
             self.release(slots, sched, now, node, dir);
+        }
+    }
+
+    /// One copy leaving `node`'s link `dir` as `d` says: corrupted if it
+    /// says so, held for a slot or forwarded.
+    fn emit(
+        &mut self,
+        slots: &[NodeSlot],
+        sched: &mut Scheduler<Ev>,
+        node: usize,
+        dir: Dir,
+        d: &Delivery,
+        mut p: Packet,
+    ) {
+        p.corrupt |= d.corrupt(&mut p.bytes);
+        match d.held {
+            Some(token) => {
+                self.held.insert((node, dir, token), p);
+            }
+            None => self.forward(slots, sched, d.time, dir, p),
         }
     }
 

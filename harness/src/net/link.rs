@@ -90,28 +90,41 @@ impl Delivery {
 }
 
 /// The copies of one packet that survive the link: none, one, or two.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Deliveries {
-    items: [Option<Delivery>; 2],
+    items: [Delivery; 2],
+    len: u8,
+}
+
+impl Default for Deliveries {
+    fn default() -> Self {
+        let none = Delivery { time: Micros::ZERO, corrupt_bit: None, held: None };
+        Deliveries { items: [none; 2], len: 0 }
+    }
 }
 
 impl Deliveries {
     fn push(&mut self, d: Delivery) {
-        if let Some(slot) = self.items.iter_mut().find(|s| s.is_none()) {
-            *slot = Some(d);
+        if let Some(slot) = self.items.get_mut(self.len as usize) {
+            *slot = d;
+            self.len += 1;
         }
+    }
+    /// The surviving copies, in the order netem enqueued them.
+    pub fn as_slice(&self) -> &[Delivery] {
+        &self.items[..self.len as usize]
     }
     /// Iterates over the surviving copies, in the order netem enqueued them.
     pub fn iter(&self) -> impl Iterator<Item = Delivery> + '_ {
-        self.items.iter().flatten().copied()
+        self.as_slice().iter().copied()
     }
     /// Number of surviving copies.
     pub fn len(&self) -> usize {
-        self.items.iter().flatten().count()
+        self.len as usize
     }
     /// Whether the packet was lost.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.len == 0
     }
 }
 
@@ -198,6 +211,10 @@ pub struct Link {
     /// (every packet reads it), and when the next entry takes over.
     spec: Netem,
     next_change: Micros,
+    /// Whether every entry of the schedule passes packets unchanged and at
+    /// once, and whether any gates departures by slots (asked per packet).
+    clean: bool,
+    slotted: bool,
     correlation: Correlation,
     rng: Stream,
     loss_cor: Crandom,
@@ -236,11 +253,15 @@ impl Link {
         };
         let spec = schedule[0].1.clone();
         let next_change = schedule.get(1).map_or(Micros(u64::MAX), |e| e.0);
+        let clean = schedule.iter().all(|(_, s)| s.is_clean());
+        let slotted = schedule.iter().any(|(_, s)| s.slot.is_some());
         let mut link = Link {
             schedule,
             current: 0,
             spec,
             next_change,
+            clean,
+            slotted,
             correlation,
             rng,
             loss_cor: Crandom::default(),
@@ -275,13 +296,13 @@ impl Link {
 
     /// Whether packets always pass unchanged and at once.
     pub fn is_clean(&self) -> bool {
-        self.schedule.iter().all(|(_, s)| s.is_clean())
+        self.clean
     }
 
     /// Whether departures are gated by `slot` (then the caller must call
     /// [`Link::release`] at [`Link::next_wake`]).
     pub fn has_slots(&self) -> bool {
-        self.schedule.iter().any(|(_, s)| s.slot.is_some())
+        self.slotted
     }
 
     fn advance_schedule(&mut self, now: Micros) {
@@ -414,7 +435,7 @@ impl Link {
             self.stats.limit_dropped += 1;
             return;
         }
-        let s = self.spec().clone();
+        let s = &self.spec;
         let qdisc_len = (payload + UDP_IPV4_HEADER_BYTES + ETHERNET_HEADER_BYTES) as u64;
         let tts_ns = if s.gap == 0
             || self.counter < s.gap - 1
