@@ -414,6 +414,7 @@ impl Game {
     /// Moves `p` by `delta` along one axis, stopping at bounds and walls
     /// (and zeroing its velocity on that axis if it hits). Returns the
     /// distance actually moved.
+    #[inline(always)]
     fn move_axis(&self, p: &mut PlayerState, x_axis: bool, delta: i64) -> i64 {
         if delta == 0 {
             return 0;

@@ -12,15 +12,16 @@
 
 use super::arena::Arena;
 
-/// Most bands an index is cut into (a band is at least 1 m wide).
+/// Most bands an index is cut into (a band is at least 2²⁰ µm ≈ 1 m wide,
+/// its width a power of two, so finding a band is a shift).
 const MAX_BANDS: i64 = 4096;
 
 /// The walls per band of one axis (compressed rows: `offsets[b]..offsets[b
 /// + 1]` of `walls`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WallBands {
-    /// Band width, µm.
-    width: i64,
+    /// Band width, µm: `1 << shift`.
+    shift: u32,
     /// Extent of the banded coordinate, µm (`0..extent`).
     extent: i64,
     offsets: Vec<u32>,
@@ -34,7 +35,8 @@ impl WallBands {
     /// of x) or along x (bands of y).
     pub fn new(arena: &Arena, h: i64, along_y: bool) -> WallBands {
         let extent = if along_y { arena.width } else { arena.height }.max(1);
-        let width = (extent / MAX_BANDS).max(1_000_000);
+        let shift = ((extent / MAX_BANDS).max(1 << 20) as u64).next_power_of_two().trailing_zeros();
+        let width = 1i64 << shift;
         let bands = (extent + width - 1) / width;
         let span = |w: &super::arena::Aabb| if along_y { (w.min_x, w.max_x) } else { (w.min_y, w.max_y) };
         let mut offsets = Vec::with_capacity(bands as usize + 1);
@@ -54,7 +56,7 @@ impl WallBands {
             offsets.push(walls.len() as u32);
         }
         let all = (0..arena.walls.len() as u32).collect();
-        WallBands { width, extent, offsets, walls, all }
+        WallBands { shift, extent, offsets, walls, all }
     }
 
     /// The walls a box centred at `coord` on the banded axis can meet, in
@@ -63,7 +65,7 @@ impl WallBands {
         if !(0..self.extent).contains(&coord) {
             return &self.all;
         }
-        let b = (coord / self.width) as usize;
+        let b = (coord >> self.shift) as usize;
         &self.walls[self.offsets[b] as usize..self.offsets[b + 1] as usize]
     }
 }

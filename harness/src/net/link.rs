@@ -224,8 +224,13 @@ pub struct Link {
     delay_cor: Crandom,
     loss_state: LossState,
     counter: u32,
-    /// Departure times (ns) of copies still in the queue.
-    queue: BinaryHeap<Reverse<u64>>,
+    /// Departure times (ns) of the copies queued, those already gone
+    /// among them until the next pruning: when there are as many as the
+    /// limit (then the limit counts exactly those still waiting) or twice
+    /// as many as the last pruning left (`prune_at`; memory stays in
+    /// proportion to what is in flight).
+    queue: Vec<u64>,
+    prune_at: usize,
     /// The latest departure time queued (ns): `rate`'s reference point.
     last_tts_ns: u64,
     held: BinaryHeap<Reverse<Held>>,
@@ -271,7 +276,8 @@ impl Link {
             delay_cor: Crandom::default(),
             loss_state: LossState::TxGap,
             counter: 0,
-            queue: BinaryHeap::new(),
+            queue: Vec::new(),
+            prune_at: MIN_PRUNE_AT,
             last_tts_ns: 0,
             held: BinaryHeap::new(),
             next_token: 0,
@@ -427,13 +433,16 @@ impl Link {
             self.stats.duplicated += 1;
             self.enqueue(now_ns, payload, false, out);
         }
-        // Limit: copies still held (waiting out their delay) count.
-        while self.queue.peek().is_some_and(|Reverse(t)| *t <= now_ns) {
-            self.queue.pop();
-        }
-        if self.queue.len() >= self.spec().limit as usize {
-            self.stats.limit_dropped += 1;
-            return;
+        // Limit: copies still held (waiting out their delay) count. Fewer
+        // entries than the limit: fewer copies, whichever have gone.
+        let limit = self.spec.limit as usize;
+        if self.queue.len() >= limit.min(self.prune_at) {
+            self.queue.retain(|&t| t > now_ns);
+            self.prune_at = (2 * self.queue.len()).max(MIN_PRUNE_AT);
+            if self.queue.len() >= limit {
+                self.stats.limit_dropped += 1;
+                return;
+            }
         }
         let s = &self.spec;
         let qdisc_len = (payload + UDP_IPV4_HEADER_BYTES + ETHERNET_HEADER_BYTES) as u64;
@@ -449,7 +458,9 @@ impl Link {
             let mut delay = tabledist(delay_ns, jitter_ns, rnd, s.distribution) as i128;
             let mut now = now_ns as i128;
             if let Some(r) = s.rate {
-                if !self.queue.is_empty() {
+                // A copy still queued: the latest departure is later than
+                // now (every copy queued left later than it came).
+                if self.last_tts_ns > now_ns {
                     // The last packet queued is the reference point: only the
                     // part of the delay beyond its departure remains.
                     let last = self.last_tts_ns as i128;
@@ -466,7 +477,7 @@ impl Link {
             now_ns
         };
         if tts_ns > now_ns {
-            self.queue.push(Reverse(tts_ns));
+            self.queue.push(tts_ns);
         }
         self.last_tts_ns = self.last_tts_ns.max(tts_ns);
         if tts_ns >= NEVER_NS {
@@ -553,6 +564,9 @@ fn ns_to_us(ns: u64) -> Micros {
 /// A departure time past every run (about 31 years): a packet due then is
 /// never delivered.
 pub const NEVER_NS: u64 = 1_000_000_000_000_000_000;
+
+/// Entries a link's queue record may hold before its first pruning.
+const MIN_PRUNE_AT: usize = 64;
 
 /// netem's `packet_time_ns`: serialisation time of `len` bytes (qdisc
 /// length: IP packet + Ethernet header) at `rate`, with overhead and cells.
@@ -861,6 +875,32 @@ mod tests {
                     proptest::prop_assert!(d.time.0 >= i * 1_000 + (delay - jitter) * 1_000);
                 }
             }
+        }
+
+        /// The queue limit counts exactly the copies still waiting: a copy
+        /// is dropped when, and only when, `limit` earlier ones leave after
+        /// it arrives (their departures are whole µs here, so the copies
+        /// delivered say them exactly).
+        #[test]
+        fn the_limit_counts_the_copies_still_waiting(
+            delay in 1u64..80, jitter in 0u64..80, limit in 1u32..150, rate: bool,
+            gaps in proptest::collection::vec(0u64..30, 1..600), seed in 0u64..1000,
+        ) {
+            // Half the cases without jitter: copies then leave on the
+            // whole-ms instants packets (sent on 100 µs steps) arrive at.
+            let jitter = if seed % 2 == 0 { 0 } else { jitter.min(delay) };
+            let rate = if rate { " rate 2mbit" } else { "" };
+            let mut l = link(&format!("delay {delay}ms {jitter}ms limit {limit}{rate}"), seed);
+            let (mut now, mut leaving, mut dropped) = (0u64, Vec::new(), 0u64);
+            for gap in gaps {
+                now += gap * 100;
+                let waiting = leaving.iter().filter(|&&t| t > now).count();
+                let out = l.send(Micros(now), 100);
+                proptest::prop_assert_eq!(out.is_empty(), waiting >= limit as usize, "at {} µs, {} waiting", now, waiting);
+                dropped += u64::from(out.is_empty());
+                leaving.extend(out.iter().map(|d| d.time.0));
+            }
+            proptest::prop_assert_eq!(l.stats().limit_dropped, dropped);
         }
     }
 
