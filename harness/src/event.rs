@@ -9,17 +9,16 @@
 //!
 //! Almost every event of a run is due within a few hundred milliseconds —
 //! the next tick, the next render, a packet's delivery — so keys go into a
-//! ring of [`BUCKETS`] buckets of [`BUCKET_US`] µs each, and events due
+//! ring of [`BUCKETS`] buckets of [`BUCKET_US`] µs each, as they come; a
+//! bucket is put in order once, when the clock reaches it, and events due
 //! beyond the ring's horizon wait in a binary heap until it comes within
-//! reach. A bucket remembers whether its keys came in order (in a small
-//! match nearly all do: events are pushed in about the order they fall
-//! due); one that did not is sorted once, when the clock reaches it (a
-//! large world's buckets hold hundreds of packets in jittered order), and
-//! is then drained in order, a late push into it placed among the keys
-//! left. The order popped is exactly the `(time, class, sequence)` order a
-//! single heap gives (a property test holds the two equal); pushing is
-//! mostly a `Vec` push and popping a step over the bucket being drained,
-//! where a heap sifted through a dozen levels each way.
+//! reach. A bucket remembers whether its keys came in order, as in a small
+//! match nearly all do (events are pushed in about the order they fall
+//! due): it is then reversed, not sorted (a large world's buckets hold
+//! hundreds of packets in jittered order, and are). The order popped is
+//! exactly the `(time, class, sequence)` order a single heap gives (a
+//! property test holds the two equal); pushing is a `Vec` push and popping
+//! mostly a `Vec` pop, where a heap sifted through a dozen levels each way.
 //!
 //! ```
 //! use harness::event::{EventClass, Scheduler};
@@ -68,14 +67,9 @@ impl Key {
         self.order >> CLASS_SHIFT
     }
 
-    /// Whether this key is due before `other` (the buckets' order).
+    /// Whether this key is due before `other`.
     fn before(&self, other: &Key) -> bool {
-        self.due() < other.due()
-    }
-
-    /// The ordering: time, then class and sequence.
-    fn due(&self) -> (u64, u64) {
-        (self.time, self.order)
+        (self.time, self.order) < (other.time, other.order)
     }
 }
 
@@ -86,8 +80,9 @@ impl PartialOrd for Key {
 }
 impl Ord for Key {
     fn cmp(&self, other: &Self) -> Ordering {
-        // Reversed, earliest greatest: BinaryHeap is a max-heap. (The slot
-        // never decides: (time, order) is unique.)
+        // Reversed, earliest greatest: BinaryHeap is a max-heap and a
+        // sorted bucket pops from its end. (The slot never decides: (time,
+        // order) is unique.)
         (other.time, other.order).cmp(&(self.time, self.order))
     }
 }
@@ -104,13 +99,13 @@ pub const BUCKETS: usize = 256;
 pub struct Scheduler<E> {
     /// The ring: bucket `b` (time >> BUCKET_BITS) lives at `b % BUCKETS`.
     buckets: Vec<Vec<Key>>,
-    /// Per bucket, whether its keys are in order (earliest first).
-    ordered: Vec<bool>,
     /// The bucket number being drained.
     base: u64,
-    /// The next key of the bucket being drained (those before it are
-    /// popped, and it is in order; every other bucket is whole).
-    head: usize,
+    /// Whether the bucket being drained is sorted (latest first).
+    sorted: bool,
+    /// Per bucket not being drained: whether its keys came in order
+    /// (earliest first).
+    ascending: Vec<bool>,
     /// Keys in the ring.
     in_ring: usize,
     /// Keys due at or past the ring's horizon when pushed (earliest on top).
@@ -133,9 +128,9 @@ impl<E> Scheduler<E> {
     pub fn new() -> Self {
         Scheduler {
             buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
-            ordered: vec![true; BUCKETS],
             base: 0,
-            head: 0,
+            sorted: false,
+            ascending: vec![true; BUCKETS],
             in_ring: 0,
             far: BinaryHeap::new(),
             slab: Vec::new(),
@@ -175,17 +170,16 @@ impl<E> Scheduler<E> {
         }
         let i = (b % BUCKETS as u64) as usize;
         let bucket = &mut self.buckets[i];
-        if bucket.last().is_some_and(|last| k.before(last)) {
-            if b == self.base && self.ordered[i] {
-                // The bucket being drained stays in order: among the keys
-                // not yet popped.
-                let at = self.head + bucket[self.head..].partition_point(|x| x.before(&k));
-                bucket.insert(at, k);
-            } else {
-                bucket.push(k);
-                self.ordered[i] = false;
-            }
+        if b == self.base && self.sorted {
+            // Latest first (`Key`'s order is reversed: greater is earlier).
+            let at = bucket.partition_point(|x| x < &k);
+            bucket.insert(at, k);
         } else {
+            match bucket.last() {
+                None => self.ascending[i] = true,
+                Some(last) if k.before(last) => self.ascending[i] = false,
+                Some(_) => {}
+            }
             bucket.push(k);
         }
         self.in_ring += 1;
@@ -194,37 +188,30 @@ impl<E> Scheduler<E> {
     /// Removes and returns the earliest event, advancing the clock to it.
     pub fn pop(&mut self) -> Option<(Micros, E)> {
         loop {
-            if let Some(k) = self.next_in_base() {
+            let i = (self.base % BUCKETS as u64) as usize;
+            let bucket = &mut self.buckets[i];
+            if !bucket.is_empty() {
+                if !self.sorted {
+                    // Latest first: keys that came in order only turn round.
+                    if self.ascending[i] {
+                        bucket.reverse();
+                    } else {
+                        bucket.sort_unstable();
+                    }
+                    self.sorted = true;
+                }
+                let k = bucket.pop().expect("not empty");
                 self.now = Micros(k.time);
                 return Some((self.now, self.take(k)));
             }
             // This bucket is drained: on to the next that can hold anything.
             self.base = if self.in_ring == 0 { self.far.peek()?.time >> BUCKET_BITS } else { self.base + 1 };
+            self.sorted = false;
             while self.far.peek().is_some_and(|k| k.time >> BUCKET_BITS < self.base + BUCKETS as u64) {
                 let k = self.far.pop().expect("peeked");
                 self.insert(k);
             }
         }
-    }
-
-    /// Takes the next key of the bucket being drained, if any, sorting
-    /// the bucket first if its keys came out of order (a bucket drained to
-    /// its end is emptied, its cursor back at its start).
-    fn next_in_base(&mut self) -> Option<Key> {
-        let i = (self.base % BUCKETS as u64) as usize;
-        let bucket = &mut self.buckets[i];
-        if !self.ordered[i] {
-            // Not yet drained: the cursor is at the start.
-            bucket.sort_unstable_by_key(Key::due);
-            self.ordered[i] = true;
-        }
-        let k = *bucket.get(self.head)?;
-        self.head += 1;
-        if self.head == bucket.len() {
-            bucket.clear();
-            self.head = 0;
-        }
-        Some(k)
     }
 
     /// Removes and returns the earliest event if it is at `time` and of
@@ -233,15 +220,15 @@ impl<E> Scheduler<E> {
     /// conservative, whenever the bucket holding `time` is not the one
     /// being drained).
     pub fn pop_same(&mut self, time: Micros, class: EventClass) -> Option<E> {
-        let i = (self.base % BUCKETS as u64) as usize;
-        if time.0 >> BUCKET_BITS != self.base || !self.ordered[i] {
+        if !self.sorted || time.0 >> BUCKET_BITS != self.base {
             return None;
         }
-        let k = *self.buckets[i].get(self.head)?;
+        let bucket = &mut self.buckets[(self.base % BUCKETS as u64) as usize];
+        let k = *bucket.last()?;
         if k.time != time.0 || k.class() != class as u64 {
             return None;
         }
-        self.next_in_base();
+        bucket.pop();
         Some(self.take(k))
     }
 
@@ -255,11 +242,8 @@ impl<E> Scheduler<E> {
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Micros> {
         if self.in_ring > 0 {
-            // The earliest key left in the first bucket holding any (the
-            // drained one's from its cursor).
-            let base = &self.buckets[(self.base % BUCKETS as u64) as usize][self.head..];
-            let later = (1..BUCKETS as u64).map(|i| &self.buckets[((self.base + i) % BUCKETS as u64) as usize][..]);
-            let first = std::iter::once(base).chain(later).find(|b| !b.is_empty())?;
+            let ring = (0..BUCKETS as u64).map(|i| &self.buckets[((self.base + i) % BUCKETS as u64) as usize]);
+            let first = ring.into_iter().find(|b| !b.is_empty())?;
             return first.iter().map(|k| Micros(k.time)).min();
         }
         self.far.peek().map(|k| Micros(k.time))
