@@ -879,8 +879,8 @@ mod tests {
 
         /// The queue limit counts exactly the copies still waiting: a copy
         /// is dropped when, and only when, `limit` earlier ones leave after
-        /// it arrives (their departures are whole µs here, so the copies
-        /// delivered say them exactly).
+        /// it arrives (a departure rounded up to the µs, as delivered, is
+        /// later than a send instant, a whole µs, exactly when it is).
         #[test]
         fn the_limit_counts_the_copies_still_waiting(
             delay in 1u64..80, jitter in 0u64..80, limit in 1u32..150, rate: bool,
