@@ -224,12 +224,13 @@ pub struct Link {
     delay_cor: Crandom,
     loss_state: LossState,
     counter: u32,
-    /// Departure times (ns) of the copies queued, those already gone
-    /// among them until the next pruning: when there are as many as the
-    /// limit (then the limit counts exactly those still waiting) or twice
-    /// as many as the last pruning left (`prune_at`; memory stays in
-    /// proportion to what is in flight).
-    queue: Vec<u64>,
+    /// Departure times (ns) of the copies queued, earliest on top, those
+    /// already gone among them until the next pruning: when there are as
+    /// many as the limit (then the limit counts exactly those still
+    /// waiting) or twice as many as the last pruning left (`prune_at`;
+    /// memory stays in proportion to what is in flight). Each departure
+    /// is pushed and popped once, however full the queue runs.
+    queue: BinaryHeap<Reverse<u64>>,
     prune_at: usize,
     /// The latest departure time queued (ns): `rate`'s reference point.
     last_tts_ns: u64,
@@ -276,7 +277,7 @@ impl Link {
             delay_cor: Crandom::default(),
             loss_state: LossState::TxGap,
             counter: 0,
-            queue: Vec::new(),
+            queue: BinaryHeap::new(),
             prune_at: MIN_PRUNE_AT,
             last_tts_ns: 0,
             held: BinaryHeap::new(),
@@ -437,7 +438,9 @@ impl Link {
         // entries than the limit: fewer copies, whichever have gone.
         let limit = self.spec.limit as usize;
         if self.queue.len() >= limit.min(self.prune_at) {
-            self.queue.retain(|&t| t > now_ns);
+            while self.queue.peek().is_some_and(|Reverse(t)| *t <= now_ns) {
+                self.queue.pop();
+            }
             self.prune_at = (2 * self.queue.len()).max(MIN_PRUNE_AT);
             if self.queue.len() >= limit {
                 self.stats.limit_dropped += 1;
@@ -477,7 +480,7 @@ impl Link {
             now_ns
         };
         if tts_ns > now_ns {
-            self.queue.push(tts_ns);
+            self.queue.push(Reverse(tts_ns));
         }
         self.last_tts_ns = self.last_tts_ns.max(tts_ns);
         if tts_ns >= NEVER_NS {
