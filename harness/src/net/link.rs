@@ -224,14 +224,8 @@ pub struct Link {
     delay_cor: Crandom,
     loss_state: LossState,
     counter: u32,
-    /// Departure times (ns) of the copies queued, earliest on top, those
-    /// already gone among them until the next pruning: when there are as
-    /// many as the limit (then the limit counts exactly those still
-    /// waiting) or twice as many as the last pruning left (`prune_at`;
-    /// memory stays in proportion to what is in flight). Each departure
-    /// is pushed and popped once, however full the queue runs.
+    /// Departure times (ns) of copies still in the queue.
     queue: BinaryHeap<Reverse<u64>>,
-    prune_at: usize,
     /// The latest departure time queued (ns): `rate`'s reference point.
     last_tts_ns: u64,
     held: BinaryHeap<Reverse<Held>>,
@@ -278,7 +272,6 @@ impl Link {
             loss_state: LossState::TxGap,
             counter: 0,
             queue: BinaryHeap::new(),
-            prune_at: MIN_PRUNE_AT,
             last_tts_ns: 0,
             held: BinaryHeap::new(),
             next_token: 0,
@@ -434,18 +427,13 @@ impl Link {
             self.stats.duplicated += 1;
             self.enqueue(now_ns, payload, false, out);
         }
-        // Limit: copies still held (waiting out their delay) count. Fewer
-        // entries than the limit: fewer copies, whichever have gone.
-        let limit = self.spec.limit as usize;
-        if self.queue.len() >= limit.min(self.prune_at) {
-            while self.queue.peek().is_some_and(|Reverse(t)| *t <= now_ns) {
-                self.queue.pop();
-            }
-            self.prune_at = (2 * self.queue.len()).max(MIN_PRUNE_AT);
-            if self.queue.len() >= limit {
-                self.stats.limit_dropped += 1;
-                return;
-            }
+        // Limit: copies still held (waiting out their delay) count.
+        while self.queue.peek().is_some_and(|Reverse(t)| *t <= now_ns) {
+            self.queue.pop();
+        }
+        if self.queue.len() >= self.spec.limit as usize {
+            self.stats.limit_dropped += 1;
+            return;
         }
         let s = &self.spec;
         let qdisc_len = (payload + UDP_IPV4_HEADER_BYTES + ETHERNET_HEADER_BYTES) as u64;
@@ -461,9 +449,7 @@ impl Link {
             let mut delay = tabledist(delay_ns, jitter_ns, rnd, s.distribution) as i128;
             let mut now = now_ns as i128;
             if let Some(r) = s.rate {
-                // A copy still queued: the latest departure is later than
-                // now (every copy queued left later than it came).
-                if self.last_tts_ns > now_ns {
+                if !self.queue.is_empty() {
                     // The last packet queued is the reference point: only the
                     // part of the delay beyond its departure remains.
                     let last = self.last_tts_ns as i128;
@@ -567,9 +553,6 @@ fn ns_to_us(ns: u64) -> Micros {
 /// A departure time past every run (about 31 years): a packet due then is
 /// never delivered.
 pub const NEVER_NS: u64 = 1_000_000_000_000_000_000;
-
-/// Entries a link's queue record may hold before its first pruning.
-const MIN_PRUNE_AT: usize = 64;
 
 /// netem's `packet_time_ns`: serialisation time of `len` bytes (qdisc
 /// length: IP packet + Ethernet header) at `rate`, with overhead and cells.
