@@ -224,8 +224,8 @@ pub struct Link {
     delay_cor: Crandom,
     loss_state: LossState,
     counter: u32,
-    /// Departure times (ns) of copies still in the queue.
-    queue: BinaryHeap<Reverse<u64>>,
+    /// Departure times (ns) of the copies in the queue.
+    queue: Departures,
     /// The latest departure time queued (ns): `rate`'s reference point.
     last_tts_ns: u64,
     held: BinaryHeap<Reverse<Held>>,
@@ -234,6 +234,58 @@ pub struct Link {
     slot_packets_left: i64,
     slot_bytes_left: i64,
     stats: LinkStats,
+}
+
+/// The departure times (ns) of a link's queued copies, for its limit.
+/// Most links never fill their queue: a list, appended to and cleared of
+/// the departed only when it is as long as the limit (then the count must
+/// be exact) or twice what the last pruning left (memory in proportion to
+/// what is in flight) — no work per packet that waits on comparing random
+/// delays. A link that reaches its limit would scan the list on every
+/// packet from then on: it moves to a heap, cleared of the departed on
+/// every packet, each departure popped once.
+#[derive(Clone, Debug)]
+enum Departures {
+    List { times: Vec<u64>, prune_at: usize },
+    Heap(BinaryHeap<Reverse<u64>>),
+}
+
+/// Entries a link's list of departures holds before its first pruning.
+const MIN_PRUNE_AT: usize = 64;
+
+impl Departures {
+    /// How many copies are still queued at `now_ns` — exactly, when
+    /// there might be `limit` or more; otherwise a number under `limit`.
+    fn waiting(&mut self, now_ns: u64, limit: usize) -> usize {
+        match self {
+            Departures::List { times, prune_at } => {
+                if times.len() < limit.min(*prune_at) {
+                    return times.len();
+                }
+                times.retain(|&t| t > now_ns);
+                *prune_at = (2 * times.len()).max(MIN_PRUNE_AT);
+                if times.len() < limit {
+                    return times.len();
+                }
+                let heap = times.drain(..).map(Reverse).collect();
+                *self = Departures::Heap(heap);
+                self.waiting(now_ns, limit)
+            }
+            Departures::Heap(heap) => {
+                while heap.peek().is_some_and(|Reverse(t)| *t <= now_ns) {
+                    heap.pop();
+                }
+                heap.len()
+            }
+        }
+    }
+
+    fn push(&mut self, t: u64) {
+        match self {
+            Departures::List { times, .. } => times.push(t),
+            Departures::Heap(heap) => heap.push(Reverse(t)),
+        }
+    }
 }
 
 impl Link {
@@ -271,7 +323,7 @@ impl Link {
             delay_cor: Crandom::default(),
             loss_state: LossState::TxGap,
             counter: 0,
-            queue: BinaryHeap::new(),
+            queue: Departures::List { times: Vec::new(), prune_at: MIN_PRUNE_AT },
             last_tts_ns: 0,
             held: BinaryHeap::new(),
             next_token: 0,
@@ -428,10 +480,7 @@ impl Link {
             self.enqueue(now_ns, payload, false, out);
         }
         // Limit: copies still held (waiting out their delay) count.
-        while self.queue.peek().is_some_and(|Reverse(t)| *t <= now_ns) {
-            self.queue.pop();
-        }
-        if self.queue.len() >= self.spec.limit as usize {
+        if self.queue.waiting(now_ns, self.spec.limit as usize) >= self.spec.limit as usize {
             self.stats.limit_dropped += 1;
             return;
         }
@@ -449,7 +498,9 @@ impl Link {
             let mut delay = tabledist(delay_ns, jitter_ns, rnd, s.distribution) as i128;
             let mut now = now_ns as i128;
             if let Some(r) = s.rate {
-                if !self.queue.is_empty() {
+                // A copy still queued: the latest departure is later than
+                // now (every copy queued leaves later than it came).
+                if self.last_tts_ns > now_ns {
                     // The last packet queued is the reference point: only the
                     // part of the delay beyond its departure remains.
                     let last = self.last_tts_ns as i128;
@@ -466,7 +517,7 @@ impl Link {
             now_ns
         };
         if tts_ns > now_ns {
-            self.queue.push(Reverse(tts_ns));
+            self.queue.push(tts_ns);
         }
         self.last_tts_ns = self.last_tts_ns.max(tts_ns);
         if tts_ns >= NEVER_NS {
