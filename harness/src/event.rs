@@ -66,11 +66,6 @@ impl Key {
     fn class(&self) -> u64 {
         self.order >> CLASS_SHIFT
     }
-
-    /// Whether this key is due before `other`.
-    fn before(&self, other: &Key) -> bool {
-        (self.time, self.order) < (other.time, other.order)
-    }
 }
 
 impl PartialOrd for Key {
@@ -175,9 +170,10 @@ impl<E> Scheduler<E> {
             let at = bucket.partition_point(|x| x < &k);
             bucket.insert(at, k);
         } else {
+            // Came out of order: due before the last (greater is earlier).
             match bucket.last() {
                 None => self.ascending[i] = true,
-                Some(last) if k.before(last) => self.ascending[i] = false,
+                Some(last) if k > *last => self.ascending[i] = false,
                 Some(_) => {}
             }
             bucket.push(k);

@@ -264,12 +264,12 @@ impl Departures {
                 }
                 times.retain(|&t| t > now_ns);
                 *prune_at = (2 * times.len()).max(MIN_PRUNE_AT);
-                if times.len() < limit {
-                    return times.len();
+                let waiting = times.len();
+                if waiting >= limit {
+                    // Full: from now on a heap (every entry still waits).
+                    *self = Departures::Heap(times.drain(..).map(Reverse).collect());
                 }
-                let heap = times.drain(..).map(Reverse).collect();
-                *self = Departures::Heap(heap);
-                self.waiting(now_ns, limit)
+                waiting
             }
             Departures::Heap(heap) => {
                 while heap.peek().is_some_and(|Reverse(t)| *t <= now_ns) {
