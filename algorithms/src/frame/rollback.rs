@@ -98,6 +98,7 @@ impl Algorithm for Rollback {
                 me: player,
                 state: s.initial.clone(),
                 saved,
+                spare: Vec::new(),
                 inputs,
                 have: vec![delay; n],
                 acked_by: vec![0; n],
@@ -126,6 +127,9 @@ struct Peer {
     /// (but in the `rollback-no-resim` control, whose copies keep the
     /// frame number they were restored with).
     saved: VecDeque<State>,
+    /// States a rollback dropped from the ring, whose buffers the frames
+    /// re-simulated after it take (no allocation per re-simulated frame).
+    spare: Vec<State>,
     /// Per player, the input of each frame (None: not received yet).
     inputs: Vec<Vec<Option<Input>>>,
     /// Per player, inputs held contiguously from frame 0 (for `me`: made).
@@ -242,7 +246,9 @@ impl Peer {
             oldest.clone_from(&self.state);
             self.saved.push_back(oldest);
         } else {
-            self.saved.push_back(self.state.clone());
+            let mut next = self.spare.pop().unwrap_or_default();
+            next.clone_from(&self.state);
+            self.saved.push_back(next);
         }
     }
 
@@ -289,8 +295,8 @@ impl Peer {
             return; // older than the ring: cannot happen within the window
         }
         let idx = (from - base) as usize;
-        self.saved.truncate(idx + 1);
-        self.state = self.saved[idx].clone();
+        self.spare.extend(self.saved.drain(idx + 1..));
+        self.state.clone_from(&self.saved[idx]);
         self.changes += 1;
         ctx.report(Report::Rollback { depth: now - from });
         if self.skip_resimulation {

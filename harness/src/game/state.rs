@@ -113,7 +113,7 @@ pub struct Item {
 }
 
 /// The whole world after `frame` steps.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Default, PartialEq, Eq, Hash)]
 pub struct State {
     /// Steps applied since the initial state.
     pub frame: u32,
@@ -124,6 +124,21 @@ pub struct State {
     pub rng: u64,
     /// The random pick-up.
     pub item: Item,
+}
+
+/// Written out so that `clone_from` copies into the players' buffer
+/// (derived `Clone` makes a new one and frees the old): rollback's ring
+/// and the recorder's spare state copy a state every frame.
+impl Clone for State {
+    fn clone(&self) -> State {
+        State { frame: self.frame, players: self.players.clone(), rng: self.rng, item: self.item }
+    }
+
+    fn clone_from(&mut self, source: &State) {
+        let State { frame, players, rng, item } = source;
+        (self.frame, self.rng, self.item) = (*frame, *rng, *item);
+        self.players.clone_from(players);
+    }
 }
 
 impl State {
