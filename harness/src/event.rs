@@ -188,10 +188,13 @@ impl<E> Scheduler<E> {
             let bucket = &mut self.buckets[i];
             if !bucket.is_empty() {
                 if !self.sorted {
-                    // Latest first: keys that came in order only turn round.
-                    if self.ascending[i] {
-                        bucket.reverse();
-                    } else {
+                    // Latest first: keys that came in order only turn round;
+                    // the others are turned round before they are sorted, as
+                    // most came about in order (a few packets overtaken by
+                    // jitter): a small bucket's insertion sort then moves
+                    // those few, not every key the whole way.
+                    bucket.reverse();
+                    if !self.ascending[i] {
                         bucket.sort_unstable();
                     }
                     self.sorted = true;
