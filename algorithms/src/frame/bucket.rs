@@ -35,6 +35,8 @@ use std::collections::{BTreeMap, VecDeque};
 
 const TAG_INPUT: u8 = 7;
 const TAG_FRAMES: u8 = 8;
+/// A stamped input on the wire: `seq: u32`, then the 3-byte input.
+const INPUT_BYTES: usize = 7;
 const MAX_BATCH: u32 = 32;
 /// Frames a client accepts ahead of what it has played.
 const ACCEPT_WINDOW: u32 = 4096;
@@ -74,6 +76,7 @@ impl Algorithm for Bucket {
         Box::new(Server {
             latest: vec![SeqInput::default(); s.players],
             frames: VecDeque::new(),
+            spare: Vec::new(),
             first: 0,
             acked: vec![0; s.players],
             playout: s.options.number(&PLAYOUT).clamp(0.0, 600.0) as u32,
@@ -85,6 +88,7 @@ impl Algorithm for Bucket {
             Client {
                 state: s.initial.clone(),
                 frames: BTreeMap::new(),
+                spare: Vec::new(),
                 latest: None,
                 catchup: s.options.number(&CATCHUP).clamp(1.0, 1000.0) as u32,
                 buffer: s.options.number(&BUFFER).clamp(0.0, 1000.0) as u32,
@@ -99,6 +103,8 @@ struct Server {
     /// Frames not yet acknowledged by every client; `frames[i]` is frame
     /// `first + i + 1` (frame numbers are 1-based: the state after it).
     frames: VecDeque<Vec<SeqInput>>,
+    /// Frames everyone has, their buffers kept for the frames to come.
+    spare: Vec<Vec<SeqInput>>,
     first: u32,
     /// Per client, how many frames it holds contiguously.
     acked: Vec<u32>,
@@ -122,7 +128,9 @@ impl Node for Server {
                 }
             }
         }
-        self.frames.push_back(self.latest.clone());
+        let mut frame = self.spare.pop().unwrap_or_default();
+        frame.clone_from(&self.latest);
+        self.frames.push_back(frame);
         let newest = self.first + self.frames.len() as u32;
         let n = self.latest.len();
         for p in 0..n {
@@ -140,8 +148,9 @@ impl Node for Server {
         }
         // Forget what everyone has.
         let everyone = self.acked.iter().copied().min().unwrap_or(0);
-        while self.first < everyone && !self.frames.is_empty() {
-            self.frames.pop_front();
+        while self.first < everyone {
+            let Some(frame) = self.frames.pop_front() else { break };
+            self.spare.push(frame);
             self.first += 1;
         }
     }
@@ -181,6 +190,8 @@ struct Client {
     state: State,
     /// Frames received and not yet played, by frame number.
     frames: BTreeMap<u32, Vec<SeqInput>>,
+    /// Frames played, their buffers kept for the frames to come.
+    spare: Vec<Vec<SeqInput>>,
     latest: Option<SeqInput>,
     catchup: u32,
     buffer: u32,
@@ -217,6 +228,7 @@ impl Node for Client {
             let Some(inputs) = self.frames.remove(&(self.state.frame + 1)) else { break };
             ctx.game().step(&mut self.state, &inputs);
             ctx.publish_confirmed(&self.state, &inputs);
+            self.spare.push(inputs);
             played += 1;
         }
         if played == 0 {
@@ -235,22 +247,24 @@ impl Node for Client {
         if players as usize != ctx.setup().players {
             return;
         }
-        let mut batch = Vec::with_capacity(n as usize);
-        for _ in 0..n {
-            let mut inputs = Vec::with_capacity(players as usize);
-            for _ in 0..players {
-                let (Some(seq), Some(input)) = (r.u32(), r.take(3).and_then(Input::decode)) else { return };
-                inputs.push(SeqInput { seq, input });
-            }
-            batch.push(inputs);
-        }
-        if !r.is_done() {
+        // Each input is `seq: u32, input(3)`. The packet is checked whole
+        // before anything is kept (a damaged one changes nothing); the
+        // frames it repeats that are held already are not decoded again.
+        let per_frame = players as usize * INPUT_BYTES;
+        let Some(body) = r.take(n as usize * per_frame) else { return };
+        if per_frame == 0 || !r.is_done() || body.chunks_exact(INPUT_BYTES).any(|c| Input::decode(&c[4..]).is_none()) {
             return;
         }
-        for (k, inputs) in batch.into_iter().enumerate() {
+        for (k, frame) in body.chunks_exact(per_frame).enumerate() {
             let f = first.saturating_add(k as u32);
-            if f > self.state.frame && f <= self.state.frame.saturating_add(ACCEPT_WINDOW) {
-                self.frames.entry(f).or_insert(inputs);
+            if f > self.state.frame && f <= self.state.frame.saturating_add(ACCEPT_WINDOW) && !self.frames.contains_key(&f) {
+                let mut inputs = self.spare.pop().unwrap_or_default();
+                inputs.clear();
+                inputs.extend(frame.chunks_exact(INPUT_BYTES).map(|c| SeqInput {
+                    seq: u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+                    input: Input::decode(&c[4..]).unwrap_or_default(),
+                }));
+                self.frames.insert(f, inputs);
             }
         }
     }

@@ -177,7 +177,7 @@ impl Algorithm for Prediction {
         let dt = 1_000_000 / s.tick_hz.max(1) as i64;
         // Gaps of more than six ticks are not interpolated across.
         let mut interp = InterpolationBuffer::new(128).max_span(6 * dt);
-        interp.push(snap_of(&s.initial, dt));
+        let spare_snap = interp.push(snap_of(&s.initial, dt, None));
         Box::new(Client {
             me: player,
             dt,
@@ -186,6 +186,8 @@ impl Algorithm for Prediction {
             known_inputs: vec![Input::IDLE; s.players],
             moves: MoveLog::new(600),
             interp,
+            spare_snap,
+            step_inputs: Vec::with_capacity(s.players),
             clock: ClockSync::new((o.number(&RESYNC).max(0.0) * 1e6) as i64),
             fallback_offset: None,
             interp_us: if self.flaw == Flaw::UnboundedExtrapolation {
@@ -227,8 +229,11 @@ impl Algorithm for Prediction {
 
 /// One tick's inputs: `own` for player `me`, the last reported input for
 /// every other (players only: the game moves the bots itself).
-fn inputs_with(known: &[Input], me: usize, own: SeqInput) -> Vec<SeqInput> {
-    (0..known.len()).map(|q| if q == me { own } else { SeqInput { seq: 0, input: known[q] } }).collect()
+/// One tick's inputs into `out`: `own` for this player, the last reported
+/// input for every other.
+fn inputs_with(out: &mut Vec<SeqInput>, known: &[Input], me: usize, own: SeqInput) {
+    out.clear();
+    out.extend((0..known.len()).map(|q| if q == me { own } else { SeqInput { seq: 0, input: known[q] } }));
 }
 
 /// The server time of frame `f`: the tick that produced it started at
@@ -237,13 +242,16 @@ fn frame_time(frame: u32, dt: i64) -> i64 {
     (frame as i64 - 1) * dt
 }
 
-fn snap_of(s: &State, dt: i64) -> Snap {
-    Snap {
-        time_us: frame_time(s.frame, dt),
-        frame: s.frame,
-        pos: s.players.iter().map(|p| [p.x, p.y, p.z]).collect(),
-        vel: s.players.iter().map(|p| [p.vx, p.vy, p.vz]).collect(),
-    }
+/// What interpolation keeps of `s`, in `spare`'s buffers if given (the
+/// snapshot the buffer let go last: one arrives every tick).
+fn snap_of(s: &State, dt: i64, spare: Option<Snap>) -> Snap {
+    let mut snap = spare.unwrap_or(Snap { time_us: 0, frame: 0, pos: Vec::new(), vel: Vec::new() });
+    (snap.time_us, snap.frame) = (frame_time(s.frame, dt), s.frame);
+    snap.pos.clear();
+    snap.pos.extend(s.players.iter().map(|p| [p.x, p.y, p.z]));
+    snap.vel.clear();
+    snap.vel.extend(s.players.iter().map(|p| [p.vx, p.vy, p.vz]));
+    snap
 }
 
 struct Client {
@@ -255,6 +263,10 @@ struct Client {
     /// Pending moves, each with the view it was pressed on (lag compensation).
     moves: MoveLog<(u32, u32, u16)>,
     interp: InterpolationBuffer,
+    /// The snapshot interpolation let go last, to fill with the next.
+    spare_snap: Option<Snap>,
+    /// The inputs of the step being simulated (kept: one every tick).
+    step_inputs: Vec<SeqInput>,
     clock: ClockSync,
     /// Before clock sync completes: server time ≈ local time + this
     /// (learned from the first snapshot, ignoring its one-way delay).
@@ -309,13 +321,9 @@ fn eased(easing: &mut Option<([i64; 3], i64)>, now: i64, over_us: i64) -> [i64; 
 impl Client {
     /// One tick's inputs: `own` for this player, the last reported input
     /// for every other.
-    fn inputs_with(&self, own: SeqInput) -> Vec<SeqInput> {
-        inputs_with(&self.known_inputs, self.me, own)
-    }
-
     fn step_predicted(&mut self, ctx: &Ctx<'_>, own: SeqInput) {
-        let inputs = self.inputs_with(own);
-        ctx.game().step(&mut self.predicted, &inputs);
+        inputs_with(&mut self.step_inputs, &self.known_inputs, self.me, own);
+        ctx.game().step(&mut self.predicted, &self.step_inputs);
     }
 
     /// The predicted own player is current from `now` on.
@@ -330,7 +338,7 @@ impl Client {
 
     fn on_snapshot(&mut self, ctx: &mut Ctx<'_>, snap: WorldSnapshot) {
         let s = snap.state;
-        self.interp.push(snap_of(&s, self.dt));
+        self.spare_snap = self.interp.push(snap_of(&s, self.dt, self.spare_snap.take()));
         if self.fallback_offset.is_none() {
             self.fallback_offset = Some(frame_time(s.frame, self.dt) - ctx.now());
         }
@@ -356,10 +364,11 @@ impl Client {
         }
         if mispredicted {
             let before = self.predicted.players[self.me];
-            self.predicted = s.clone();
-            let (known, me) = (&self.known_inputs, self.me);
+            self.predicted.clone_from(&s);
+            let (known, me, inputs) = (&self.known_inputs, self.me, &mut self.step_inputs);
             let replayed = self.moves.replay(&mut self.predicted, me, |w, own| {
-                ctx.game().step(w, &inputs_with(known, me, own));
+                inputs_with(inputs, known, me, own);
+                ctx.game().step(w, inputs);
             });
             ctx.report(Report::Correction);
             ctx.report(Report::Resimulated(replayed));
@@ -374,7 +383,9 @@ impl Client {
             // to judge the ghosts against it.
             let mut present = s.clone();
             for m in self.moves.pending() {
-                ctx.game().step(&mut present, &self.inputs_with(SeqInput { seq: m.seq, input: m.input }));
+                let own = SeqInput { seq: m.seq, input: m.input };
+                inputs_with(&mut self.step_inputs, &self.known_inputs, self.me, own);
+                ctx.game().step(&mut present, &self.step_inputs);
             }
             for q in 0..present.players.len() {
                 if q != self.me {

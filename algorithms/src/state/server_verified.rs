@@ -92,18 +92,26 @@ impl Snapshot {
         w.finish()
     }
 
-    fn decode(bytes: &[u8]) -> Option<Snapshot> {
+    /// Takes `bytes` in place of what `self` holds (its buffer reused: a
+    /// snapshot arrives every tick) if they are a whole snapshot of a newer
+    /// frame with `entities` players; otherwise leaves `self` as it was.
+    fn replace_if_newer(&mut self, bytes: &[u8], entities: usize) -> bool {
         let mut r = Reader::new(bytes);
-        if r.u8()? != TAG_SNAPSHOT {
-            return None;
+        let (Some(TAG_SNAPSHOT), Some(frame), Some(n)) = (r.u8(), r.u32(), r.u16()) else {
+            return false;
+        };
+        let n = n as usize;
+        let whole = r.take(12 * n).filter(|_| r.is_done());
+        let Some(body) = whole.filter(|_| frame > self.frame && n == entities) else {
+            return false;
+        };
+        let mut r = Reader::new(body);
+        self.frame = frame;
+        self.players.clear();
+        while let (Some(x), Some(y), Some(z)) = (r.i32(), r.i32(), r.i32()) {
+            self.players.push([x, y, z]);
         }
-        let frame = r.u32()?;
-        let n = r.u16()? as usize;
-        let mut s = Snapshot { frame, players: Vec::with_capacity(n) };
-        for _ in 0..n {
-            s.players.push([r.i32()?, r.i32()?, r.i32()?]);
-        }
-        r.is_done().then_some(s)
+        true
     }
 }
 
@@ -128,11 +136,7 @@ impl Node for Client {
         if self.uplink.pacer.on_packet(bytes) {
             return;
         }
-        if let Some(s) = Snapshot::decode(bytes) {
-            if s.frame > self.shown.frame && s.players.len() == ctx.setup().entities() {
-                self.shown = s;
-            }
-        }
+        self.shown.replace_if_newer(bytes, ctx.setup().entities());
     }
 
     fn render(&mut self, _ctx: &RenderCtx<'_>, view: &mut View) {
@@ -180,8 +184,18 @@ mod tests {
     fn snapshot_round_trip_and_garbage() {
         let s = Snapshot { frame: 9, players: vec![[1, -2, 3], [4, 5, 6]] };
         let b = s.encode();
-        assert_eq!(Snapshot::decode(&b), Some(s));
-        assert_eq!(Snapshot::decode(&b[..b.len() - 1]), None);
-        assert_eq!(Snapshot::decode(&[]), None);
+        let mut shown = Snapshot { frame: 3, players: vec![[7, 7, 7]; 2] };
+        let before = shown.clone();
+        assert!(!shown.replace_if_newer(&b[..b.len() - 1], 2), "a truncated snapshot");
+        assert!(!shown.replace_if_newer(&[b.as_slice(), &[0]].concat(), 2), "a byte too many");
+        assert!(!shown.replace_if_newer(&[], 2));
+        assert!(!shown.replace_if_newer(&b, 3), "the wrong number of players");
+        assert_eq!(shown, before, "refused snapshots change nothing");
+        assert!(shown.replace_if_newer(&b, 2));
+        assert_eq!(shown, s);
+        let older = Snapshot { frame: 8, players: vec![[0; 3]; 2] }.encode();
+        assert!(!shown.replace_if_newer(&older, 2), "an older frame");
+        assert!(!shown.replace_if_newer(&b, 2), "the same frame again");
+        assert_eq!(shown, s);
     }
 }

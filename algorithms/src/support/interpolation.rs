@@ -122,17 +122,22 @@ impl<P: Positions> InterpolationBuffer<P> {
         self
     }
 
-    /// Adds a snapshot (in any order; duplicates are ignored).
-    pub fn push(&mut self, s: Snap<P>) {
+    /// Adds a snapshot (in any order; duplicates are ignored) and hands
+    /// back the one it let go, if any — the oldest past the capacity, or
+    /// `s` itself when its frame is held already — so that a caller can
+    /// fill the next one in its buffers.
+    pub fn push(&mut self, s: Snap<P>) -> Option<Snap<P>> {
         let i = self.snaps.partition_point(|x| x.frame < s.frame);
         if self.snaps.get(i).is_some_and(|x| x.frame == s.frame) {
-            return;
+            return Some(s);
         }
         self.snaps.insert(i, s);
+        let mut gone = None;
         while self.snaps.len() > self.capacity {
-            self.snaps.pop_front();
+            gone = self.snaps.pop_front();
         }
         self.found.set(None);
+        gone
     }
 
     /// The newest snapshot.
@@ -249,6 +254,17 @@ mod tests {
 
     fn snap(frame: u32, x: i32) -> Snap {
         Snap { time_us: frame as i64 * 16_666, frame, pos: vec![[x, 0, 0]], vel: vec![[6_000_000, 0, 0]] }
+    }
+
+    #[test]
+    fn a_push_hands_back_what_it_let_go() {
+        let mut b = InterpolationBuffer::new(2);
+        assert_eq!(b.push(snap(1, 0)), None);
+        assert_eq!(b.push(snap(2, 10)), None);
+        assert_eq!(b.push(snap(3, 20)).map(|s| s.frame), Some(1), "the oldest, past the capacity");
+        assert_eq!(b.push(snap(3, 99)).map(|s| s.pos[0][0]), Some(99), "a frame held already: the new one");
+        assert_eq!(b.push(snap(0, 5)).map(|s| s.frame), Some(0), "older than everything kept");
+        assert_eq!(b.newest().map(|s| (s.frame, s.pos[0][0])), Some((3, 20)));
     }
 
     #[test]

@@ -16,7 +16,7 @@
 //! state messages ([`encode_own`]), drawn through [`TickLerp`].
 
 use crate::support::render_lerp::TickLerp;
-use crate::support::uplink::InputUplink;
+use crate::support::uplink::{InputUplink, Samples};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Ctx, EntityView, OptionSpec, Report, Setup, View};
 use harness::game::{Input, PlayerState, SeqInput, State};
@@ -244,7 +244,7 @@ impl OwnPlayer {
 
     /// A client tick: applies this tick's samples at once, adds them to
     /// what the uplink carries and sends the server its packet.
-    pub fn play(&mut self, ctx: &mut Ctx<'_>, uplink: &mut InputUplink, samples: Vec<SeqInput>) {
+    pub fn play(&mut self, ctx: &mut Ctx<'_>, uplink: &mut InputUplink, samples: Samples) {
         for s in samples {
             self.tick(ctx, s);
             uplink.remember(s);

@@ -116,8 +116,15 @@ impl InputUplink {
     }
 
     /// Takes this tick's samples (usually one; see [`Pacer::samples`]).
-    pub fn sample(&mut self, ctx: &mut Ctx<'_>) -> Vec<SeqInput> {
-        (0..self.pacer.samples()).filter_map(|_| ctx.sample_input()).collect()
+    pub fn sample(&mut self, ctx: &mut Ctx<'_>) -> Samples {
+        let mut out = Samples::default();
+        for _ in 0..self.pacer.samples() {
+            if let Some(s) = ctx.sample_input() {
+                out.taken[out.len] = s;
+                out.len += 1;
+            }
+        }
+        out
     }
 
     /// Samples this tick's input (if the node has a player) and sends the
@@ -151,6 +158,29 @@ impl InputUplink {
         }
         trailer(&mut w);
         w.finish()
+    }
+}
+
+/// One tick's samples, oldest first: none, one or two ([`Pacer::samples`]);
+/// kept in place, as every client takes them every tick.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Samples {
+    taken: [SeqInput; 2],
+    len: usize,
+}
+
+impl Samples {
+    /// The samples, oldest first.
+    pub fn as_slice(&self) -> &[SeqInput] {
+        &self.taken[..self.len]
+    }
+}
+
+impl IntoIterator for Samples {
+    type Item = SeqInput;
+    type IntoIter = std::iter::Take<std::array::IntoIter<SeqInput, 2>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.taken.into_iter().take(self.len)
     }
 }
 
@@ -193,8 +223,10 @@ impl ServerInputs {
         let newest = r.u32()?;
         let tick = r.var()?;
         let n = r.u8()? as usize;
-        let inputs = (0..n).map(|_| r.take(3).and_then(Input::decode)).collect::<Option<Vec<_>>>()?;
-        if (newest as usize) < inputs.len() {
+        // Checked whole first, decoded again as they are offered (every
+        // client sends one a tick: no list of them is made).
+        let inputs = r.take(3 * n)?;
+        if (newest as usize) < n || inputs.chunks_exact(3).any(|b| Input::decode(b).is_none()) {
             return None;
         }
         let extra = trailer(&mut r)?;
@@ -203,9 +235,9 @@ impl ServerInputs {
         }
         let q = self.queues.get_mut(p)?;
         q.arrived(tick, now);
-        // inputs[k] has sequence newest − k: offer them oldest first.
-        for (k, input) in inputs.iter().enumerate().rev() {
-            q.offer(newest - k as u32, *input);
+        // The k-th input has sequence newest − k: offer them oldest first.
+        for (k, b) in inputs.chunks_exact(3).enumerate().rev() {
+            q.offer(newest - k as u32, Input::decode(b)?);
         }
         Some(extra)
     }
