@@ -122,7 +122,35 @@ fn encode_update(key: u32, u: &Update) -> Vec<u8> {
     w.finish()
 }
 
-fn decode_update(bytes: &[u8]) -> Option<(u32, Update)> {
+/// An UPDATE read off the wire and checked whole, its inputs left as bytes:
+/// the server resends the newest UPDATE every tick until a client answers,
+/// and the client keeps the first copy (only that one's inputs are decoded).
+struct UpdateBytes<'a> {
+    key: u32,
+    next: u32,
+    server_time: i64,
+    /// `seq: u32, input(3)` per player, all valid.
+    inputs: &'a [u8],
+}
+
+/// A stamped input on the wire: `seq: u32`, then the 3-byte input.
+const INPUT_BYTES: usize = 7;
+
+impl UpdateBytes<'_> {
+    fn players(&self) -> usize {
+        self.inputs.len() / INPUT_BYTES
+    }
+
+    fn update(&self) -> Update {
+        let inputs = self.inputs.chunks_exact(INPUT_BYTES).map(|c| SeqInput {
+            seq: u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+            input: Input::decode(&c[4..]).unwrap_or_default(),
+        });
+        Update { next: self.next, server_time: self.server_time, inputs: inputs.collect() }
+    }
+}
+
+fn read_update(bytes: &[u8]) -> Option<UpdateBytes<'_>> {
     let mut r = Reader::new(bytes);
     if r.u8()? != TAG_UPDATE {
         return None;
@@ -131,12 +159,9 @@ fn decode_update(bytes: &[u8]) -> Option<(u32, Update)> {
     let next = r.u32()?;
     let server_time = i64::from_le_bytes(r.take(8)?.try_into().ok()?);
     let n = r.u8()? as usize;
-    let mut inputs = Vec::with_capacity(n);
-    for _ in 0..n {
-        let seq = r.u32()?;
-        inputs.push(SeqInput { seq, input: Input::decode(r.take(3)?)? });
-    }
-    (r.is_done() && next > key).then_some((key, Update { next, server_time, inputs }))
+    let inputs = r.take(n * INPUT_BYTES)?;
+    let valid = inputs.chunks_exact(INPUT_BYTES).all(|c| Input::decode(&c[4..]).is_some());
+    (valid && r.is_done() && next > key).then_some(UpdateBytes { key, next, server_time, inputs })
 }
 
 /// A client's CTRL: its input for a key frame.
@@ -213,8 +238,9 @@ impl Node for Client {
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
-        let Some((key, u)) = decode_update(bytes) else { return };
-        if u.inputs.len() != ctx.setup().players || key < self.key {
+        let Some(u) = read_update(bytes) else { return };
+        let key = u.key;
+        if u.players() != ctx.setup().players || key < self.key {
             return;
         }
         if self.newest_update.is_none_or(|(t, _)| u.server_time > t) {
@@ -224,7 +250,7 @@ impl Node for Client {
         if self.ctrl.is_some_and(|c| key > c.key) {
             self.ctrl = None;
         }
-        self.updates.entry(key).or_insert(u);
+        self.updates.entry(key).or_insert_with(|| u.update());
     }
 
     fn render(&mut self, _ctx: &RenderCtx<'_>, view: &mut View) {
@@ -264,10 +290,19 @@ impl Node for Server {
         // Re-send the newest UPDATE to every client that has not answered it.
         let Some((&key, u)) = self.updates.iter().next_back() else { return };
         let msg = encode_update(key, u);
-        for p in 0..ctx.setup().players {
-            if self.last_ctrl_key[p].is_none_or(|k| k < key) {
-                ctx.send(ctx.setup().node_of_player(p), msg.clone());
+        let behind = |p: &usize| self.last_ctrl_key[*p].is_none_or(|k| k < key);
+        let last = (0..ctx.setup().players).rev().find(behind);
+        for p in (0..ctx.setup().players).filter(behind) {
+            if Some(p) != last {
+                // Copies in pooled buffers; the last gets the original.
+                let mut copy = harness::buffers::take(msg.len());
+                copy.extend_from_slice(&msg);
+                ctx.send(ctx.setup().node_of_player(p), copy);
             }
+        }
+        match last {
+            Some(p) => ctx.send(ctx.setup().node_of_player(p), msg),
+            None => harness::buffers::give(msg),
         }
     }
 
@@ -321,10 +356,14 @@ mod tests {
             inputs: vec![SeqInput { seq: 4, input: Input::buttons(Input::UP) }; 3],
         };
         let b = encode_update(7, &u);
-        assert_eq!(decode_update(&b), Some((7, u)));
+        let read = read_update(&b).expect("a whole UPDATE");
+        assert_eq!((read.key, read.players(), read.update()), (7, 3, u));
         for cut in 0..b.len() {
-            assert!(decode_update(&b[..cut]).is_none());
+            assert!(read_update(&b[..cut]).is_none());
         }
+        let mut bad = b.clone();
+        bad[18 + 4] = 0xff;
+        assert!(read_update(&bad).is_none(), "an input with undefined button bits");
         let c = Client {
             state: State::default(),
             updates: BTreeMap::new(),

@@ -168,6 +168,7 @@ impl Algorithm for DeadReckoning {
             drawn: vec![None; s.entities()],
             own: OwnPlayer::new(&s.initial, player, dt),
             uplink: InputUplink::new(3),
+            others: Vec::with_capacity(s.players),
         })
     }
 }
@@ -262,6 +263,9 @@ struct Client {
     blind: bool,
     own: OwnPlayer,
     uplink: InputUplink,
+    /// The other players as this screen has them, `(id, position,
+    /// velocity)`, gathered each tick (the buffer kept).
+    others: Vec<(usize, [i32; 3], [i32; 3])>,
 }
 
 impl Client {
@@ -297,13 +301,15 @@ impl Node for Client {
         let samples = self.uplink.sample(ctx);
         // The own player collides with the others where this screen has them.
         let (t, now) = (ctx.now() + self.offset.unwrap_or(0), ctx.now());
-        let mut others = Vec::with_capacity(ctx.setup().players);
+        let mut others = std::mem::take(&mut self.others);
+        others.clear();
         let me = self.me;
         for q in (0..ctx.setup().players).filter(|&q| q != me) {
             let at = self.remote_at(ctx.game(), q, t, now);
             others.push((q, at, self.models[q].0.coast.velocity(t, self.cap_us)));
         }
-        self.own.place_others(ctx, others);
+        self.own.place_others(ctx, others.iter().copied());
+        self.others = others;
         self.own.play(ctx, &mut self.uplink, samples);
     }
 

@@ -213,6 +213,8 @@ pub struct OwnPlayer {
     log: MoveLog<()>,
     newest_frame: u32,
     lerp: TickLerp,
+    /// The inputs of the step being simulated (kept: one every tick).
+    inputs: Vec<SeqInput>,
 }
 
 impl OwnPlayer {
@@ -221,7 +223,8 @@ impl OwnPlayer {
         let mut lerp = TickLerp::new(initial.players.len(), dt);
         let p = &initial.players[me];
         lerp.set(i64::MIN / 2, &[EntityView { id: me as u16, x: p.x, y: p.y, z: p.z, ..Default::default() }]);
-        OwnPlayer { me, world: initial.clone(), log: MoveLog::new(600), newest_frame: 0, lerp }
+        let inputs = Vec::with_capacity(initial.players.len());
+        OwnPlayer { me, world: initial.clone(), log: MoveLog::new(600), newest_frame: 0, lerp, inputs }
     }
 
     fn show(&mut self, now: i64) {
@@ -255,7 +258,7 @@ impl OwnPlayer {
 
     /// Applies the sampled input at once.
     pub fn tick(&mut self, ctx: &Ctx<'_>, s: SeqInput) {
-        step_own(ctx, &mut self.world, self.me, s);
+        step_own(ctx, &mut self.world, self.me, s, &mut self.inputs);
         self.log.push(Move { seq: s.seq, input: s.input, extra: (), after: carried(&self.world.players[self.me]) });
         self.show(ctx.now());
     }
@@ -281,8 +284,8 @@ impl OwnPlayer {
                 items: keep.items,
                 ..server
             };
-            let me = self.me;
-            let n = self.log.replay(&mut self.world, me, |w, s| step_own(ctx, w, me, s));
+            let (me, inputs) = (self.me, &mut self.inputs);
+            let n = self.log.replay(&mut self.world, me, |w, s| step_own(ctx, w, me, s, inputs));
             for m in self.log.moves.iter_mut() {
                 m.after = carried(&m.after);
             }
@@ -305,11 +308,13 @@ impl OwnPlayer {
 }
 
 /// Steps `world` with `own` for player `me` and nothing for the others
-/// (they are placed where the client shows them before each step).
-fn step_own(ctx: &Ctx<'_>, world: &mut State, me: usize, own: SeqInput) {
+/// (they are placed where the client shows them before each step); the
+/// step's inputs are written to `inputs`.
+fn step_own(ctx: &Ctx<'_>, world: &mut State, me: usize, own: SeqInput, inputs: &mut Vec<SeqInput>) {
     let humans = ctx.game().humans(world);
-    let inputs: Vec<SeqInput> = (0..humans).map(|q| if q == me { own } else { SeqInput::default() }).collect();
-    ctx.game().step(world, &inputs);
+    inputs.clear();
+    inputs.extend((0..humans).map(|q| if q == me { own } else { SeqInput::default() }));
+    ctx.game().step(world, inputs);
 }
 
 #[cfg(test)]

@@ -129,6 +129,9 @@ pub struct Recorder {
     /// Spare rows of every entity's position at one instant (see
     /// [`Frames::row_between`]), reused from batch to batch.
     spare_rows: Vec<Vec<[i32; 3]>>,
+    /// [`Recorder::drain_pending`]'s list of instants, kept (it drains
+    /// every frame of a peer-to-peer match).
+    spare_instants: Vec<(Instant, usize)>,
     /// Buffers of scored pending views, for the next renders that wait.
     spare_views: Vec<Vec<EntityView>>,
     pending: VecDeque<Pending>,
@@ -208,6 +211,7 @@ impl Recorder {
             ideal,
             render_floor: 0,
             spare_rows: Vec::new(),
+            spare_instants: Vec::new(),
             spare_views: Vec::new(),
             pending: VecDeque::new(),
             screens: (0..players).map(|_| Screen::new(entities, 3)).collect(),
@@ -678,7 +682,8 @@ impl Recorder {
         let entity_renders: usize = self.pending.iter().take(ready).map(|p| p.view.entities.len()).sum();
         // The authority's row at each instant more entity-renders wait for
         // than there are entities (renders of one instant wait together).
-        let mut instants: Vec<(Instant, usize)> = Vec::new();
+        let mut instants = std::mem::take(&mut self.spare_instants);
+        instants.clear();
         for p in self.pending.iter().take(ready) {
             let at = (p.frame, p.into);
             match instants.iter_mut().find(|(i, _)| *i == at) {
@@ -687,10 +692,11 @@ impl Recorder {
             }
         }
         let rows: Vec<(Instant, Vec<[i32; 3]>)> = instants
-            .into_iter()
-            .filter(|&(_, n)| n > self.entities)
-            .map(|(at, _)| (at, row_at(&mut self.spare_rows, &self.authority, at, self.dt_us)))
+            .iter()
+            .filter(|&&(_, n)| n > self.entities)
+            .map(|&(at, _)| (at, row_at(&mut self.spare_rows, &self.authority, at, self.dt_us)))
             .collect();
+        self.spare_instants = instants;
         let pending = &self.pending;
         by_screens(
             &mut self.screens,
