@@ -239,6 +239,8 @@ impl Node for Server {
             w.0.extend_from_slice(&body.0);
             ctx.send_to_players(w.finish());
         }
+        // The body's buffer goes back to the pool the packets come from.
+        harness::buffers::give(body.0);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {

@@ -188,6 +188,7 @@ impl Algorithm for Prediction {
             interp,
             spare_snap,
             step_inputs: Vec::with_capacity(s.players),
+            received: WorldSnapshot::default(),
             clock: ClockSync::new((o.number(&RESYNC).max(0.0) * 1e6) as i64),
             fallback_offset: None,
             interp_us: if self.flaw == Flaw::UnboundedExtrapolation {
@@ -267,6 +268,8 @@ struct Client {
     spare_snap: Option<Snap>,
     /// The inputs of the step being simulated (kept: one every tick).
     step_inputs: Vec<SeqInput>,
+    /// The snapshot being received (its buffers kept).
+    received: WorldSnapshot,
     clock: ClockSync,
     /// Before clock sync completes: server time ≈ local time + this
     /// (learned from the first snapshot, ignoring its one-way delay).
@@ -336,9 +339,9 @@ impl Client {
         self.clock.offset().or(self.fallback_offset)
     }
 
-    fn on_snapshot(&mut self, ctx: &mut Ctx<'_>, snap: WorldSnapshot) {
-        let s = snap.state;
-        self.spare_snap = self.interp.push(snap_of(&s, self.dt, self.spare_snap.take()));
+    fn on_snapshot(&mut self, ctx: &mut Ctx<'_>, snap: &WorldSnapshot) {
+        let s = &snap.state;
+        self.spare_snap = self.interp.push(snap_of(s, self.dt, self.spare_snap.take()));
         if self.fallback_offset.is_none() {
             self.fallback_offset = Some(frame_time(s.frame, self.dt) - ctx.now());
         }
@@ -346,7 +349,7 @@ impl Client {
             return; // late: already reconciled against something newer
         }
         self.newest_frame = s.frame;
-        self.known_inputs = snap.inputs;
+        self.known_inputs.clone_from(&snap.inputs);
         let ack = s.players[self.me].last_seq;
         let server_own = s.players[self.me];
         let mispredicted =
@@ -358,13 +361,13 @@ impl Client {
             if differs(&self.predicted.players[self.me], &server_own, self.threshold_um) {
                 ctx.report(Report::Correction);
             }
-            self.predicted = s;
+            self.predicted.clone_from(s);
             self.moves.clear();
             return;
         }
         if mispredicted {
             let before = self.predicted.players[self.me];
-            self.predicted.clone_from(&s);
+            self.predicted.clone_from(s);
             let (known, me, inputs) = (&self.known_inputs, self.me, &mut self.step_inputs);
             let replayed = self.moves.replay(&mut self.predicted, me, |w, own| {
                 inputs_with(inputs, known, me, own);
@@ -465,11 +468,12 @@ impl Node for Client {
         if self.clock.on_packet(ctx.now(), bytes) || self.pacer.on_packet(bytes) {
             return;
         }
-        if let Some(snap) = WorldSnapshot::decode(bytes, ctx.setup().players) {
-            if snap.state.players.len() == self.predicted.players.len() {
-                self.on_snapshot(ctx, snap);
-            }
+        // Decoded into a kept snapshot (one arrives every tick).
+        let mut snap = std::mem::take(&mut self.received);
+        if snap.decode_into(bytes, ctx.setup().players) && snap.state.players.len() == self.predicted.players.len() {
+            self.on_snapshot(ctx, &snap);
         }
+        self.received = snap;
     }
 
     fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {

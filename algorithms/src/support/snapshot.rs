@@ -10,7 +10,7 @@ use harness::game::{Input, State};
 const TAG: u8 = 30;
 
 /// A decoded snapshot.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WorldSnapshot {
     /// The authoritative state (its `frame` is the snapshot's frame).
     pub state: State,
@@ -33,16 +33,28 @@ impl WorldSnapshot {
     /// Decodes a snapshot of a game with `players` players (the entities
     /// after them are bots); `None` on anything malformed.
     pub fn decode(bytes: &[u8], players: usize) -> Option<WorldSnapshot> {
+        let mut s = WorldSnapshot::default();
+        s.decode_into(bytes, players).then_some(s)
+    }
+
+    /// [`WorldSnapshot::decode`] into `self`, its buffers reused (a client
+    /// receives one every tick); `false` on anything malformed, and then
+    /// what `self` holds is unspecified (use a scratch snapshot).
+    pub fn decode_into(&mut self, bytes: &[u8], players: usize) -> bool {
         if bytes.first() != Some(&TAG) {
-            return None;
+            return false;
         }
-        let (state, used) = State::decode(&bytes[1..])?;
+        let Some(used) = self.state.decode_into(&bytes[1..]) else { return false };
         let rest = &bytes[1 + used..];
-        if rest.len() != 3 * players || players > state.players.len() {
-            return None;
+        if rest.len() != 3 * players || players > self.state.players.len() {
+            return false;
         }
-        let inputs = rest.chunks_exact(3).map(Input::decode).collect::<Option<Vec<_>>>()?;
-        Some(WorldSnapshot { state, inputs })
+        self.inputs.clear();
+        for b in rest.chunks_exact(3) {
+            let Some(input) = Input::decode(b) else { return false };
+            self.inputs.push(input);
+        }
+        true
     }
 }
 

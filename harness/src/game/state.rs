@@ -168,11 +168,19 @@ impl State {
     /// Reads the canonical encoding; `None` if malformed. Returns the state
     /// and the bytes consumed.
     pub fn decode(b: &[u8]) -> Option<(State, usize)> {
+        let mut s = State::default();
+        let used = s.decode_into(b)?;
+        Some((s, used))
+    }
+
+    /// [`State::decode`] into `self`, its players' buffer reused (a client
+    /// that decodes a state every tick allocates nothing); returns the bytes
+    /// consumed. `None` if malformed, and then `self` is as it was.
+    pub fn decode_into(&mut self, b: &[u8]) -> Option<usize> {
         let frame = u32::from_le_bytes(b.get(..4)?.try_into().ok()?);
         let n = u16::from_le_bytes(b.get(4..6)?.try_into().ok()?) as usize;
         let end = 6 + n * PlayerState::WIRE_BYTES;
         let body = b.get(6..end)?;
-        let players = body.chunks_exact(PlayerState::WIRE_BYTES).map(PlayerState::decode).collect();
         let t = b.get(end..end + Self::TAIL_BYTES)?;
         let i32_at = |o: usize| i32::from_le_bytes([t[o], t[o + 1], t[o + 2], t[o + 3]]);
         let rng = u64::from_le_bytes(t[..8].try_into().ok()?);
@@ -180,7 +188,10 @@ impl State {
             return None;
         }
         let item = Item { active: t[8] == 1, x: i32_at(9), y: i32_at(13), next_frame: i32_at(17) as u32 };
-        Some((State { frame, players, rng, item }, end + Self::TAIL_BYTES))
+        (self.frame, self.rng, self.item) = (frame, rng, item);
+        self.players.clear();
+        self.players.extend(body.chunks_exact(PlayerState::WIRE_BYTES).map(PlayerState::decode));
+        Some(end + Self::TAIL_BYTES)
     }
 
     /// What peers compare to detect a desync: [`lane_hash`] of the
@@ -347,8 +358,18 @@ mod tests {
         let mut b = Vec::new();
         s.encode(&mut b);
         assert_eq!(b.len(), 6 + 2 * PlayerState::WIRE_BYTES + State::TAIL_BYTES);
-        assert_eq!(State::decode(&b), Some((s, b.len())));
+        assert_eq!(State::decode(&b), Some((s.clone(), b.len())));
         assert_eq!(State::decode(&b[..b.len() - 1]), None);
+        // Into a state of another size, and refused without a change.
+        let mut into = State { frame: 77, players: vec![PlayerState::default(); 5], ..State::default() };
+        assert_eq!(into.decode_into(&b), Some(b.len()));
+        assert_eq!(into, s);
+        let mut bad = b.clone();
+        bad[b.len() - State::TAIL_BYTES + 8] = 2; // the item's flag is 0 or 1
+        let kept = into.clone();
+        assert_eq!(into.decode_into(&bad), None);
+        assert_eq!(into.decode_into(&b[..b.len() - 1]), None);
+        assert_eq!(into, kept);
     }
 
     #[test]
