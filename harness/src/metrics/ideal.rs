@@ -131,6 +131,19 @@ pub(crate) struct Ideal {
     /// bots stepped whole for every player's input change cost more than
     /// the ideal world itself.
     players_only: Game,
+    /// Buffers [`Ideal::advance`] keeps from frame to frame: the step's
+    /// input changes, the players' world before it, one counterfactual's
+    /// world and inputs, and the contact sweep's coordinates.
+    scratch: Scratch,
+}
+
+#[derive(Default)]
+struct Scratch {
+    changed: Vec<(usize, u64, Input)>,
+    before: State,
+    other: State,
+    alt: Vec<SeqInput>,
+    sweep: Vec<(i64, i64)>,
 }
 /// The ideal frame a render at `t_us` is judged against, and µs into it:
 /// the frame in force at `t_us` (the last two of `total` frames at most,
@@ -163,6 +176,7 @@ impl Ideal {
             next: 0,
             steps: duration_us / game.dt_us() + 2,
             players_only: Game::new(GameConfig { bots: 0, ..game.config().clone() }),
+            scratch: Scratch::default(),
         }
     }
 
@@ -187,7 +201,8 @@ impl Ideal {
             let k = self.next;
             self.next += 1;
             let now = k * dt;
-            let mut changed = Vec::new();
+            let mut changed = std::mem::take(&mut self.scratch.changed);
+            changed.clear();
             for (p, inp) in self.inputs.iter_mut().enumerate() {
                 let input = trace.input_near(p, now, &mut self.trace_hints[p]);
                 *inp = SeqInput { seq: k as u32 + 1, input };
@@ -198,50 +213,65 @@ impl Ideal {
                     changed.push((p, at.unwrap_or(now), self.held[p]));
                 }
             }
-            // The players' world before the step (bots never reach a player).
-            let players = self.held.len();
-            let before = (!changed.is_empty()).then(|| State {
-                frame: s.frame,
-                players: s.players[..players].to_vec(),
-                rng: s.rng,
-                item: s.item,
-            });
-            game.step(s, &self.inputs);
-            if let Some(before) = before {
+            if changed.is_empty() {
+                game.step(s, &self.inputs);
+            } else {
+                // The players' world before the step (bots never reach a player).
+                let players = self.held.len();
+                let sc = &mut self.scratch;
+                sc.before.players.clear();
+                sc.before.players.extend_from_slice(&s.players[..players]);
+                (sc.before.frame, sc.before.rng, sc.before.item) = (s.frame, s.rng, s.item);
+                game.step(s, &self.inputs);
                 // The counterfactuals: each changed player kept its old input.
                 // Each steps the players' world, and many may fall in one
                 // tick of a large one: they are independent, so on several
-                // cores.
-                let (inputs, players_only) = (&self.inputs, &self.players_only);
-                let now_state = &*s;
-                let effective = |&(p, _, old): &(usize, u64, Input)| {
-                    let mut other = before.clone();
-                    let mut alt = inputs.clone();
+                // cores; one at a time, in kept buffers, when few.
+                let (inputs, players_only, before, now_state) = (&self.inputs, &self.players_only, &sc.before, &*s);
+                let effective = |&(p, _, old): &(usize, u64, Input), other: &mut State, alt: &mut Vec<SeqInput>| {
+                    other.clone_from(before);
+                    alt.clone_from(inputs);
                     alt[p].input = old;
-                    players_only.step(&mut other, &alt);
+                    players_only.step(other, alt);
                     visible(&other.players[p]) != visible(&now_state.players[p])
                 };
-                let work = changed.len() * players * COUNTERFACTUAL_WORK;
-                let verdicts = parallel::map(&changed, parallel::parts(work, changed.len()), effective);
-                for ((p, at, _), effective) in changed.into_iter().zip(verdicts) {
+                let (changes, ineffective, held) = (&mut self.changes, &mut self.ineffective, &mut self.held);
+                let mut settle = |&(p, at, _): &(usize, u64, Input), effective: bool| {
                     if effective {
-                        self.changes[p].push(at);
+                        changes[p].push(at);
                     } else {
-                        self.ineffective += 1;
+                        *ineffective += 1;
                     }
-                    self.held[p] = self.inputs[p].input;
+                    held[p] = inputs[p].input;
+                };
+                let work = changed.len() * players * COUNTERFACTUAL_WORK;
+                let parts = parallel::parts(work, changed.len());
+                if parts <= 1 {
+                    for c in &changed {
+                        settle(c, effective(c, &mut sc.other, &mut sc.alt));
+                    }
+                } else {
+                    let verdicts =
+                        parallel::map(&changed, parts, |c| effective(c, &mut State::default(), &mut Vec::new()));
+                    for (c, verdict) in changed.iter().zip(verdicts) {
+                        settle(c, verdict);
+                    }
                 }
             }
-            self.contact_frames += touching(&s.players[..self.held.len()], game.config().half_size) as u64;
+            self.scratch.changed = changed;
+            let (players, sweep) = (&s.players[..self.held.len()], &mut self.scratch.sweep);
+            self.contact_frames += touching(players, game.config().half_size, sweep) as u64;
             self.frames.push(s);
         }
     }
 }
 
 /// Whether any two of `players` (boxes of half-size `h`) touch or overlap.
-/// Sweep along x: only neighbours within `2h` in x can touch.
-fn touching(players: &[PlayerState], h: i64) -> bool {
-    let mut xs: Vec<(i64, i64)> = players.iter().map(|p| (p.x as i64, p.y as i64)).collect();
+/// Sweep along x: only neighbours within `2h` in x can touch (`xs` is
+/// the sweep's buffer).
+fn touching(players: &[PlayerState], h: i64, xs: &mut Vec<(i64, i64)>) -> bool {
+    xs.clear();
+    xs.extend(players.iter().map(|p| (p.x as i64, p.y as i64)));
     xs.sort_unstable();
     for i in 0..xs.len() {
         for j in i + 1..xs.len() {

@@ -129,9 +129,10 @@ pub struct Recorder {
     /// Spare rows of every entity's position at one instant (see
     /// [`Frames::row_between`]), reused from batch to batch.
     spare_rows: Vec<Vec<[i32; 3]>>,
-    /// [`Recorder::drain_pending`]'s list of instants, kept (it drains
-    /// every frame of a peer-to-peer match).
+    /// [`Recorder::drain_pending`]'s lists of instants and of their rows,
+    /// kept (it drains every frame of a peer-to-peer match).
     spare_instants: Vec<(Instant, usize)>,
+    spare_row_list: Vec<(Instant, Vec<[i32; 3]>)>,
     /// Buffers of scored pending views, for the next renders that wait.
     spare_views: Vec<Vec<EntityView>>,
     pending: VecDeque<Pending>,
@@ -212,6 +213,7 @@ impl Recorder {
             render_floor: 0,
             spare_rows: Vec::new(),
             spare_instants: Vec::new(),
+            spare_row_list: Vec::new(),
             spare_views: Vec::new(),
             pending: VecDeque::new(),
             screens: (0..players).map(|_| Screen::new(entities, 3)).collect(),
@@ -691,11 +693,13 @@ impl Recorder {
                 None => instants.push((at, p.view.entities.len())),
             }
         }
-        let rows: Vec<(Instant, Vec<[i32; 3]>)> = instants
-            .iter()
-            .filter(|&&(_, n)| n > self.entities)
-            .map(|&(at, _)| (at, row_at(&mut self.spare_rows, &self.authority, at, self.dt_us)))
-            .collect();
+        let mut rows = std::mem::take(&mut self.spare_row_list);
+        rows.extend(
+            instants
+                .iter()
+                .filter(|&&(_, n)| n > self.entities)
+                .map(|&(at, _)| (at, row_at(&mut self.spare_rows, &self.authority, at, self.dt_us))),
+        );
         self.spare_instants = instants;
         let pending = &self.pending;
         by_screens(
@@ -714,8 +718,9 @@ impl Recorder {
             },
         );
         // A few spare rows suffice (a long stall may have needed many).
-        self.spare_rows.extend(rows.into_iter().map(|(_, r)| r));
+        self.spare_rows.extend(rows.drain(..).map(|(_, r)| r));
         self.spare_rows.truncate(4);
+        self.spare_row_list = rows;
         // Their buffers serve the renders that wait next (as many as wait
         // at once, at most).
         for p in self.pending.drain(..ready) {
