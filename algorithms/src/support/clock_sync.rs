@@ -127,22 +127,21 @@ impl ClockSync {
     /// The server's answer to a clock-sync request, if `bytes` is one.
     pub fn answer(server_now: i64, bytes: &[u8]) -> Option<Vec<u8>> {
         let mut r = Reader::new(bytes);
-        let tag = r.u8()?;
-        let id = r.u8()?;
-        let mut w = Writer::with_capacity(10);
-        match tag {
-            PING => {
-                let t = i64_le(&mut r)?;
-                w.u8(PONG).u8(id);
-                w.0.extend_from_slice(&t.to_le_bytes());
-            }
-            TIME_REQ => {
-                w.u8(TIME_RESP).u8(id);
-                w.0.extend_from_slice(&server_now.to_le_bytes());
-            }
+        let (tag, id) = (r.u8()?, r.u8()?);
+        // Read whole before a reply is written: most packets a server hears
+        // are not clock requests, and each reply takes a pooled buffer.
+        let (reply, time) = match tag {
+            PING => (PONG, i64_le(&mut r)?),
+            TIME_REQ => (TIME_RESP, server_now),
             _ => return None,
+        };
+        if !r.is_done() {
+            return None;
         }
-        r.is_done().then(|| w.finish())
+        let mut w = Writer::with_capacity(10);
+        w.u8(reply).u8(id);
+        w.0.extend_from_slice(&time.to_le_bytes());
+        Some(w.finish())
     }
 }
 

@@ -52,7 +52,9 @@ pub fn send_paces<T: Clone>(ctx: &mut Ctx<'_>, queues: &mut [InputQueue<T>]) {
     for (p, q) in queues.iter_mut().enumerate() {
         if let Some(pace) = q.pace().filter(|&p| p != 0) {
             let to = ctx.setup().node_of_player(p);
-            ctx.send(to, vec![PACE_TAG, pace as u8]);
+            let mut msg = harness::buffers::take(2);
+            msg.extend_from_slice(&[PACE_TAG, pace as u8]);
+            ctx.send(to, msg);
         }
     }
 }
