@@ -257,7 +257,10 @@ impl Node for Client {
         }
         for (k, frame) in body.chunks_exact(per_frame).enumerate() {
             let f = first.saturating_add(k as u32);
-            if f > self.state.frame && f <= self.state.frame.saturating_add(ACCEPT_WINDOW) && !self.frames.contains_key(&f) {
+            if f > self.state.frame
+                && f <= self.state.frame.saturating_add(ACCEPT_WINDOW)
+                && !self.frames.contains_key(&f)
+            {
                 let mut inputs = self.spare.pop().unwrap_or_default();
                 inputs.clear();
                 inputs.extend(frame.chunks_exact(INPUT_BYTES).map(|c| SeqInput {

@@ -168,6 +168,7 @@ impl Algorithm for DeadReckoning {
             drawn: vec![None; s.entities()],
             own: OwnPlayer::new(&s.initial, player, dt),
             uplink: InputUplink::new(3),
+            updates: Vec::new(),
             others: Vec::with_capacity(s.players),
         })
     }
@@ -249,6 +250,24 @@ impl Node for Server {
     }
 }
 
+/// An update's entities into `out` (cleared first): `None` unless the
+/// packet is a whole update; else its frame.
+fn read_update(bytes: &[u8], dt: i64, blind: bool, out: &mut Vec<(usize, Model)>) -> Option<u32> {
+    out.clear();
+    let mut r = Reader::new(bytes);
+    let (Some(TAG_UPDATE), Some(frame), Some(n)) = (r.u8(), r.u32(), r.count(25)) else { return None };
+    for _ in 0..n {
+        let id = r.var()?;
+        let mut v = [0i32; 6];
+        for x in v.iter_mut() {
+            *x = r.i32()?;
+        }
+        let coast = Coast::new((frame as i64 - 1) * dt, [v[0], v[1], v[2]], [v[3], v[4], v[5]]).blind(blind);
+        out.push((id as usize, Model { frame, coast }));
+    }
+    r.is_done().then_some(frame)
+}
+
 struct Client {
     me: usize,
     dt: i64,
@@ -265,12 +284,32 @@ struct Client {
     blind: bool,
     own: OwnPlayer,
     uplink: InputUplink,
+    /// The update being read (the buffer kept).
+    updates: Vec<(usize, Model)>,
     /// The other players as this screen has them, `(id, position,
     /// velocity)`, gathered each tick (the buffer kept).
     others: Vec<(usize, [i32; 3], [i32; 3])>,
 }
 
 impl Client {
+    /// Takes an update of `frame`'s entities (read into `updates`, which
+    /// it empties).
+    fn apply(&mut self, ctx: &Ctx<'_>, frame: u32, updates: &mut Vec<(usize, Model)>) {
+        let arrival = (frame as i64 - 1) * self.dt - ctx.now();
+        self.offset = Some(self.offset.map_or(arrival, |o| o.max(arrival)));
+        let (t, now) = (ctx.now() + self.offset.unwrap_or(0), ctx.now());
+        for (id, mut m) in updates.drain(..) {
+            if id >= self.models.len() || m.frame <= self.models[id].0.frame {
+                continue;
+            }
+            // Blend from what is shown now, unless it is too far off.
+            let shown = self.remote_at(ctx.game(), id, t, now);
+            let far = distance(shown, m.coast.at(ctx.game(), t, self.cap_us, true)) > self.teleport_um;
+            let old = self.models[id].0;
+            self.models[id] = (m, (!far).then_some((old, now)));
+        }
+    }
+
     /// Where remote entity `i` is shown at server time `t`, local time `now`.
     fn remote_at(&mut self, game: &harness::game::Game, i: usize, t: i64, now: i64) -> [i32; 3] {
         let (m, old) = &mut self.models[i];
@@ -323,36 +362,13 @@ impl Node for Client {
             self.own.on_server(ctx, frame, own);
             return;
         }
-        let mut r = Reader::new(bytes);
-        let (Some(TAG_UPDATE), Some(frame), Some(n)) = (r.u8(), r.u32(), r.count(25)) else { return };
-        let mut updates = Vec::with_capacity(n);
-        for _ in 0..n {
-            let Some(id) = r.var() else { return };
-            let mut v = [0i32; 6];
-            for x in v.iter_mut() {
-                let Some(y) = r.i32() else { return };
-                *x = y;
-            }
-            let coast =
-                Coast::new((frame as i64 - 1) * self.dt, [v[0], v[1], v[2]], [v[3], v[4], v[5]]).blind(self.blind);
-            updates.push((id as usize, Model { frame, coast }));
+        // Read into a kept buffer (an update arrives about every tick).
+        let mut updates = std::mem::take(&mut self.updates);
+        let plausible = |&frame: &u32| frame as u64 <= ctx.tick() + PLAUSIBLE_LEAD;
+        if let Some(frame) = read_update(bytes, self.dt, self.blind, &mut updates).filter(plausible) {
+            self.apply(ctx, frame, &mut updates);
         }
-        if !r.is_done() || frame as u64 > ctx.tick() + PLAUSIBLE_LEAD {
-            return;
-        }
-        let arrival = (frame as i64 - 1) * self.dt - ctx.now();
-        self.offset = Some(self.offset.map_or(arrival, |o| o.max(arrival)));
-        let (t, now) = (ctx.now() + self.offset.unwrap_or(0), ctx.now());
-        for (id, mut m) in updates {
-            if id >= self.models.len() || m.frame <= self.models[id].0.frame {
-                continue;
-            }
-            // Blend from what is shown now, unless it is too far off.
-            let shown = self.remote_at(ctx.game(), id, t, now);
-            let far = distance(shown, m.coast.at(ctx.game(), t, self.cap_us, true)) > self.teleport_um;
-            let old = self.models[id].0;
-            self.models[id] = (m, (!far).then_some((old, now)));
-        }
+        self.updates = updates;
     }
 
     fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {

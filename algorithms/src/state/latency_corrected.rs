@@ -123,6 +123,7 @@ impl Algorithm for LatencyCorrected {
             grid: StepGrid::new(dt),
             own: OwnPlayer::new(&s.initial, player, dt),
             uplink: InputUplink::new(3),
+            got: Vec::new(),
         })
     }
 }
@@ -218,6 +219,30 @@ struct Client {
     grid: StepGrid,
     own: OwnPlayer,
     uplink: InputUplink,
+    /// The states being read, `(id, motion, frame)` (the buffer kept).
+    got: Vec<(usize, Coast, u32)>,
+}
+
+/// A states message into `out` (cleared first): `None` unless it is whole
+/// and plausible for a client at `tick` (ticks of `dt` µs).
+fn read_states(bytes: &[u8], dt: i64, tick: u64, out: &mut Vec<(usize, Coast, u32)>) -> Option<()> {
+    out.clear();
+    let mut r = Reader::new(bytes);
+    let (Some(TAG_STATES), Some(n)) = (r.u8(), r.count(33)) else { return None };
+    for _ in 0..n {
+        let id = r.var()?;
+        let sent = i64::from_le_bytes(r.take(8)?.try_into().ok()?);
+        let (x, y, z, vx, vy, vz) = (r.i32()?, r.i32()?, r.i32()?, r.i32()?, r.i32()?, r.i32()?);
+        // Sent on the server's tick that made frame `sent / dt + 1`
+        // (rounded: a live timer fires a little late). A time before
+        // the run or far ahead of this client is a damaged packet.
+        let frame = (sent + dt / 2) / dt + 1;
+        if sent < 0 || frame > (tick + PLAUSIBLE_LEAD) as i64 {
+            return None;
+        }
+        out.push((id as usize, Coast::new(sent, [x, y, z], [vx, vy, vz]), frame as u32));
+    }
+    r.is_done().then_some(())
 }
 
 impl Node for Client {
@@ -250,48 +275,12 @@ impl Node for Client {
             self.own.on_server(ctx, frame, own);
             return;
         }
-        let mut r = Reader::new(bytes);
-        let (Some(TAG_STATES), Some(n)) = (r.u8(), r.count(33)) else { return };
-        let mut got = Vec::with_capacity(n);
-        for _ in 0..n {
-            let Some(id) = r.var() else { return };
-            let Some(sent) = r.take(8).and_then(|b| b.try_into().ok()).map(i64::from_le_bytes) else { return };
-            let (Some(x), Some(y), Some(z), Some(vx), Some(vy), Some(vz)) =
-                (r.i32(), r.i32(), r.i32(), r.i32(), r.i32(), r.i32())
-            else {
-                return;
-            };
-            // Sent on the server's tick that made frame `sent / dt + 1`
-            // (rounded: a live timer fires a little late). A time before
-            // the run or far ahead of this client is a damaged packet.
-            let frame = (sent + self.dt / 2) / self.dt + 1;
-            if sent < 0 || frame > (ctx.tick() + PLAUSIBLE_LEAD) as i64 {
-                return;
-            }
-            got.push((id as usize, Coast::new(sent, [x, y, z], [vx, vy, vz]), frame as u32));
+        // Read into a kept buffer (states arrive about every tick).
+        let mut got = std::mem::take(&mut self.got);
+        if read_states(bytes, self.dt, ctx.tick(), &mut got).is_some() {
+            self.take_states(ctx, &mut got);
         }
-        if !r.is_done() {
-            return;
-        }
-        let server_now = self.clock.server_time(ctx.now());
-        for (id, mut m, frame) in got {
-            let Some(o) = self.others.get_mut(id) else { continue };
-            if o.msg.is_some_and(|old| old.origin >= m.origin) {
-                continue;
-            }
-            // A message interrupts the state machine; after a gap, a
-            // position too far off is jumped to rather than chased.
-            let moving = m.vel[0] != 0 || m.vel[1] != 0;
-            let target = m.at(ctx.game(), server_now.unwrap_or(m.origin), self.machine.cap_us, true);
-            if distance(o.shown, target) > self.teleport_um {
-                o.shown = target;
-                o.mode = if moving { Mode::ByDirectionRun } else { Mode::IdleStop };
-            } else {
-                o.mode = if moving { Mode::ToTargetBeforeRun } else { Mode::ToTargetStop };
-            }
-            o.msg = Some(m);
-            o.frame = frame;
-        }
+        self.got = got;
     }
 
     fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
@@ -326,6 +315,29 @@ impl Node for Client {
 }
 
 impl Client {
+    /// Takes the states of a message (read into `got`, which it empties).
+    fn take_states(&mut self, ctx: &Ctx<'_>, got: &mut Vec<(usize, Coast, u32)>) {
+        let server_now = self.clock.server_time(ctx.now());
+        for (id, mut m, frame) in got.drain(..) {
+            let Some(o) = self.others.get_mut(id) else { continue };
+            if o.msg.is_some_and(|old| old.origin >= m.origin) {
+                continue;
+            }
+            // A message interrupts the state machine; after a gap, a
+            // position too far off is jumped to rather than chased.
+            let moving = m.vel[0] != 0 || m.vel[1] != 0;
+            let target = m.at(ctx.game(), server_now.unwrap_or(m.origin), self.machine.cap_us, true);
+            if distance(o.shown, target) > self.teleport_um {
+                o.shown = target;
+                o.mode = if moving { Mode::ByDirectionRun } else { Mode::IdleStop };
+            } else {
+                o.mode = if moving { Mode::ToTargetBeforeRun } else { Mode::ToTargetStop };
+            }
+            o.msg = Some(m);
+            o.frame = frame;
+        }
+    }
+
     /// Runs every remote copy's state machine on to local time `now` on the
     /// step grid (the seed steps it once per frame; at 30 and 144 Hz those
     /// steps drew different paths — `conform`'s `frame-rate-independent`:
