@@ -135,6 +135,7 @@ impl Algorithm for ShadowFollow {
                 arc: o.number(&ARC) != 0.0,
             },
             uplink: InputUplink::new(3),
+            got: Vec::new(),
         })
     }
 }
@@ -244,6 +245,27 @@ struct Client {
     grid: StepGrid,
     chase: Chase,
     uplink: InputUplink,
+    /// The states being read (the buffer kept).
+    got: Vec<(usize, Sample)>,
+}
+
+/// A states message into `out` (cleared first): `None` unless it is whole.
+fn read_states(bytes: &[u8], out: &mut Vec<(usize, Sample)>) -> Option<()> {
+    out.clear();
+    let mut r = Reader::new(bytes);
+    let (Some(TAG_STATES), Some(n)) = (r.u8(), r.count(30)) else { return None };
+    for _ in 0..n {
+        let (id, frame, kind) = (r.var()?, r.u32()?, r.u8()?);
+        let mut v = [0i32; 6];
+        for x in v.iter_mut() {
+            *x = r.i32()?;
+        }
+        if kind > 2 {
+            return None;
+        }
+        out.push((id as usize, Sample { frame, kind, pos: [v[0], v[1], v[2]], vel: [v[3], v[4], v[5]] }));
+    }
+    r.is_done().then_some(())
 }
 
 impl Node for Client {
@@ -266,44 +288,14 @@ impl Node for Client {
             return;
         }
         self.chase_until(ctx.game(), ctx.now());
-        let mut r = Reader::new(bytes);
-        let (Some(TAG_STATES), Some(n)) = (r.u8(), r.count(30)) else { return };
-        let mut got = Vec::with_capacity(n);
-        for _ in 0..n {
-            let (Some(id), Some(frame), Some(kind)) = (r.var(), r.u32(), r.u8()) else { return };
-            let mut v = [0i32; 6];
-            for x in v.iter_mut() {
-                let Some(y) = r.i32() else { return };
-                *x = y;
-            }
-            if kind > 2 {
-                return;
-            }
-            got.push((id as usize, Sample { frame, kind, pos: [v[0], v[1], v[2]], vel: [v[3], v[4], v[5]] }));
+        // Read into a kept buffer (states arrive about every tick).
+        let mut got = std::mem::take(&mut self.got);
+        let plausible =
+            |got: &Vec<(usize, Sample)>| got.iter().all(|(_, s)| s.frame as u64 <= ctx.tick() + PLAUSIBLE_LEAD);
+        if read_states(bytes, &mut got).is_some() && plausible(&got) {
+            self.take_states(ctx, &mut got);
         }
-        if !r.is_done() || got.iter().any(|(_, s)| s.frame as u64 > ctx.tick() + PLAUSIBLE_LEAD) {
-            return;
-        }
-        for (id, s) in got {
-            let Some(e) = self.entities.get_mut(id) else { continue };
-            let arrival = (s.frame as i64 - 1) * self.dt - ctx.now();
-            self.offset = Some(self.offset.map_or(arrival, |o| o.max(arrival)));
-            if s.kind != 0 && s.frame > e.shadow.frame {
-                e.keys.push_back(s);
-            }
-            if s.frame >= e.shadow.frame {
-                e.shadow = s;
-                e.coast = s.coast(self.dt);
-                // After a gap the shadow may be far: jump, don't chase.
-                let t = ctx.now() + self.offset.unwrap_or(0);
-                let at = e.coast.at(ctx.game(), t, self.chase.cap_us, self.chase.arc);
-                if distance(e.shown, at) > self.teleport_um {
-                    e.shown = at;
-                    e.speed = 0.0;
-                    e.keys.clear();
-                }
-            }
-        }
+        self.got = got;
     }
 
     fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
@@ -331,6 +323,30 @@ impl Node for Client {
 }
 
 impl Client {
+    /// Takes the states of a message (read into `got`, which it empties).
+    fn take_states(&mut self, ctx: &Ctx<'_>, got: &mut Vec<(usize, Sample)>) {
+        for (id, s) in got.drain(..) {
+            let Some(e) = self.entities.get_mut(id) else { continue };
+            let arrival = (s.frame as i64 - 1) * self.dt - ctx.now();
+            self.offset = Some(self.offset.map_or(arrival, |o| o.max(arrival)));
+            if s.kind != 0 && s.frame > e.shadow.frame {
+                e.keys.push_back(s);
+            }
+            if s.frame >= e.shadow.frame {
+                e.shadow = s;
+                e.coast = s.coast(self.dt);
+                // After a gap the shadow may be far: jump, don't chase.
+                let t = ctx.now() + self.offset.unwrap_or(0);
+                let at = e.coast.at(ctx.game(), t, self.chase.cap_us, self.chase.arc);
+                if distance(e.shown, at) > self.teleport_um {
+                    e.shown = at;
+                    e.speed = 0.0;
+                    e.keys.clear();
+                }
+            }
+        }
+    }
+
     /// Moves every chaser on to local time `now` on the step grid: where a
     /// chaser is depends on the time, not on how often the screen renders
     /// (the seed chases once per frame; at 30 and 144 Hz those Euler steps
