@@ -103,6 +103,8 @@ impl Algorithm for ShadowFollow {
             period: (s.tick_hz as f64 / o.number(&RATE).clamp(0.01, 1000.0)).round().max(1.0) as u32,
             keys: o.number(&KEYS) != 0.0,
             own_states: OwnStates::from_setup(s),
+            grounded: Vec::with_capacity(s.players),
+            out: Vec::new(),
         })
     }
     fn client(&self, s: &Setup, player: usize) -> Box<dyn Node> {
@@ -166,55 +168,49 @@ struct Server {
     period: u32,
     keys: bool,
     own_states: OwnStates,
+    /// Per player, grounded before this tick's step (the buffer kept).
+    grounded: Vec<bool>,
+    /// This tick's samples to send, by player id (the buffer kept).
+    out: Vec<(u32, Sample)>,
 }
 
 impl Node for Server {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
-        let before: Vec<bool> = self.state.players.iter().map(|p| p.grounded()).collect();
+        let before = &mut self.grounded;
+        before.clear();
+        before.extend(self.state.players.iter().map(|p| p.grounded()));
         ctx.game().step(&mut self.state, self.inputs.for_tick());
         self.inputs.send_paces(ctx);
         ctx.publish_authority(&self.state);
         let f = self.state.frame;
-        let mut out: Vec<Sample> = Vec::new();
+        let out = &mut self.out;
+        out.clear();
         for (i, p) in self.state.players.iter().enumerate() {
             if self.keys && before[i] != p.grounded() {
-                out.push(Sample { kind: if before[i] { 1 } else { 2 }, ..Sample::of(p, f, 0) });
+                let mut key = Sample { kind: if before[i] { 1 } else { 2 }, ..Sample::of(p, f, 0) };
                 if before[i] {
                     // Take-off: the key state is the ground it left.
-                    let last = out.last_mut().expect("just pushed");
-                    last.pos[2] = 0;
+                    key.pos[2] = 0;
                 }
+                out.push((i as u32, key));
             }
         }
         self.own_states.send(ctx, &self.state);
         if f % self.period == 0 {
-            out.extend(self.state.players.iter().map(|p| Sample::of(p, f, 0)));
+            out.extend(self.state.players.iter().enumerate().map(|(i, p)| (i as u32, Sample::of(p, f, 0))));
         }
         if out.is_empty() {
             return;
         }
-        let ids: Vec<u32> = {
-            let mut v = Vec::new();
-            for (i, p) in self.state.players.iter().enumerate() {
-                if self.keys && before[i] != p.grounded() {
-                    v.push(i as u32);
-                }
-            }
-            if f % self.period == 0 {
-                v.extend(0..self.state.players.len() as u32);
-            }
-            v
-        };
         let mut w = Writer::with_capacity(8 + out.len() * 34);
         w.u8(TAG_STATES).var(out.len() as u32);
-        for (id, s) in ids.iter().zip(&out) {
+        for (id, s) in out.iter() {
             w.var(*id).u32(s.frame).u8(s.kind);
             for v in s.pos.iter().chain(&s.vel) {
                 w.i32(*v);
             }
         }
-        let msg = w.finish();
-        ctx.send_to_players(msg);
+        ctx.send_to_players(w.finish());
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {

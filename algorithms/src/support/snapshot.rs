@@ -21,7 +21,7 @@ pub struct WorldSnapshot {
 impl WorldSnapshot {
     /// Encodes a snapshot.
     pub fn encode(state: &State, inputs: &[Input]) -> Vec<u8> {
-        let mut out = Vec::with_capacity(7 + 45 * state.players.len());
+        let mut out = harness::buffers::take(7 + 45 * state.players.len());
         out.push(TAG);
         state.encode(&mut out);
         for i in inputs {
