@@ -3,6 +3,8 @@
 //! live mode receives whatever arrives) and returns `None` on anything
 //! malformed.
 
+use harness::game::{Input, SeqInput};
+
 /// Appends little-endian values to a buffer (taken from the thread's
 /// [`harness::buffers`] pool, which delivered packets return to).
 #[derive(Debug)]
@@ -112,6 +114,17 @@ impl<'a> Reader<'a> {
     pub fn is_done(&self) -> bool {
         self.pos == self.bytes.len()
     }
+}
+
+/// A stamped input's bytes: `seq: u32`, then the 3-byte input (bucket's
+/// and framelock's frames carry one per player).
+pub const STAMPED_INPUT_BYTES: usize = 7;
+
+/// Reads one stamped input from its [`STAMPED_INPUT_BYTES`] bytes; `None`
+/// if short or with undefined input bits.
+pub fn stamped_input(b: &[u8]) -> Option<SeqInput> {
+    let seq = u32::from_le_bytes(b.get(..4)?.try_into().ok()?);
+    Some(SeqInput { seq, input: Input::decode(b.get(4..)?)? })
 }
 
 #[cfg(test)]

@@ -28,15 +28,13 @@
 //! n × players × (seq: u32, input(3))`.
 
 use crate::support::render_lerp::{Picture, Smooth};
-use crate::wire::{Reader, Writer};
+use crate::wire::{stamped_input, Reader, Writer, STAMPED_INPUT_BYTES};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
 use harness::game::{Input, SeqInput, State};
 use std::collections::{BTreeMap, VecDeque};
 
 const TAG_INPUT: u8 = 7;
 const TAG_FRAMES: u8 = 8;
-/// A stamped input on the wire: `seq: u32`, then the 3-byte input.
-const INPUT_BYTES: usize = 7;
 const MAX_BATCH: u32 = 32;
 /// Frames a client accepts ahead of what it has played.
 const ACCEPT_WINDOW: u32 = 4096;
@@ -250,9 +248,10 @@ impl Node for Client {
         // Each input is `seq: u32, input(3)`. The packet is checked whole
         // before anything is kept (a damaged one changes nothing); the
         // frames it repeats that are held already are not decoded again.
-        let per_frame = players as usize * INPUT_BYTES;
+        let per_frame = players as usize * STAMPED_INPUT_BYTES;
         let Some(body) = r.take(n as usize * per_frame) else { return };
-        if per_frame == 0 || !r.is_done() || body.chunks_exact(INPUT_BYTES).any(|c| Input::decode(&c[4..]).is_none()) {
+        if per_frame == 0 || !r.is_done() || body.chunks_exact(STAMPED_INPUT_BYTES).any(|c| stamped_input(c).is_none())
+        {
             return;
         }
         for (k, frame) in body.chunks_exact(per_frame).enumerate() {
@@ -263,10 +262,8 @@ impl Node for Client {
             {
                 let mut inputs = self.spare.pop().unwrap_or_default();
                 inputs.clear();
-                inputs.extend(frame.chunks_exact(INPUT_BYTES).map(|c| SeqInput {
-                    seq: u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
-                    input: Input::decode(&c[4..]).unwrap_or_default(),
-                }));
+                // Every input decodes: the packet was checked whole above.
+                inputs.extend(frame.chunks_exact(STAMPED_INPUT_BYTES).filter_map(stamped_input));
                 self.frames.insert(f, inputs);
             }
         }

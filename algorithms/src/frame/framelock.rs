@@ -22,7 +22,7 @@
 //! (seq: u32, input(3))`.
 
 use crate::support::render_lerp::{Picture, Smooth};
-use crate::wire::{Reader, Writer};
+use crate::wire::{stamped_input, Reader, Writer, STAMPED_INPUT_BYTES};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, Options, RenderCtx, Report, Setup, Topology, View};
 use harness::game::{Input, SeqInput, State};
 use std::collections::BTreeMap;
@@ -133,20 +133,15 @@ struct UpdateBytes<'a> {
     inputs: &'a [u8],
 }
 
-/// A stamped input on the wire: `seq: u32`, then the 3-byte input.
-const INPUT_BYTES: usize = 7;
-
 impl UpdateBytes<'_> {
     fn players(&self) -> usize {
-        self.inputs.len() / INPUT_BYTES
+        self.inputs.len() / STAMPED_INPUT_BYTES
     }
 
     fn update(&self) -> Update {
-        let inputs = self.inputs.chunks_exact(INPUT_BYTES).map(|c| SeqInput {
-            seq: u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
-            input: Input::decode(&c[4..]).unwrap_or_default(),
-        });
-        Update { next: self.next, server_time: self.server_time, inputs: inputs.collect() }
+        // Every input decodes: the UPDATE was checked whole.
+        let inputs = self.inputs.chunks_exact(STAMPED_INPUT_BYTES).filter_map(stamped_input).collect();
+        Update { next: self.next, server_time: self.server_time, inputs }
     }
 }
 
@@ -159,8 +154,8 @@ fn read_update(bytes: &[u8]) -> Option<UpdateBytes<'_>> {
     let next = r.u32()?;
     let server_time = i64::from_le_bytes(r.take(8)?.try_into().ok()?);
     let n = r.u8()? as usize;
-    let inputs = r.take(n * INPUT_BYTES)?;
-    let valid = inputs.chunks_exact(INPUT_BYTES).all(|c| Input::decode(&c[4..]).is_some());
+    let inputs = r.take(n * STAMPED_INPUT_BYTES)?;
+    let valid = inputs.chunks_exact(STAMPED_INPUT_BYTES).all(|c| stamped_input(c).is_some());
     (valid && r.is_done() && next > key).then_some(UpdateBytes { key, next, server_time, inputs })
 }
 

@@ -236,7 +236,7 @@ fn read_states(bytes: &[u8], dt: i64, tick: u64, out: &mut Vec<(usize, Coast, u3
         // Sent on the server's tick that made frame `sent / dt + 1`
         // (rounded: a live timer fires a little late). A time before
         // the run or far ahead of this client is a damaged packet.
-        let frame = (sent + dt / 2) / dt + 1;
+        let frame = sent.checked_add(dt / 2)? / dt + 1;
         if sent < 0 || frame > (tick + PLAUSIBLE_LEAD) as i64 {
             return None;
         }

@@ -228,10 +228,8 @@ impl Algorithm for Prediction {
     }
 }
 
-/// One tick's inputs: `own` for player `me`, the last reported input for
-/// every other (players only: the game moves the bots itself).
-/// One tick's inputs into `out`: `own` for this player, the last reported
-/// input for every other.
+/// One tick's inputs into `out`: `own` for player `me`, the last reported
+/// input for every other (players only: the game moves the bots itself).
 fn inputs_with(out: &mut Vec<SeqInput>, known: &[Input], me: usize, own: SeqInput) {
     out.clear();
     out.extend((0..known.len()).map(|q| if q == me { own } else { SeqInput { seq: 0, input: known[q] } }));
@@ -322,8 +320,8 @@ fn eased(easing: &mut Option<([i64; 3], i64)>, now: i64, over_us: i64) -> [i64; 
 }
 
 impl Client {
-    /// One tick's inputs: `own` for this player, the last reported input
-    /// for every other.
+    /// Steps the predicted world with `own` for this player and the last
+    /// reported input of every other.
     fn step_predicted(&mut self, ctx: &Ctx<'_>, own: SeqInput) {
         inputs_with(&mut self.step_inputs, &self.known_inputs, self.me, own);
         ctx.game().step(&mut self.predicted, &self.step_inputs);

@@ -120,7 +120,8 @@ impl InputUplink {
     /// Takes this tick's samples (usually one; see [`Pacer::samples`]).
     pub fn sample(&mut self, ctx: &mut Ctx<'_>) -> Samples {
         let mut out = Samples::default();
-        for _ in 0..self.pacer.samples() {
+        // Never more than two (the pacer's most), which `Samples` holds.
+        for _ in 0..self.pacer.samples().min(2) {
             if let Some(s) = ctx.sample_input() {
                 out.taken[out.len] = s;
                 out.len += 1;
@@ -169,13 +170,6 @@ impl InputUplink {
 pub struct Samples {
     taken: [SeqInput; 2],
     len: usize,
-}
-
-impl Samples {
-    /// The samples, oldest first.
-    pub fn as_slice(&self) -> &[SeqInput] {
-        &self.taken[..self.len]
-    }
 }
 
 impl IntoIterator for Samples {
@@ -239,7 +233,10 @@ impl ServerInputs {
         q.arrived(tick, now);
         // The k-th input has sequence newest − k: offer them oldest first.
         for (k, b) in inputs.chunks_exact(3).enumerate().rev() {
-            q.offer(newest - k as u32, Input::decode(b)?);
+            // Every input decodes: the packet was checked whole above.
+            if let Some(input) = Input::decode(b) {
+                q.offer(newest - k as u32, input);
+            }
         }
         Some(extra)
     }

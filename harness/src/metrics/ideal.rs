@@ -137,6 +137,7 @@ pub(crate) struct Ideal {
     scratch: Scratch,
 }
 
+/// [`Ideal::advance`]'s kept buffers (see [`Ideal`]'s `scratch`).
 #[derive(Default)]
 struct Scratch {
     changed: Vec<(usize, u64, Input)>,
@@ -145,6 +146,7 @@ struct Scratch {
     alt: Vec<SeqInput>,
     sweep: Vec<(i64, i64)>,
 }
+
 /// The ideal frame a render at `t_us` is judged against, and µs into it:
 /// the frame in force at `t_us` (the last two of `total` frames at most,
 /// so the next one exists).

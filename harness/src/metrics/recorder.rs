@@ -694,6 +694,7 @@ impl Recorder {
             }
         }
         let mut rows = std::mem::take(&mut self.spare_row_list);
+        rows.clear();
         rows.extend(
             instants
                 .iter()
