@@ -402,3 +402,34 @@ impl Machine {
         o.shown[2] = z;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A states message of one entity sent at `sent` µs.
+    fn states(sent: i64) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.u8(TAG_STATES).var(1).var(2);
+        w.0.extend_from_slice(&sent.to_le_bytes());
+        for v in [1, 2, 3, 4, 5, 6] {
+            w.i32(v);
+        }
+        w.finish()
+    }
+
+    #[test]
+    fn states_are_read_whole_and_implausible_times_refused() {
+        let dt = 16_666;
+        let mut got = vec![(9, Coast::new(0, [0; 3], [0; 3]), 9)];
+        assert_eq!(read_states(&states(10 * dt), dt, 20, &mut got), Some(()));
+        assert_eq!(got.len(), 1, "the buffer is cleared first");
+        assert_eq!((got[0].0, got[0].2), (2, 11));
+        let b = states(10 * dt);
+        assert_eq!(read_states(&b[..b.len() - 1], dt, 20, &mut got), None, "truncated");
+        assert_eq!(read_states(&states(-1), dt, 20, &mut got), None, "before the run");
+        assert_eq!(read_states(&states(10_000 * dt), dt, 20, &mut got), None, "far ahead of the client");
+        // A damaged time near the top of i64 is refused, not overflowed.
+        assert_eq!(read_states(&states(i64::MAX - 1), dt, 20, &mut got), None);
+    }
+}
