@@ -33,8 +33,13 @@ thread_local! {
 }
 
 /// An empty buffer with room for at least `capacity` bytes: a kept one if
-/// the thread has one, else a new one.
+/// the thread has one, else a new one. Past [`KEPT_CAPACITY`] always a new
+/// one of exactly that room (the pool would not keep it: a kept buffer
+/// grown for it would be lost to the pool).
 pub fn take(capacity: usize) -> Vec<u8> {
+    if capacity > KEPT_CAPACITY {
+        return Vec::with_capacity(capacity);
+    }
     let kept = POOL.with(|p| p.try_borrow_mut().ok().and_then(|mut p| p.pop()));
     match kept {
         Some(mut b) => {

@@ -480,7 +480,7 @@ pub struct Ctx<'a> {
     pub(crate) recorder: &'a mut dyn Observer,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
     /// Local time of this node, µs (its clock, with offset and drift).
     pub fn now(&self) -> i64 {
         self.now_local
@@ -503,7 +503,7 @@ impl Ctx<'_> {
     }
 
     /// The run's setup.
-    pub fn setup(&self) -> &Setup {
+    pub fn setup(&self) -> &'a Setup {
         self.setup
     }
 
@@ -528,18 +528,25 @@ impl Ctx<'_> {
 
     /// Sends a copy of `bytes` to every player's node (a server broadcast).
     pub fn send_to_players(&mut self, bytes: Vec<u8>) {
-        // Copies in pooled buffers ([`crate::buffers`]); the last player gets the original.
-        let players = self.setup().players;
-        for p in 0..players.saturating_sub(1) {
+        let setup = self.setup;
+        self.send_to_each((0..setup.players).map(|p| setup.node_of_player(p)), bytes);
+    }
+
+    /// Sends a copy of `bytes` to each of `nodes`, in their order: copies in
+    /// pooled buffers ([`crate::buffers`]), the original to the last (back
+    /// to the pool when there is none).
+    pub fn send_to_each(&mut self, nodes: impl IntoIterator<Item = NodeId>, bytes: Vec<u8>) {
+        let mut nodes = nodes.into_iter().peekable();
+        while let Some(to) = nodes.next() {
+            if nodes.peek().is_none() {
+                self.outbox.push((to, bytes));
+                return;
+            }
             let mut copy = crate::buffers::take(bytes.len());
             copy.extend_from_slice(&bytes);
-            let to = self.setup().node_of_player(p);
             self.outbox.push((to, copy));
         }
-        if players > 0 {
-            let to = self.setup().node_of_player(players - 1);
-            self.outbox.push((to, bytes));
-        }
+        crate::buffers::give(bytes);
     }
 
     /// Server (client/server topology): publishes the authoritative state of

@@ -285,20 +285,9 @@ impl Node for Server {
         // Re-send the newest UPDATE to every client that has not answered it.
         let Some((&key, u)) = self.updates.iter().next_back() else { return };
         let msg = encode_update(key, u);
-        let behind = |p: &usize| self.last_ctrl_key[*p].is_none_or(|k| k < key);
-        let last = (0..ctx.setup().players).rev().find(behind);
-        for p in (0..ctx.setup().players).filter(behind) {
-            if Some(p) != last {
-                // Copies in pooled buffers; the last gets the original.
-                let mut copy = harness::buffers::take(msg.len());
-                copy.extend_from_slice(&msg);
-                ctx.send(ctx.setup().node_of_player(p), copy);
-            }
-        }
-        match last {
-            Some(p) => ctx.send(ctx.setup().node_of_player(p), msg),
-            None => harness::buffers::give(msg),
-        }
+        let setup = ctx.setup();
+        let behind = (0..setup.players).filter(|&p| self.last_ctrl_key[p].is_none_or(|k| k < key));
+        ctx.send_to_each(behind.map(|p| setup.node_of_player(p)), msg);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {

@@ -86,11 +86,10 @@ pub fn encode(frame: u32, world: &[Quantized], baseline: Option<(u32, &[Quantize
 }
 
 /// The datagram `write` appends to an empty buffer: written into one each
-/// thread keeps (`room` bytes reserved), then copied out — into a packet
-/// buffer from [`harness::buffers`] (reused once delivered) when it is at
-/// most [`harness::buffers::KEPT_CAPACITY`] bytes, else at its exact size:
-/// no growing and copying on the way, and no unused capacity travelling
-/// with a large packet. A server encodes a snapshot per client per tick.
+/// thread keeps (`room` bytes reserved), then copied out into a packet
+/// buffer from [`harness::buffers`] (reused once delivered; a large one at
+/// its exact size): no growing and copying on the way, and no unused
+/// capacity travelling with a large packet. A server encodes a snapshot per client per tick.
 pub(crate) fn encoded(room: usize, write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
     thread_local! {
         static ENCODED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -99,9 +98,6 @@ pub(crate) fn encoded(room: usize, write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> 
         out.clear();
         out.reserve(room);
         write(out);
-        if out.len() > harness::buffers::KEPT_CAPACITY {
-            return out.to_vec();
-        }
         let mut packet = harness::buffers::take(out.len());
         packet.extend_from_slice(out);
         packet

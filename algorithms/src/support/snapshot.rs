@@ -21,14 +21,7 @@ pub struct WorldSnapshot {
 impl WorldSnapshot {
     /// Encodes a snapshot.
     pub fn encode(state: &State, inputs: &[Input]) -> Vec<u8> {
-        // A small match's in a pooled buffer; a large world's at its size
-        // (the pool keeps no buffer that large).
-        let size = 7 + 45 * state.players.len();
-        let mut out = if size <= harness::buffers::KEPT_CAPACITY {
-            harness::buffers::take(size)
-        } else {
-            Vec::with_capacity(size)
-        };
+        let mut out = harness::buffers::take(7 + 45 * state.players.len());
         out.push(TAG);
         state.encode(&mut out);
         for i in inputs {
