@@ -13,7 +13,9 @@
 //!   duration grow (should be linear).
 //! - `codec/*`: encoding and decoding the full-world snapshot, and the
 //!   quantized format of `snapshot` (`full_*`) and `delta-snapshot`
-//!   (`delta_*`, a quarter of the entities changed).
+//!   (`delta_*`, a quarter of the entities changed). As in a match, an
+//!   encoded packet's buffer goes back to the pool and a snapshot is
+//!   decoded into the one a client keeps.
 //! - `rollback/rtt_ms/R`, `rollback/window_at_100ms/W`: our rollback's
 //!   match time as the round trip and the prediction window grow;
 //! - `ours_vs_ggrs/*`: the same 2-player LAN match with our rollback and
@@ -162,11 +164,14 @@ fn codec(c: &mut Criterion) {
         let inputs = vec![Input::buttons(Input::UP); players];
         let bytes = WorldSnapshot::encode(&s, &inputs);
         g.throughput(Throughput::Bytes(bytes.len() as u64));
+        // As in a match: an encoded packet's buffer goes back to the pool
+        // once read, and a client decodes into the snapshot it keeps.
         g.bench_function(format!("snapshot_encode_{players}"), |b| {
-            b.iter(|| WorldSnapshot::encode(black_box(&s), &inputs).len())
+            b.iter(|| given_back(WorldSnapshot::encode(black_box(&s), &inputs)))
         });
+        let mut kept = WorldSnapshot::decode(&bytes, players).expect("the bench's own snapshot decodes");
         g.bench_function(format!("snapshot_decode_{players}"), |b| {
-            b.iter(|| WorldSnapshot::decode(black_box(&bytes), players).map(|w| w.state.frame))
+            b.iter(|| kept.decode_into(black_box(&bytes), players).then_some(kept.state.frame))
         });
         // The delta format (`snapshot`/`delta-snapshot`): a world in which
         // a quarter of the entities moved since the baseline.
@@ -179,7 +184,7 @@ fn codec(c: &mut Criterion) {
         for (label, baseline) in [("full", None), ("delta", Some((1u32, base.as_slice())))] {
             let bytes = delta::encode(2, &now, baseline);
             g.bench_function(format!("{label}_encode_{players}"), |b| {
-                b.iter(|| delta::encode(2, black_box(&now), baseline).len())
+                b.iter(|| given_back(delta::encode(2, black_box(&now), baseline)))
             });
             g.bench_function(format!("{label}_decode_{players}"), |b| {
                 b.iter(|| delta::decode(black_box(&bytes), baseline.map(|b| b.1)).map(|w| w.1.len()))
@@ -187,6 +192,14 @@ fn codec(c: &mut Criterion) {
         }
     }
     g.finish();
+}
+
+/// The packet's length, its buffer handed back to the pool as the runner
+/// does once the receiver has read it (so the next encode reuses it).
+fn given_back(packet: Vec<u8>) -> usize {
+    let len = packet.len();
+    harness::buffers::give(packet);
+    len
 }
 
 fn rollback(c: &mut Criterion) {

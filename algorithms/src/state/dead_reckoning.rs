@@ -166,6 +166,7 @@ impl Algorithm for DeadReckoning {
             cap_us: self.cap_us(s),
             teleport_um: (s.options.number(&TELEPORT).max(0.0) * 1e6) as i64,
             drawn: vec![None; s.entities()],
+            shown: vec![None; s.entities()],
             own: OwnPlayer::new(&s.initial, player, dt),
             uplink: InputUplink::new(3),
             updates: Vec::new(),
@@ -268,6 +269,14 @@ fn read_update(bytes: &[u8], dt: i64, blind: bool, out: &mut Vec<(usize, Model)>
     r.is_done().then_some(frame)
 }
 
+/// What a [`Client::remote_at`] answer depends on besides the models.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Asked {
+    t: i64,
+    now: i64,
+    drawn: Option<[i32; 3]>,
+}
+
 struct Client {
     me: usize,
     dt: i64,
@@ -281,6 +290,11 @@ struct Client {
     /// Per entity, where it was last drawn (a blend moves on from there
     /// by the world's rules, never through a wall).
     drawn: Vec<Option<[i32; 3]>>,
+    /// Per entity, the last [`Client::remote_at`] answer and what it was
+    /// asked with: a render at its tick's instant draws what the tick
+    /// placed (the same question, so the same answer) without coasting
+    /// it again.
+    shown: Vec<Option<(Asked, [i32; 3])>>,
     blind: bool,
     own: OwnPlayer,
     uplink: InputUplink,
@@ -307,11 +321,25 @@ impl Client {
             let far = distance(shown, m.coast.at(ctx.game(), t, self.cap_us, true)) > self.teleport_um;
             let old = self.models[id].0;
             self.models[id] = (m, (!far).then_some((old, now)));
+            self.shown[id] = None;
         }
     }
 
     /// Where remote entity `i` is shown at server time `t`, local time `now`.
+    /// A function of its arguments, `drawn[i]` and the entity's models
+    /// (coasting is a function of time; see [`Coast`]), so an answer is
+    /// kept until they change.
     fn remote_at(&mut self, game: &harness::game::Game, i: usize, t: i64, now: i64) -> [i32; 3] {
+        let asked = Asked { t, now, drawn: self.drawn[i] };
+        if let Some((_, pos)) = self.shown[i].filter(|(a, _)| *a == asked) {
+            return pos;
+        }
+        let pos = self.coast_remote(game, i, t, now);
+        self.shown[i] = Some((asked, pos));
+        pos
+    }
+
+    fn coast_remote(&mut self, game: &harness::game::Game, i: usize, t: i64, now: i64) -> [i32; 3] {
         let (m, old) = &mut self.models[i];
         let new = m.coast.at(game, t, self.cap_us, true);
         match old {
