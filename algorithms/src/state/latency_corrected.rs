@@ -371,10 +371,11 @@ impl Machine {
     fn step(&self, o: &mut Other, game: &harness::game::Game, server_now: Option<i64>, span_us: i64) {
         let Some(m) = o.msg.as_mut() else { return };
         let t = server_now.unwrap_or(m.origin);
-        let target = m.at(game, t, self.cap_us, true);
-        let z = target[2];
-        match o.mode {
+        // Height follows the message's own arc; only a chaser needs where
+        // across the map the message's copy is.
+        let z = match o.mode {
             Mode::ToTargetBeforeRun | Mode::ToTargetStop => {
+                let target = m.at(game, t, self.cap_us, true);
                 let d = [(target[0] - o.shown[0]) as f64, (target[1] - o.shown[1]) as f64];
                 let dist = (d[0] * d[0] + d[1] * d[1]).sqrt();
                 let step = self.catch_up * span_us as f64 / 1e6;
@@ -386,18 +387,20 @@ impl Machine {
                         let c = d[k] / dist * step;
                         at_least_a_micrometre(c as i32, c)
                     };
-                    let to = [o.shown[0] + part(0), o.shown[1] + part(1), z];
+                    let to = [o.shown[0] + part(0), o.shown[1] + part(1), target[2]];
                     o.shown = game.slide(o.shown, to);
                 }
+                target[2]
             }
             Mode::ByDirectionRun => {
                 // Runs along the reported direction, through nothing,
                 // and not past the cap.
                 let ran = (t - m.origin).min(self.cap_us) - (t - span_us - m.origin).clamp(0, self.cap_us);
                 o.shown = game.glide(o.shown, [m.vel[0], m.vel[1], 0], ran.max(0), false).0;
+                m.height_at(game, t, self.cap_us, true)
             }
-            Mode::IdleStop => {}
-        }
+            Mode::IdleStop => m.height_at(game, t, self.cap_us, true),
+        };
         // Height follows the message's own arc.
         o.shown[2] = z;
     }

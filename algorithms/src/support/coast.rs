@@ -37,6 +37,11 @@ pub struct Coast {
     cvel: [i32; 3],
     /// The velocity at the last instant asked for.
     qvel: [i32; 3],
+    /// Cached apart, for [`Coast::height_at`]: the height and vertical
+    /// speed after coasting `zsince` µs (whole ticks).
+    zsince: i64,
+    cz: i32,
+    cvz: i32,
     /// `pos + vel × t`, through walls and without end (a negative control).
     blind: bool,
 }
@@ -44,7 +49,19 @@ pub struct Coast {
 impl Coast {
     /// An entity known to be at `pos` moving at `vel` at time `origin`.
     pub fn new(origin: i64, pos: [i32; 3], vel: [i32; 3]) -> Coast {
-        Coast { origin, pos, vel, since: 0, cpos: pos, cvel: vel, qvel: vel, blind: false }
+        Coast {
+            origin,
+            pos,
+            vel,
+            since: 0,
+            cpos: pos,
+            cvel: vel,
+            qvel: vel,
+            zsince: 0,
+            cz: pos[2],
+            cvz: vel[2],
+            blind: false,
+        }
     }
 
     /// The same state coasting blind: `pos + vel × t`, through walls, off
@@ -58,13 +75,9 @@ impl Coast {
     /// gravity when `gravity`).
     pub fn at(&mut self, game: &Game, t: i64, cap: i64, gravity: bool) -> [i32; 3] {
         if self.blind {
-            let s = t.saturating_sub(self.origin).max(0);
-            let at = |k: usize| (self.pos[k] as i64 + self.vel[k] as i64 * s / 1_000_000) as i32;
-            return [at(0), at(1), at(2).max(0)];
+            return self.blind_at(t);
         }
-        let since = t.saturating_sub(self.origin).clamp(0, cap.max(0));
-        let dt = (game.dt_us() as i64).max(1);
-        let whole = since - since % dt;
+        let (since, whole) = self.coasted(game, t, cap);
         if whole < self.since {
             (self.since, self.cpos, self.cvel) = (0, self.pos, self.vel);
         }
@@ -79,6 +92,42 @@ impl Coast {
         let (pos, vel) = game.glide(self.cpos, self.cvel, since - whole, gravity);
         self.qvel = vel;
         pos
+    }
+
+    /// The height [`Coast::at`] gives at time `t` (and the same cache
+    /// rule, kept apart): heights do not meet walls, so this does not move
+    /// the copy across the map. It leaves [`Coast::velocity`] alone.
+    pub fn height_at(&mut self, game: &Game, t: i64, cap: i64, gravity: bool) -> i32 {
+        if self.blind {
+            return self.blind_at(t)[2];
+        }
+        let (since, whole) = self.coasted(game, t, cap);
+        if whole < self.zsince {
+            (self.zsince, self.cz, self.cvz) = (0, self.pos[2], self.vel[2]);
+        }
+        if whole > self.zsince {
+            (self.cz, self.cvz) = game.height_after(self.cz, self.cvz, whole - self.zsince, gravity);
+            self.zsince = whole;
+        }
+        if since == whole {
+            return self.cz;
+        }
+        game.height_after(self.cz, self.cvz, since - whole, gravity).0
+    }
+
+    /// How long the copy has coasted at `t` (at most `cap`), and the whole
+    /// ticks of it.
+    fn coasted(&self, game: &Game, t: i64, cap: i64) -> (i64, i64) {
+        let since = t.saturating_sub(self.origin).clamp(0, cap.max(0));
+        let dt = (game.dt_us() as i64).max(1);
+        (since, since - since % dt)
+    }
+
+    /// `pos + vel × t`, kept above the ground.
+    fn blind_at(&self, t: i64) -> [i32; 3] {
+        let s = t.saturating_sub(self.origin).max(0);
+        let at = |k: usize| (self.pos[k] as i64 + self.vel[k] as i64 * s / 1_000_000) as i32;
+        [at(0), at(1), at(2).max(0)]
     }
 
     /// The velocity at the last instant asked for (0 on an axis that hit
@@ -179,6 +228,31 @@ mod tests {
             let mut once = fresh;
             proptest::prop_assert_eq!(asked.at(&game, t, 1_500_000, true), once.at(&game, t, 1_500_000, true));
             proptest::prop_assert_eq!(asked.velocity(t, 1_500_000), once.velocity(t, 1_500_000));
+        }
+
+        /// `height_at` is `at`'s height, whatever either was asked before,
+        /// with and without gravity, blind or not.
+        #[test]
+        fn the_height_alone_is_the_height_of_the_place(
+            asks in proptest::collection::vec((0i64..2_000_000, proptest::bool::ANY), 0..20),
+            t in -100_000i64..2_000_000,
+            x in 1_000_000i32..39_000_000, y in 1_000_000i32..29_000_000, z in 0i32..2_000_000,
+            vx in -6_000_000i32..6_000_000, vy in -6_000_000i32..6_000_000, vz in -6_000_000i32..6_000_000,
+            gravity in proptest::bool::ANY, blind in proptest::bool::ANY,
+            cap in 0i64..1_500_000, tick_hz in proptest::sample::select(vec![20u32, 30, 60, 144]),
+        ) {
+            let game = Game::new(GameConfig { tick_hz, ..GameConfig::default() });
+            let fresh = Coast::new(0, [x, y, z], [vx, vy, vz]).blind(blind);
+            let mut asked = fresh;
+            for (a, height_only) in asks {
+                if height_only {
+                    asked.height_at(&game, a, cap, gravity);
+                } else {
+                    asked.at(&game, a, cap, gravity);
+                }
+            }
+            let mut once = fresh;
+            proptest::prop_assert_eq!(asked.height_at(&game, t, cap, gravity), once.at(&game, t, cap, gravity)[2]);
         }
     }
 }

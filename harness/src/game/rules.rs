@@ -474,15 +474,7 @@ impl Game {
             let (dx, dy) = (p.vx as i64 * h / 1_000_000, p.vy as i64 * h / 1_000_000);
             self.move_axis(&mut p, true, dx);
             self.move_axis(&mut p, false, dy);
-            let (mut z, mut vz) = (p.z as i64, p.vz as i64);
-            if gravity && (z > 0 || vz != 0) {
-                vz -= self.config.gravity * h / 1_000_000;
-            }
-            z += vz * h / 1_000_000;
-            if z <= 0 {
-                (z, vz) = (0, if gravity { 0 } else { vz.max(0) });
-            }
-            (p.z, p.vz) = (z as i32, vz as i32);
+            (p.z, p.vz) = self.fall(p.z, p.vz, h, gravity);
             // At rest only on the ground (or with no gravity): at a jump's
             // apex the speed is 0 for an instant and it falls on.
             if p.vx == 0 && p.vy == 0 && p.vz == 0 && (p.z == 0 || !gravity) {
@@ -490,6 +482,47 @@ impl Game {
             }
         }
         ([p.x, p.y, p.z], [p.vx, p.vy, p.vz])
+    }
+
+    /// The height and vertical speed [`Game::glide`] gives after `us` µs:
+    /// what happens in height does not depend on walls, so a caller that
+    /// needs only the height need not move the entity across the map.
+    ///
+    /// ```
+    /// use harness::game::{Game, GameConfig};
+    /// let game = Game::new(GameConfig::default());
+    /// let (pos, vel) = ([20_000_000, 5_000_000, 300_000], [4_000_000, -1_000_000, 2_000_000]);
+    /// for us in [0, 10_000, 16_666, 250_000, 1_000_000] {
+    ///     let (p, v) = game.glide(pos, vel, us, true);
+    ///     assert_eq!(game.height_after(pos[2], vel[2], us, true), (p[2], v[2]));
+    /// }
+    /// ```
+    pub fn height_after(&self, z: i32, vz: i32, us: i64, gravity: bool) -> (i32, i32) {
+        let (mut z, mut vz) = (z, vz);
+        let mut left = us.max(0);
+        // The same sub-steps as `glide`; a height at rest stays so (with
+        // gravity only on the ground), where `glide` may stop early.
+        while left > 0 && !(vz == 0 && (z == 0 || !gravity)) {
+            let h = left.min(self.dt_us);
+            left -= h;
+            (z, vz) = self.fall(z, vz, h, gravity);
+        }
+        (z, vz)
+    }
+
+    /// One sub-step of `h` µs in height: gravity (when `gravity`) pulls
+    /// down while off the ground or moving, and the ground stops a fall.
+    #[inline(always)]
+    fn fall(&self, z: i32, vz: i32, h: i64, gravity: bool) -> (i32, i32) {
+        let (mut z, mut vz) = (z as i64, vz as i64);
+        if gravity && (z > 0 || vz != 0) {
+            vz -= self.config.gravity * h / 1_000_000;
+        }
+        z += vz * h / 1_000_000;
+        if z <= 0 {
+            (z, vz) = (0, if gravity { 0 } else { vz.max(0) });
+        }
+        (z as i32, vz as i32)
     }
 
     /// Moves an entity drawn at `from` toward `to` in a straight line as
