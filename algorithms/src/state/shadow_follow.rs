@@ -42,7 +42,7 @@
 
 use crate::support::coast::{distance, Coast};
 use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE, PLAUSIBLE_LEAD};
-use crate::support::step_grid::{at_least_a_micrometre, StepGrid};
+use crate::support::step_grid::{at_least_a_micrometre, round_to_i32, StepGrid};
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
@@ -420,7 +420,7 @@ impl Chase {
             // it, never moves out (the other axis stays blocked).
             let to: [i32; 3] = std::array::from_fn(|k| {
                 let c = d[k] / dist * moved;
-                shown[k] + at_least_a_micrometre(c.round() as i32, c)
+                shown[k] + at_least_a_micrometre(round_to_i32(c), c)
             });
             // Around nothing: the chase stops at walls like the entity.
             at = game.slide(shown, to);
