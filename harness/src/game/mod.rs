@@ -17,6 +17,7 @@ mod rules;
 mod settings;
 mod state;
 mod wall_bands;
+mod wall_cells;
 
 pub use arena::{Aabb, Arena};
 pub use input::{Input, SeqInput};

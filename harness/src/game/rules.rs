@@ -26,6 +26,7 @@ use super::bot_track::{BotTrack, Plan};
 use super::input::{Input, SeqInput};
 use super::state::{Item, PlayerState, State};
 use super::wall_bands::WallBands;
+use super::wall_cells::WallCells;
 use crate::time::period_us;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -94,6 +95,8 @@ pub struct Game {
     cooldown_steps: u16,
     /// The walls a box moving along x (`[0]`) or y (`[1]`) can meet.
     bands: [WallBands; 2],
+    /// Where a box can meet no wall (a move ending there tests none).
+    cells: WallCells,
     /// Steps through this value: atomic, so screens drawn on several
     /// cores can step copies of the game (a sum, whatever the order).
     steps: AtomicU64,
@@ -147,6 +150,7 @@ impl Game {
                 WallBands::new(&config.arena, config.half_size, false),
                 WallBands::new(&config.arena, config.half_size, true),
             ],
+            cells: WallCells::new(&config.arena, config.half_size),
             config,
             steps: AtomicU64::new(0),
             bot_plans: OnceLock::new(),
@@ -424,14 +428,19 @@ impl Game {
         let (pos, other, limit) =
             if x_axis { (p.x as i64, p.y as i64, arena.width) } else { (p.y as i64, p.x as i64, arena.height) };
         let mut new = (pos + delta).clamp(h, limit - h);
-        // Only walls that meet the box across the axis can stop it; in the
-        // arena's order, so the result is a pass over every wall's.
-        for &i in self.bands[usize::from(!x_axis)].candidates(other) {
-            let w = &arena.walls[i as usize];
-            let b = if x_axis { Aabb::around(new, other, h) } else { Aabb::around(other, new, h) };
-            if b.overlaps(w) {
-                let (lo, hi) = if x_axis { (w.min_x, w.max_x) } else { (w.min_y, w.max_y) };
-                new = if delta > 0 { lo - h } else { hi + h };
+        // A box that ends where no wall can meet it meets none: the pass
+        // below would leave `new` as it is.
+        let (x, y) = if x_axis { (new, other) } else { (other, new) };
+        if !self.cells.clear(x, y) {
+            // Only walls that meet the box across the axis can stop it; in
+            // the arena's order, so the result is a pass over every wall's.
+            for &i in self.bands[usize::from(!x_axis)].candidates(other) {
+                let w = &arena.walls[i as usize];
+                let b = if x_axis { Aabb::around(new, other, h) } else { Aabb::around(other, new, h) };
+                if b.overlaps(w) {
+                    let (lo, hi) = if x_axis { (w.min_x, w.max_x) } else { (w.min_y, w.max_y) };
+                    new = if delta > 0 { lo - h } else { hi + h };
+                }
             }
         }
         let blocked = new != pos + delta;
