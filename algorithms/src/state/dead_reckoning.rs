@@ -339,6 +339,8 @@ impl Client {
         pos
     }
 
+    /// [`Client::remote_at`] worked out: the newest model's coast, blended
+    /// from the one it replaced while the blend lasts.
     fn coast_remote(&mut self, game: &harness::game::Game, i: usize, t: i64, now: i64) -> [i32; 3] {
         let (m, old) = &mut self.models[i];
         let new = m.coast.at(game, t, self.cap_us, true);

@@ -401,7 +401,6 @@ impl Machine {
             }
             Mode::IdleStop => m.height_at(game, t, self.cap_us, true),
         };
-        // Height follows the message's own arc.
         o.shown[2] = z;
     }
 }

@@ -30,18 +30,13 @@ pub struct Coast {
     pub pos: [i32; 3],
     /// Known velocity, µm/s.
     pub vel: [i32; 3],
-    /// Cached: coasted this long from `origin` (whole ticks) to `cpos`,
-    /// `cvel`.
-    since: i64,
-    cpos: [i32; 3],
-    cvel: [i32; 3],
+    /// Cached: the position and velocity after coasting whole ticks.
+    moved: Ticks<([i32; 3], [i32; 3])>,
     /// The velocity at the last instant asked for.
     qvel: [i32; 3],
     /// Cached apart, for [`Coast::height_at`]: the height and vertical
-    /// speed after coasting `zsince` µs (whole ticks).
-    zsince: i64,
-    cz: i32,
-    cvz: i32,
+    /// speed after coasting whole ticks.
+    height: Ticks<(i32, i32)>,
     /// `pos + vel × t`, through walls and without end (a negative control).
     blind: bool,
 }
@@ -53,13 +48,9 @@ impl Coast {
             origin,
             pos,
             vel,
-            since: 0,
-            cpos: pos,
-            cvel: vel,
+            moved: Ticks { us: 0, state: (pos, vel) },
             qvel: vel,
-            zsince: 0,
-            cz: pos[2],
-            cvz: vel[2],
+            height: Ticks { us: 0, state: (pos[2], vel[2]) },
             blind: false,
         }
     }
@@ -77,19 +68,8 @@ impl Coast {
         if self.blind {
             return self.blind_at(t);
         }
-        let (since, whole) = self.coasted(game, t, cap);
-        if whole < self.since {
-            (self.since, self.cpos, self.cvel) = (0, self.pos, self.vel);
-        }
-        if whole > self.since {
-            (self.cpos, self.cvel) = game.glide(self.cpos, self.cvel, whole - self.since, gravity);
-            self.since = whole;
-        }
-        if since == whole {
-            self.qvel = self.cvel;
-            return self.cpos;
-        }
-        let (pos, vel) = game.glide(self.cpos, self.cvel, since - whole, gravity);
+        let start = || (self.pos, self.vel);
+        let (pos, vel) = self.moved.at(start, self.coasted(game, t, cap), |(p, v), us| game.glide(p, v, us, gravity));
         self.qvel = vel;
         pos
     }
@@ -101,18 +81,8 @@ impl Coast {
         if self.blind {
             return self.blind_at(t)[2];
         }
-        let (since, whole) = self.coasted(game, t, cap);
-        if whole < self.zsince {
-            (self.zsince, self.cz, self.cvz) = (0, self.pos[2], self.vel[2]);
-        }
-        if whole > self.zsince {
-            (self.cz, self.cvz) = game.height_after(self.cz, self.cvz, whole - self.zsince, gravity);
-            self.zsince = whole;
-        }
-        if since == whole {
-            return self.cz;
-        }
-        game.height_after(self.cz, self.cvz, since - whole, gravity).0
+        let start = || (self.pos[2], self.vel[2]);
+        self.height.at(start, self.coasted(game, t, cap), |(z, vz), us| game.height_after(z, vz, us, gravity)).0
     }
 
     /// How long the copy has coasted at `t` (at most `cap`), and the whole
@@ -137,6 +107,39 @@ impl Coast {
             [0; 3]
         } else {
             self.qvel
+        }
+    }
+}
+
+/// A coasting state cached after whole ticks: a screen asks for later and
+/// later instants, so each answer moves the cache on by about one tick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Ticks<S> {
+    /// Coasted this long from the origin (whole ticks), µs.
+    us: i64,
+    /// The state then.
+    state: S,
+}
+
+impl<S: Copy> Ticks<S> {
+    /// The state after `since` µs (`whole` of them in whole ticks), from
+    /// the origin's state `start()`, `go(state, µs)` moving a state on: the whole
+    /// ticks from the cache (from `start` again if it is past them), the
+    /// rest from there without keeping it. So the answer is the same
+    /// whatever was asked before.
+    #[inline]
+    fn at(&mut self, start: impl FnOnce() -> S, (since, whole): (i64, i64), go: impl Fn(S, i64) -> S) -> S {
+        if whole < self.us {
+            *self = Ticks { us: 0, state: start() };
+        }
+        if whole > self.us {
+            self.state = go(self.state, whole - self.us);
+            self.us = whole;
+        }
+        if since == whole {
+            self.state
+        } else {
+            go(self.state, since - whole)
         }
     }
 }

@@ -43,13 +43,8 @@ impl WallBands {
         let mut walls = Vec::new();
         offsets.push(0);
         for b in 0..bands {
-            let (lo, hi) = (b * width, (b + 1) * width);
-            // A box centred at c in [lo, hi) spans (c - h, c + h); it meets
-            // the wall's (min, max) on this axis only if min < c + h and
-            // c - h < max — possible for some c in the band iff these hold.
             for (i, w) in arena.walls.iter().enumerate() {
-                let (min, max) = span(w);
-                if min < hi + h && lo - h < max {
+                if may_meet(span(w), (b * width, (b + 1) * width), h) {
                     walls.push(i as u32);
                 }
             }
@@ -68,6 +63,15 @@ impl WallBands {
         let b = (coord >> self.shift) as usize;
         &self.walls[self.offsets[b] as usize..self.offsets[b + 1] as usize]
     }
+}
+
+/// Whether a box of half-size `h` centred somewhere in `[lo, hi)` on one
+/// axis can meet a wall spanning `(min, max)` on it: the box spans
+/// `(c - h, c + h)`, which meets the wall only if `min < c + h` and
+/// `c - h < max` — possible for some `c` in the band iff `min < hi + h`
+/// and `lo - h < max` (a little wide at `hi`, never narrow).
+pub(super) fn may_meet((min, max): (i64, i64), (lo, hi): (i64, i64), h: i64) -> bool {
+    min < hi + h && lo - h < max
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //! 1,131 cells), while a band across the room lists every wall along it.
 
 use super::arena::Arena;
+use super::wall_bands::may_meet;
 
 /// Most cells an arena is cut into (the bits fit in 128 KiB); a cell is at
 /// least 2²⁰ µm ≈ 1 m wide, its width a power of two, so finding one is a
@@ -41,13 +42,12 @@ impl WallCells {
         let (cols, rows) = ((width + size - 1) >> shift, (height + size - 1) >> shift);
         let mut marked = vec![0u64; ((cols * rows) as usize).div_ceil(64)];
         for w in &arena.walls {
-            // A box centred at c in [lo, hi) spans (c - h, c + h): it can
-            // meet the wall's (min, max) only if min < hi + h and
-            // lo - h < max (as the bands count it), on both axes.
+            // The cells on one axis a box centred in them may meet the
+            // wall from (the bands' test), on both axes.
             let cells = |min: i64, max: i64, count: i64| {
                 let first = ((min - h).max(0) >> shift).min(count);
                 let last = (((max + h) >> shift) + 1).clamp(0, count);
-                (first..last).filter(move |c| min < ((c + 1) << shift) + h && (c << shift) - h < max)
+                (first..last).filter(move |&c| may_meet((min, max), (c << shift, (c + 1) << shift), h))
             };
             for y in cells(w.min_y, w.max_y, rows) {
                 for x in cells(w.min_x, w.max_x, cols) {
