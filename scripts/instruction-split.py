@@ -20,6 +20,17 @@ with callgrind_annotate:
   in 16.70 ms);
 - allocations: calls to malloc and realloc, the run's set-up included.
 
+A second table bounds the `overhead/` benchmark's ratio (the match over
+the game steps its nodes execute, replayed alone):
+
+- nodes' game steps: calls of `Game::step` from anything but the
+  recorder (re-simulation included), and their instructions;
+- packets through links: calls of `Link::send`;
+- match ÷ nodes' steps: the ratio in instructions;
+- least possible ratio: (nodes' steps + recorder's game steps + link
+  model) ÷ nodes' steps — the ratio if the algorithms' own code besides
+  their steps, the judging, the scheduler and the event loop cost nothing.
+
 usage: scripts/instruction-split.py [--rate G] [ALGORITHM ...]
        (default: every algorithm but ggrs, which reads the wall clock)
 SYNCBENCH names the binary (default: target/release/syncbench).
@@ -37,7 +48,10 @@ def usage(msg):
 
 
 def annotate(path, *flags):
-    out = subprocess.run(["callgrind_annotate", *flags, path], capture_output=True, text=True)
+    # From the root: callgrind_annotate shortens the paths of files under
+    # its working directory, and then leaves their lines out of a caller
+    # tree.
+    out = subprocess.run(["callgrind_annotate", *flags, os.path.abspath(path)], capture_output=True, text=True, cwd="/")
     if out.returncode != 0:
         usage(f"callgrind_annotate failed on {path}: {out.stderr.strip()}")
     return out.stdout
@@ -72,13 +86,25 @@ def split(path):
         if re.search(r"(ideal\.rs:harness::metrics::ideal::Ideal::advance|recorder\.rs:harness::metrics::recorder::Recorder::publish_\w+) \[", star):
             steps += sum(count(l) for l in callees if "Game::step" in l and "closure" not in l)
     allocations = 0
+    node_steps = [0, 0]  # calls, instructions
+    packets = 0
     for star, lines in blocks(annotate(path, "--tree=caller")):
+        callers = [l for l in lines if "<" in l]
         if re.search(r":(malloc|realloc) ", star):
-            for l in lines:
-                m = re.search(r"\(([0-9,]+)x\)", l)
-                if "<" in l and m:
-                    allocations += int(m.group(1).replace(",", ""))
-    return total, nodes - observer, link, steps, allocations
+            allocations += sum(calls(l) for l in callers)
+        if re.search(r"rules\.rs:harness::game::rules::Game::step \[", star):
+            for l in callers:
+                if "harness/src/metrics/" not in l:
+                    node_steps[0] += calls(l)
+                    node_steps[1] += count(l)
+        if re.search(r"link\.rs:harness::net::link::Link::send \[", star):
+            packets += sum(calls(l) for l in callers)
+    return total, nodes - observer, link, steps, allocations, node_steps, packets
+
+
+def calls(line):
+    m = re.search(r"\(([0-9,]+)x\)", line)
+    return int(m.group(1).replace(",", "")) if m else 0
 
 
 def main():
@@ -105,6 +131,7 @@ def main():
         args = [m.group(1) for m in re.finditer(r"^  ([a-z][a-z-]*) ", listing, re.M) if m.group(1) != "ggrs"]
     print("| algorithm | 60 s match | nodes' own work | link model | recorder's game steps | floor | floor's time | malloc + realloc calls |")
     print("|:--|--:|--:|--:|--:|--:|--:|--:|")
+    bounds = []
     with tempfile.TemporaryDirectory() as tmp:
         for algo in args:
             out = os.path.join(tmp, f"{algo}.callgrind")
@@ -113,11 +140,26 @@ def main():
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             if done.returncode != 0:
                 usage(f"{algo}: the run failed: {done.stderr.strip().splitlines()[-1:]}")
-            total, own, link, steps, allocs = split(out)
+            total, own, link, steps, allocs, (n_steps, step_ir), packets = split(out)
             floor = own + link + steps
-            m = lambda v: f"{v / 1e6:.1f} M"
             print(f"| `{algo}` | {m(total)} | {m(own)} | {m(link)} | {m(steps)} | {m(floor)} | "
                   f"{floor / (rate * 1e6):.2f} ms | {allocs:,} |", flush=True)
+            bounds.append((algo, n_steps, step_ir, steps, packets, link, total))
+    # The overhead benchmark's ratio is the match over the nodes' game steps
+    # replayed alone. Its least possible value with this link model and
+    # these reference worlds: as if everything else — the algorithms' own
+    # code besides their steps, judging, scheduling — cost nothing.
+    print()
+    print("| algorithm | nodes' game steps | their instructions | recorder's game steps | packets through links | link model | match ÷ nodes' steps | least possible ratio |")
+    print("|:--|--:|--:|--:|--:|--:|--:|--:|")
+    for algo, n_steps, step_ir, steps, packets, link, total in bounds:
+        ratio = lambda v: f"{v / step_ir:.1f}×" if step_ir else "–"
+        print(f"| `{algo}` | {n_steps:,} | {m(step_ir)} | {m(steps)} | {packets:,} | {m(link)} | "
+              f"{ratio(total)} | {ratio(step_ir + steps + link)} |")
+
+
+def m(v):
+    return f"{v / 1e6:.1f} M"
 
 
 if __name__ == "__main__":
