@@ -31,6 +31,10 @@ the game steps its nodes execute, replayed alone):
   model) ÷ nodes' steps — the ratio if the algorithms' own code besides
   their steps, the judging, the scheduler and the event loop cost nothing.
 
+The few hundred steps the ideal world takes inside a closure of
+`Ideal::advance` (under 0.4 M instructions) count in neither the
+recorder's nor the nodes' steps, so the least ratio errs low.
+
 usage: scripts/instruction-split.py [--rate G] [ALGORITHM ...]
        (default: every algorithm but ggrs, which reads the wall clock)
 SYNCBENCH names the binary (default: target/release/syncbench).
