@@ -57,7 +57,7 @@ pub enum Command {
     /// a worsening must also exceed the spread across seeds (paired Student's
     /// t, 95%).
     #[command(
-        after_help = "Examples:\n  syncbench diff reports/baseline/quick.json reports/quick/report.json\n  syncbench diff old.json new.json --tolerance 10 --metric latency.own.p99\n  syncbench diff old.json new.json --gate syncbench-gate.toml --format md >> \"$GITHUB_STEP_SUMMARY\"\n\nA gate file sets tolerances in percent: `tolerance = 5` and a [metrics] table, e.g.\n  [metrics]\n  \"snaps.per_client_min\" = 25"
+        after_help = "Examples:\n  syncbench diff reports/baseline/quick.json reports/quick/report.json\n  syncbench diff old.json new.json --tolerance 10 --metric latency.own.p99\n  syncbench diff old.json new.json --gate syncbench-gate.toml --format md >> \"$GITHUB_STEP_SUMMARY\"\n\nA gate file sets tolerances in percent — `tolerance = 5` and a [metrics] table — and absolute floors in each\nmetric's unit in a [floors] table, e.g.\n  [metrics]\n  \"snaps.per_client_min\" = 25\n  [floors]\n  \"snaps.per_client_min\" = 0.1\n\nA metric fails when new > base × (1 + tolerance) + floor. Default floors: divergence 0.001 m, latency 0.5 ms,\nunshown changes 0.1%, bandwidth 1 B/s, corrections, stalls (ms), snaps, inputs repeated/dropped 1,\nimpossible share 0.0001, unaware wait 1 ms; desyncs and leaks 0 (any increase fails). The output says when a\nfloor, not the tolerance, let a worsening pass. A metric worse in every one of an algorithm's configurations, 5 or more,\nfails however small each move. Values are compared at their printed precision."
     )]
     Diff {
         /// The baseline report.json.

@@ -21,7 +21,7 @@ pub(super) fn diff_cmd(
     accept_input_changes: bool,
 ) -> Result<()> {
     use crate::cli::DiffFormat;
-    use harness::report::diff::{diff, Change, Tolerances, WATCHED};
+    use harness::report::diff::{diff, watched, Change, Tolerances, CONSISTENT_FAILS_AT, WATCHED};
     for m in metrics {
         if !WATCHED.iter().any(|w| w.name == m) {
             let names: Vec<&str> = WATCHED.iter().map(|w| w.name).collect();
@@ -46,7 +46,19 @@ pub(super) fn diff_cmd(
     let (b, n) = (read_report(base)?, read_report(new)?);
     let d = diff(&b, &n, &tol, metrics);
     let worse: Vec<&Change> = d.changes.iter().filter(|c| c.regression).collect();
-    let better: Vec<&Change> = d.changes.iter().filter(|c| c.new < c.base).collect();
+    let shown = |c: &Change, x: f64| watched(c.metric).map_or(x, |w| w.rounded(x));
+    // Less traffic in a configuration whose quality got worse at all is a
+    // trade (fewer updates sent or delivered), not an improvement.
+    let quality_worse = |run: &str| {
+        d.changes
+            .iter()
+            .any(|c| c.run == run && !c.metric.starts_with("bandwidth.") && shown(c, c.new) > shown(c, c.base))
+    };
+    let is_traffic = |c: &Change| c.metric.starts_with("bandwidth.");
+    let lower: Vec<&Change> = d.changes.iter().filter(|c| shown(c, c.new) < shown(c, c.base)).collect();
+    let better: Vec<&Change> = lower.iter().copied().filter(|c| !(is_traffic(c) && quality_worse(&c.run))).collect();
+    let traded: Vec<&Change> = lower.iter().copied().filter(|c| is_traffic(c) && quality_worse(&c.run)).collect();
+    let by_floor: Vec<&Change> = d.changes.iter().filter(|c| c.by_floor).collect();
     let runs_worse = {
         let mut r: Vec<&str> = worse.iter().map(|c| c.run.as_str()).collect();
         r.sort_unstable();
@@ -54,30 +66,42 @@ pub(super) fn diff_cmd(
         r.len()
     };
     let summary = format!(
-        "{} of {} runs compared (default tolerance {}%{}): {runs_worse} configurations regressed ({} metrics), {} metrics improved, {} worse within tolerance, {} worse within the seeds' noise{}{}",
+        "{} of {} runs compared (default tolerance {}%{}{}): {runs_worse} configurations regressed ({} metrics), {} metrics improved, {} worse within tolerance ({} let pass by the floor alone), {} worse within the seeds' noise{}{}{}",
         d.compared,
         b.runs.len(),
         tol.default * 100.0,
         if tol.per_metric.is_empty() { String::new() } else { format!(", {} per metric", tol.per_metric.len()) },
+        if tol.floors.is_empty() { String::new() } else { format!(", {} floors set", tol.floors.len()) },
         worse.len(),
         better.len(),
         d.within_tolerance.len(),
+        by_floor.len(),
         d.within_noise.len(),
+        if d.consistent.is_empty() {
+            String::new()
+        } else {
+            let list: Vec<String> = d.consistent.iter().map(|(a, m, n)| format!("{a} {m} in all {n}")).collect();
+            format!(", worse in every configuration of an algorithm: {}", list.join(", "))
+        },
         if d.missing.is_empty() { String::new() } else { format!(", {} MISSING", d.missing.len()) },
         if d.inputs_changed.is_empty() { String::new() } else { format!(", {} on changed inputs", d.inputs_changed.len()) },
     );
     let value = |c: &Change| {
-        let ci = c.ci.map_or(String::new(), |h| format!(" ±{h:.4}"));
-        format!("{:.4} -> {:.4}{ci}", c.base, c.new)
+        let Some(w) = watched(c.metric) else { return format!("{:.4} -> {:.4}", c.base, c.new) };
+        let ci = c.ci.map_or(String::new(), |h| format!(" ±{:.*}", w.decimals + 1, h));
+        let floor = if c.by_floor { format!(" (floor {})", w.show(tol.floor_of(w))) } else { String::new() };
+        format!("{:.*} -> {}{ci}{floor}", w.decimals, c.base, w.show(c.new))
     };
     match format {
         DiffFormat::Junit => print!("{}", harness::report::diff::to_junit(&d, accept_input_changes)),
         DiffFormat::Json => {
-            let ch = |c: &Change| serde_json::json!({"run": c.run, "metric": c.metric, "base": c.base, "new": c.new, "seeds": c.seeds, "ci95": c.ci, "regression": c.regression});
+            let ch = |c: &Change| serde_json::json!({"run": c.run, "metric": c.metric, "base": c.base, "new": c.new, "seeds": c.seeds, "ci95": c.ci, "regression": c.regression, "decided_by_floor": c.by_floor});
             let j = serde_json::json!({
                 "compared": d.compared,
                 "regressed": worse.iter().map(|c| ch(c)).collect::<Vec<_>>(),
                 "improved": better.iter().map(|c| ch(c)).collect::<Vec<_>>(),
+                "less_traffic_with_worse_quality": traded.iter().map(|c| ch(c)).collect::<Vec<_>>(),
+                "worse_in_every_configuration": d.consistent.iter().map(|(a, m, n)| serde_json::json!({"algorithm": a, "metric": m, "configurations": n, "regression": *n >= CONSISTENT_FAILS_AT})).collect::<Vec<_>>(),
                 "within_tolerance": d.within_tolerance.iter().map(ch).collect::<Vec<_>>(),
                 "within_noise": d.within_noise.iter().map(ch).collect::<Vec<_>>(),
                 "missing": d.missing,
@@ -105,6 +129,14 @@ pub(super) fn diff_cmd(
             table("Worse within the seeds' noise", &d.within_noise.iter().collect::<Vec<_>>(), false);
             table("Worse within tolerance", &d.within_tolerance.iter().collect::<Vec<_>>(), false);
             table("Improved", &better, false);
+            table("Less traffic, with worse quality (a trade, not an improvement)", &traded, false);
+            if !d.consistent.is_empty() {
+                println!("**Worse in every configuration of an algorithm** (regresses from {CONSISTENT_FAILS_AT} on, however small each move):\n");
+                for (a, m, n) in &d.consistent {
+                    println!("- {a}: `{m}` in all {n}");
+                }
+                println!();
+            }
             for (title, list) in [("Missing from the new report", &d.missing), ("New", &d.added)] {
                 if !list.is_empty() {
                     println!("<details><summary>{title} ({})</summary>\n", list.len());
@@ -117,10 +149,14 @@ pub(super) fn diff_cmd(
         }
         DiffFormat::Text => {
             println!("{summary}");
-            for (label, list) in [("WORSE", &worse), ("better", &better)] {
+            for (label, list) in [("WORSE", &worse), ("better", &better), ("traded", &traded)] {
                 for c in list.iter() {
                     println!("  {label:<6} {:<28} {:>26} {}", c.metric, value(c), c.run);
                 }
+            }
+            for (a, m, n) in &d.consistent {
+                let fails = if *n >= CONSISTENT_FAILS_AT { "REGRESSED" } else { "noted" };
+                println!("  {fails}: {a}'s {m} is worse in every one of its {n} configurations");
             }
             for c in &d.within_noise {
                 println!("  noise  {:<28} {:>26} {}", c.metric, value(c), c.run);
@@ -147,10 +183,12 @@ pub(super) fn diff_cmd(
         .into());
     }
     if d.regressed() {
-        let why = if d.missing.is_empty() {
-            "quality regressed beyond the tolerance"
-        } else {
+        let why = if !d.missing.is_empty() {
             "runs of the baseline are missing from the new report (a different configuration?)"
+        } else if worse.is_empty() {
+            "a metric got worse in every configuration of an algorithm (a consistent shift, however small each move)"
+        } else {
+            "quality regressed beyond the tolerance"
         };
         Err(Violation(why.into()).into())
     } else {

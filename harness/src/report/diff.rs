@@ -4,9 +4,14 @@
 //! Runs are matched by their configuration (algorithm, profile, trace,
 //! seed, clients, duration, tick rate, transport, options). Every metric
 //! compared here is "lower is better"; a metric regressed when `new > base
-//! · (1 + tolerance) + floor`, the floor absorbing noise around zero (1 mm,
-//! 0.5 ms, 1 B/s, one event). Desyncs regress on any increase. Runs that
-//! disappeared count as regressions; new runs are listed.
+//! · (1 + tolerance) + floor`, the floor absorbing noise around zero
+//! ([`Watched::floor`]: 1 mm, 0.5 ms, 1 B/s, one event; a gate file's
+//! `[floors]` table sets others). Values equal at the metric's printed
+//! precision are equal. Desyncs and leaks regress on any increase. A
+//! metric worse in every one of an algorithm's configurations, five or
+//! more, regresses however small each move (a sign test: all of n worse by
+//! chance is 2⁻ⁿ ≤ 3%). Runs that disappeared count as regressions; new runs are
+//! listed.
 
 use super::{Report, RunReport};
 
@@ -16,8 +21,30 @@ pub struct Watched {
     pub name: &'static str,
     /// How to read it.
     pub get: fn(&RunReport) -> f64,
-    /// Absolute slack.
+    /// Absolute slack, in the metric's unit (a gate file may set another).
     pub floor: f64,
+    /// The unit values are printed in.
+    pub unit: &'static str,
+    /// Decimals printed; values equal at this precision are equal.
+    pub decimals: usize,
+}
+
+impl Watched {
+    /// `x` rounded to the printed precision.
+    pub fn rounded(&self, x: f64) -> f64 {
+        let k = 10f64.powi(self.decimals as i32);
+        (x * k).round() / k
+    }
+
+    /// `x` as printed: the printed precision and the unit.
+    pub fn show(&self, x: f64) -> String {
+        format!("{:.*} {}", self.decimals, x, self.unit)
+    }
+}
+
+/// A watched metric's row: name, reader, default floor, unit, decimals.
+const fn w(name: &'static str, get: fn(&RunReport) -> f64, floor: f64, unit: &'static str, decimals: usize) -> Watched {
+    Watched { name, get, floor, unit, decimals }
 }
 
 /// The quality metrics (divergence, latency, bandwidth, corrections,
@@ -25,39 +52,42 @@ pub struct Watched {
 /// desyncs; leaks and the longest unaware wait for runs with `--aoi`).
 /// Desyncs and leaks regress on any increase.
 pub const WATCHED: &[Watched] = &[
-    Watched { name: "divergence.own.mean", get: |r| r.metrics.divergence_m.own.mean, floor: 0.001 },
-    Watched { name: "divergence.remote.mean", get: |r| r.metrics.divergence_m.remote.mean, floor: 0.001 },
-    Watched { name: "divergence.own.p99", get: |r| r.metrics.divergence_m.own.p99, floor: 0.001 },
-    Watched { name: "divergence.remote.p99", get: |r| r.metrics.divergence_m.remote.p99, floor: 0.001 },
-    Watched { name: "ideal_divergence.own.mean", get: |r| r.metrics.ideal_divergence_m.own.mean, floor: 0.001 },
-    Watched { name: "ideal_divergence.remote.mean", get: |r| r.metrics.ideal_divergence_m.remote.mean, floor: 0.001 },
-    Watched { name: "latency.own.p50", get: |r| r.metrics.input_latency_ms.own.p50, floor: 0.5 },
-    Watched { name: "latency.own.p99", get: |r| r.metrics.input_latency_ms.own.p99, floor: 0.5 },
-    Watched { name: "latency.remote.p50", get: |r| r.metrics.input_latency_ms.remote.p50, floor: 0.5 },
-    Watched { name: "latency.remote.p99", get: |r| r.metrics.input_latency_ms.remote.p99, floor: 0.5 },
-    Watched { name: "latency.own.unshown_pct", get: |r| r.metrics.input_changes_unshown_pct.own, floor: 0.1 },
-    Watched { name: "latency.remote.unshown_pct", get: |r| r.metrics.input_changes_unshown_pct.remote, floor: 0.1 },
-    Watched { name: "bandwidth.up", get: |r| r.metrics.bandwidth.up_bytes_per_s, floor: 1.0 },
-    Watched { name: "bandwidth.down", get: |r| r.metrics.bandwidth.down_bytes_per_s, floor: 1.0 },
-    Watched { name: "corrections", get: |r| r.metrics.corrections as f64, floor: 1.0 },
-    Watched { name: "stalls.frozen_ms", get: |r| r.metrics.stalls.freeze_ms_per_client, floor: 1.0 },
-    Watched { name: "stalls.stalled_ms", get: |r| r.metrics.stalls.stalled_ms_per_client, floor: 1.0 },
-    Watched { name: "snaps.per_client_min", get: |r| r.metrics.snaps.per_client_per_min, floor: 1.0 },
-    Watched { name: "impossible.share", get: |r| r.metrics.impossible.share, floor: 0.0001 },
-    Watched { name: "inputs.repeated_per_min", get: |r| r.metrics.input_fidelity.repeated_per_min, floor: 1.0 },
-    Watched { name: "inputs.dropped_per_min", get: |r| r.metrics.input_fidelity.dropped_per_min, floor: 1.0 },
-    Watched { name: "desyncs", get: |r| r.metrics.desyncs as f64, floor: 0.0 },
-    Watched {
-        name: "interest.leaks",
-        get: |r| r.metrics.interest.as_ref().map_or(0.0, |i| i.leaks as f64),
-        floor: 0.0,
-    },
-    Watched {
-        name: "interest.longest_unaware_ms",
-        get: |r| r.metrics.interest.as_ref().map_or(0.0, |i| i.longest_unaware_ms),
-        floor: 1.0,
-    },
+    w("divergence.own.mean", |r| r.metrics.divergence_m.own.mean, 0.001, "m", 3),
+    w("divergence.remote.mean", |r| r.metrics.divergence_m.remote.mean, 0.001, "m", 3),
+    w("divergence.own.p99", |r| r.metrics.divergence_m.own.p99, 0.001, "m", 3),
+    w("divergence.remote.p99", |r| r.metrics.divergence_m.remote.p99, 0.001, "m", 3),
+    w("ideal_divergence.own.mean", |r| r.metrics.ideal_divergence_m.own.mean, 0.001, "m", 3),
+    w("ideal_divergence.remote.mean", |r| r.metrics.ideal_divergence_m.remote.mean, 0.001, "m", 3),
+    w("latency.own.p50", |r| r.metrics.input_latency_ms.own.p50, 0.5, "ms", 1),
+    w("latency.own.p99", |r| r.metrics.input_latency_ms.own.p99, 0.5, "ms", 1),
+    w("latency.remote.p50", |r| r.metrics.input_latency_ms.remote.p50, 0.5, "ms", 1),
+    w("latency.remote.p99", |r| r.metrics.input_latency_ms.remote.p99, 0.5, "ms", 1),
+    w("latency.own.unshown_pct", |r| r.metrics.input_changes_unshown_pct.own, 0.1, "%", 2),
+    w("latency.remote.unshown_pct", |r| r.metrics.input_changes_unshown_pct.remote, 0.1, "%", 2),
+    w("bandwidth.up", |r| r.metrics.bandwidth.up_bytes_per_s, 1.0, "B/s", 0),
+    w("bandwidth.down", |r| r.metrics.bandwidth.down_bytes_per_s, 1.0, "B/s", 0),
+    w("corrections", |r| r.metrics.corrections as f64, 1.0, "", 1),
+    w("stalls.frozen_ms", |r| r.metrics.stalls.freeze_ms_per_client, 1.0, "ms", 0),
+    w("stalls.stalled_ms", |r| r.metrics.stalls.stalled_ms_per_client, 1.0, "ms", 0),
+    w("snaps.per_client_min", |r| r.metrics.snaps.per_client_per_min, 1.0, "/client-min", 2),
+    w("impossible.share", |r| r.metrics.impossible.share, 0.0001, "", 4),
+    w("inputs.repeated_per_min", |r| r.metrics.input_fidelity.repeated_per_min, 1.0, "/client-min", 1),
+    w("inputs.dropped_per_min", |r| r.metrics.input_fidelity.dropped_per_min, 1.0, "/client-min", 1),
+    w("desyncs", |r| r.metrics.desyncs as f64, 0.0, "", 0),
+    w("interest.leaks", |r| r.metrics.interest.as_ref().map_or(0.0, |i| i.leaks as f64), 0.0, "", 0),
+    w(
+        "interest.longest_unaware_ms",
+        |r| r.metrics.interest.as_ref().map_or(0.0, |i| i.longest_unaware_ms),
+        1.0,
+        "ms",
+        0,
+    ),
 ];
+
+/// The watched metric named `name`.
+pub fn watched(name: &str) -> Option<&'static Watched> {
+    WATCHED.iter().find(|w| w.name == name)
+}
 
 /// One metric of one configuration that moved: one run, or the mean over
 /// the seeds of a configuration.
@@ -79,6 +109,9 @@ pub struct Change {
     pub new: f64,
     /// Beyond the tolerance in the bad direction.
     pub regression: bool,
+    /// Worse beyond the tolerance, but not beyond it plus the floor: the
+    /// floor, not the tolerance, let it pass.
+    pub by_floor: bool,
 }
 
 /// The comparison.
@@ -102,12 +135,22 @@ pub struct Diff {
     pub compared: usize,
     /// Every configuration compared: its label and how many seeds.
     pub groups: Vec<(String, usize)>,
+    /// Per algorithm, metrics worse in every one of its configurations
+    /// compared (two or more), with how many: a shift, whatever the size of
+    /// each move.
+    pub consistent: Vec<(String, &'static str, usize)>,
 }
+
+/// With this many configurations or more all worse, a consistent shift
+/// regresses (all worse by chance: 2⁻⁵ ≈ 3%).
+pub const CONSISTENT_FAILS_AT: usize = 5;
 
 impl Diff {
     /// Whether anything regressed.
     pub fn regressed(&self) -> bool {
-        !self.missing.is_empty() || self.changes.iter().any(|c| c.regression)
+        !self.missing.is_empty()
+            || self.changes.iter().any(|c| c.regression)
+            || self.consistent.iter().any(|&(_, _, n)| n >= CONSISTENT_FAILS_AT)
     }
 }
 
@@ -172,16 +215,20 @@ pub struct Tolerances {
     pub default: f64,
     /// By metric name.
     pub per_metric: std::collections::BTreeMap<String, f64>,
+    /// Absolute floors by metric name, in the metric's unit (the others
+    /// keep [`Watched::floor`]).
+    pub floors: std::collections::BTreeMap<String, f64>,
 }
 
 impl Tolerances {
     /// The same tolerance for every metric.
     pub fn uniform(fraction: f64) -> Tolerances {
-        Tolerances { default: fraction, per_metric: Default::default() }
+        Tolerances { default: fraction, per_metric: Default::default(), floors: Default::default() }
     }
 
-    /// A gate file: `tolerance = 5` (percent, every metric) and a
-    /// `[metrics]` table of per-metric percentages.
+    /// A gate file: `tolerance = 5` (percent, every metric), a `[metrics]`
+    /// table of per-metric percentages and a `[floors]` table of absolute
+    /// floors in each metric's unit.
     pub fn parse(text: &str, source: &crate::error::Source) -> Result<Tolerances, crate::error::InputError> {
         use crate::error::InputError;
         let line_of = |key: &str| {
@@ -201,12 +248,12 @@ impl Tolerances {
         for (k, v) in &t {
             match k.as_str() {
                 "tolerance" => out.default = pct(k, v)?,
-                "metrics" => {
+                "metrics" | "floors" => {
                     let tbl = v.as_table().ok_or_else(|| {
-                        InputError::at(source, line_of(k), "`metrics`: expected a table of percentages")
+                        InputError::at(source, line_of(k), format!("`{k}`: expected a table keyed by metric"))
                     })?;
                     for (m, v) in tbl {
-                        if !WATCHED.iter().any(|w| w.name == m) {
+                        if watched(m).is_none() {
                             let names: Vec<&str> = WATCHED.iter().map(|w| w.name).collect();
                             return Err(InputError::at(
                                 source,
@@ -214,14 +261,22 @@ impl Tolerances {
                                 format!("unknown metric `{m}`: expected one of {}", names.join(", ")),
                             ));
                         }
-                        out.per_metric.insert(m.clone(), pct(m, v)?);
+                        if k == "metrics" {
+                            out.per_metric.insert(m.clone(), pct(m, v)?);
+                        } else {
+                            let x = v.as_float().or_else(|| v.as_integer().map(|i| i as f64));
+                            let x = x.filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(|| {
+                                InputError::at(source, line_of(m), format!("`{m}`: expected a floor ≥ 0 in its unit"))
+                            })?;
+                            out.floors.insert(m.clone(), x);
+                        }
                     }
                 }
                 _ => {
                     return Err(InputError::at(
                         source,
                         line_of(k),
-                        format!("unknown key `{k}`: expected tolerance or [metrics]"),
+                        format!("unknown key `{k}`: expected tolerance, [metrics] or [floors]"),
                     ))
                 }
             }
@@ -232,6 +287,11 @@ impl Tolerances {
     /// The tolerance of `metric`.
     pub fn of(&self, metric: &str) -> f64 {
         self.per_metric.get(metric).copied().unwrap_or(self.default)
+    }
+
+    /// The absolute floor of `w`.
+    pub fn floor_of(&self, w: &Watched) -> f64 {
+        self.floors.get(w.name).copied().unwrap_or(w.floor)
     }
 }
 
@@ -295,23 +355,35 @@ pub fn diff(base: &Report, new: &Report, tol: &Tolerances, only: &[String]) -> D
             }
         }
     }
+    // Per algorithm and metric: configurations compared, worse, and better,
+    // at printed precision.
+    let mut moved: std::collections::BTreeMap<(&str, usize), (usize, usize, usize)> = Default::default();
     for (g, pairs) in &groups {
         let label = if pairs.len() == 1 { key(pairs[0].0) } else { format!("{g} · {} seeds", pairs.len()) };
         d.groups.push((label.clone(), pairs.len()));
-        for w in &watched {
+        for (wi, w) in watched.iter().enumerate() {
+            let tally = moved.entry((pairs[0].0.algorithm.as_str(), wi)).or_default();
+            tally.0 += 1;
             let xs: Vec<f64> = pairs.iter().map(|(b, _)| (w.get)(b)).collect();
             let ys: Vec<f64> = pairs.iter().map(|(_, n)| (w.get)(n)).collect();
-            if xs == ys {
-                continue;
-            }
             let n = xs.len() as f64;
             let (mb, mn) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
+            if w.rounded(mb) == w.rounded(mn) && xs.iter().zip(&ys).all(|(x, y)| w.rounded(*x) == w.rounded(*y)) {
+                continue;
+            }
             let diffs: Vec<f64> = ys.iter().zip(&xs).map(|(y, x)| y - x).collect();
             let ci = if pairs.len() > 1 { super::table::spread(&diffs).and_then(|s| s.1) } else { None };
             let exact = ["desyncs", "interest.leaks"].contains(&w.name);
-            let worse = mn > mb || (exact && ys.iter().zip(&xs).any(|(y, x)| y > x));
-            let beyond = exact || mn > mb * (1.0 + tol.of(w.name)) + w.floor;
+            let worse = w.rounded(mn) > w.rounded(mb) || (exact && ys.iter().zip(&xs).any(|(y, x)| y > x));
+            let past_tolerance = mn > mb * (1.0 + tol.of(w.name));
+            let beyond = exact || (past_tolerance && mn > mb * (1.0 + tol.of(w.name)) + tol.floor_of(w));
             let significant = exact || ci.is_none_or(|h| mn - mb > h);
+            let tally = moved.entry((pairs[0].0.algorithm.as_str(), wi)).or_default();
+            if worse {
+                tally.1 += 1;
+            } else if w.rounded(mn) < w.rounded(mb) {
+                tally.2 += 1;
+            }
             let c = Change {
                 run: label.clone(),
                 seeds: pairs.len(),
@@ -320,6 +392,7 @@ pub fn diff(base: &Report, new: &Report, tol: &Tolerances, only: &[String]) -> D
                 base: mb,
                 new: mn,
                 regression: worse && beyond && significant,
+                by_floor: worse && past_tolerance && !beyond,
             };
             if worse && beyond && !significant {
                 d.within_noise.push(c.clone());
@@ -327,6 +400,11 @@ pub fn diff(base: &Report, new: &Report, tol: &Tolerances, only: &[String]) -> D
                 d.within_tolerance.push(c.clone());
             }
             d.changes.push(c);
+        }
+    }
+    for (&(algorithm, wi), &(compared, worse, _)) in &moved {
+        if compared >= 2 && worse == compared {
+            d.consistent.push((algorithm.to_string(), watched[wi].name, worse));
         }
     }
     for n in &new.runs {
@@ -451,5 +529,55 @@ mod tests {
         assert!(!diff(&base, &better, &Tolerances::uniform(0.05), &[]).regressed());
         let empty = Report::new("0", vec![]);
         assert!(diff(&base, &empty, &Tolerances::uniform(0.05), &[]).regressed(), "a missing run is a regression");
+    }
+
+    fn snaps(algorithm: &str, trace: &str, per_min: f64) -> RunReport {
+        let mut r = run(50.0);
+        r.algorithm = algorithm.into();
+        r.trace = trace.into();
+        r.metrics.snaps.per_client_per_min = per_min;
+        r
+    }
+
+    #[test]
+    fn a_floor_set_in_the_gate_file_decides_and_is_named() {
+        let src = crate::error::Source::BuiltIn("test".into());
+        let base = Report::new("0", vec![snaps("a", "t", 0.0)]);
+        let new = Report::new("0", vec![snaps("a", "t", 0.9)]);
+        // Default floor 1 event: within, and the floor decided it.
+        let d = diff(&base, &new, &Tolerances::uniform(0.05), &[]);
+        assert!(!d.regressed());
+        assert!(d.within_tolerance[0].by_floor, "{:?}", d.within_tolerance);
+        // A floor of 0.1 in the gate file: a regression.
+        let tol = Tolerances::parse("tolerance = 5\n[floors]\n\"snaps.per_client_min\" = 0.1\n", &src).unwrap();
+        assert!(diff(&base, &new, &tol, &[]).regressed());
+        let bad = Tolerances::parse("[floors]\n\"snaps.per_min\" = 1\n", &src).unwrap_err().to_string();
+        assert!(bad.contains(":2:") && bad.contains("unknown metric"), "{bad}");
+        let negative = Tolerances::parse("[floors]\n\"corrections\" = -1\n", &src).unwrap_err().to_string();
+        assert!(negative.contains("floor ≥ 0"), "{negative}");
+    }
+
+    #[test]
+    fn values_equal_at_the_printed_precision_are_no_change() {
+        let base = Report::new("0", vec![run(50.0)]);
+        let new = Report::new("0", vec![run(50.04)]);
+        let d = diff(&base, &new, &Tolerances::uniform(0.0), &[]);
+        assert!(d.changes.is_empty(), "{:?}", d.changes);
+    }
+
+    #[test]
+    fn a_metric_worse_in_every_configuration_of_an_algorithm_is_a_shift() {
+        let traces = ["t1", "t2", "t3", "t4", "t5"];
+        let base = Report::new("0", traces.iter().map(|t| snaps("a", t, 0.0)).chain([snaps("b", "t1", 0.0)]).collect());
+        // Each move under the floor; `a` worse in all five, `b` unchanged.
+        let new = Report::new("0", traces.iter().map(|t| snaps("a", t, 0.5)).chain([snaps("b", "t1", 0.0)]).collect());
+        let d = diff(&base, &new, &Tolerances::uniform(0.05), &[]);
+        assert_eq!(d.consistent, vec![("a".to_string(), "snaps.per_client_min", 5)]);
+        assert!(d.regressed(), "five of five worse fails");
+        // Four of five: noted, not failed.
+        let mut mixed = new.clone();
+        mixed.runs[4].metrics.snaps.per_client_per_min = 0.0;
+        let d = diff(&base, &mixed, &Tolerances::uniform(0.05), &[]);
+        assert!(d.consistent.is_empty() && !d.regressed());
     }
 }
