@@ -17,7 +17,8 @@
 //!   sees, per entity a position and either the sequence number of the
 //!   last input applied to it (what a client knows of its own player) or
 //!   the authoritative frame the state comes from (the harness knows which
-//!   inputs that frame had applied).
+//!   inputs that frame had applied). These names are held to the drawn
+//!   positions (see [`EntityView`] for what to name).
 //!
 //! From these the harness derives divergence, snaps, latency and desyncs.
 //! Algorithms only [`report`](Ctx::report) what only they can know
@@ -422,7 +423,11 @@ pub trait Algorithm: Send + Sync {
 pub enum Report {
     /// A reconciliation moved the predicted state.
     Correction,
-    /// Frames re-simulated outside a rollback (e.g. replaying pending moves).
+    /// Frames re-simulated outside a rollback to repair a misprediction:
+    /// after a [`Report::Correction`], the pending inputs replayed onto the
+    /// server's state. A replay that only confirms the prediction (some
+    /// designs replay on every snapshot) is not reported, so the count is
+    /// what mispredictions cost and every algorithm counts alike.
     Resimulated(u32),
     /// A rollback to `depth` frames ago, re-simulating them.
     Rollback {
@@ -606,6 +611,28 @@ impl RenderCtx<'_> {
 }
 
 /// One entity as a screen shows it.
+///
+/// # Naming what the picture includes
+///
+/// `seq` and `frame` name the newest input of the entity's player that the
+/// *drawn* picture includes; latency is timed from them only as far as the
+/// picture bears them out (see [`crate::metrics::claims`]): the harness finds where
+/// on the authority's path the drawn position lies and credits the render
+/// with the older of that and the name. A name newer than the picture buys
+/// nothing; a name older than the picture costs latency. Name:
+///
+/// - **a state drawn as it is**: its frame, or its input's sequence number;
+/// - **an interpolated picture** (between states A and B, older first): A —
+///   the state the picture includes whole — until the picture reaches B;
+/// - **an extrapolated picture** (a state A coasted on): A, the newest
+///   state it comes from, not the instant it is coasted to;
+/// - **a predicted own player**: the sequence number of the last own input
+///   applied to the drawn state;
+/// - **a blend from an old picture toward a new state**: the old one until
+///   the blend ends.
+///
+/// The `honest-names` contract fails a screen whose pictures lie more than
+/// two ticks behind their names.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EntityView {
     /// Entity id (= player id; bots follow the players).
@@ -617,11 +644,11 @@ pub struct EntityView {
     /// Displayed height, µm.
     pub z: i32,
     /// Sequence number of the last input of this entity's player that the
-    /// displayed state includes, when the client knows it itself (its own
-    /// predicted player); 0 otherwise.
+    /// drawn state includes, when the client knows it itself (its own
+    /// predicted player; a peer's inputs); 0 otherwise.
     pub seq: u32,
-    /// The authoritative frame the displayed state of this entity comes
-    /// from (client/server: a frame the server published), 0 if none: the
+    /// The authoritative frame the drawn state of this entity comes from
+    /// (client/server: a frame the server published), 0 if none: the
     /// harness looks up which input of the entity's player that frame had
     /// applied, so algorithms need not send input sequence numbers of
     /// every entity, which no real game does.

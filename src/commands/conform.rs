@@ -132,10 +132,8 @@ pub(super) fn conform(a: ConformArgs) -> Result<()> {
         }
         println!();
     }
-    println!(
-        "({} cases per contract, seed {}; \"caught\": the control broke the contract it was built to break)",
-        a.cases, a.seed
-    );
+    let caught = if a.controls { "; \"caught\": the control broke the contract it was built to break" } else { "" };
+    println!("({} cases per contract, seed {}{caught})", a.cases, a.seed);
     for r in &rows {
         if let Some(file) = &r.file {
             println!("  {} / {}: scenario written to {file}", r.algorithm, r.contract);

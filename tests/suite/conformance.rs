@@ -113,3 +113,19 @@ fn converges_is_judged_only_on_a_world_at_rest() {
     }
     assert!(!matches!(replay(algo, &s).unwrap(), Verdict::NotApplicable(_)));
 }
+
+#[test]
+fn naming_newer_frames_than_the_screen_draws_buys_no_latency() {
+    // `claims-newest` draws `snapshot`'s picture and names the newest
+    // snapshot's frame for it: its latency is held to the same picture.
+    use crate::util::{cfg, run_algo};
+    let honest = algorithms::registry::find("snapshot").unwrap();
+    let liar = algorithms::registry::find("claims-newest").unwrap();
+    for seed in [1, 2] {
+        let h = run_algo(honest, "wifi", "random-walk", cfg(4, 20, seed));
+        let l = run_algo(liar, "wifi", "random-walk", cfg(4, 20, seed));
+        let (h, l) = (&h.input_latency_ms.remote, &l.input_latency_ms.remote);
+        assert!(h.n > 100, "{h:?}");
+        assert!(l.p50 >= h.p50 && l.p99 >= h.p99 && l.mean >= h.mean, "seed {seed}: {l:?} against {h:?}");
+    }
+}

@@ -47,6 +47,34 @@ fn latency_runs_from_each_input_change_to_the_render_that_shows_it() {
 }
 
 #[test]
+fn latency_is_held_to_the_picture_not_to_what_a_view_names() {
+    // The same changes as above on screens drawn 6 ticks late: the honest
+    // screen names the drawn state's inputs, the other the newest state's.
+    // Both are charged the 6 ticks; naming more than is drawn buys nothing
+    // (two of the changes are starts from standing: a picture still
+    // standing where the player stood is not taken for the start).
+    let r = Input::buttons(Input::RIGHT);
+    let u = Input::buttons(Input::UP);
+    let changes = [1_010_000u64, 2_345_678, 3_000_000];
+    let p0 = vec![(0, Input::IDLE), (changes[0], r), (changes[1], Input::IDLE), (changes[2], u)];
+    let idle = vec![(0, Input::IDLE)];
+    let tracks = vec![p0, idle.clone(), idle];
+    let lagged = |names_newest| {
+        let faults = Faults { lag: Some((6, names_newest)), ..Faults::default() };
+        run_tracks(&Oracle::new(faults), tracks.clone(), cfg(3, 5, 1))
+    };
+    let (honest, claims) = (lagged(false), lagged(true));
+    let expected: Vec<f64> = changes.iter().map(|&t| ((t.div_ceil(DT) + 7) * DT - t) as f64 / 1000.0).collect();
+    let mean = expected.iter().sum::<f64>() / 3.0;
+    for m in [&honest, &claims] {
+        for s in [&m.input_latency_ms.own, &m.input_latency_ms.remote] {
+            assert!((s.mean - mean).abs() < 0.05, "{s:?} vs {expected:?}");
+        }
+    }
+    assert_eq!(honest.input_latency_ms, claims.input_latency_ms);
+}
+
+#[test]
 fn holding_an_input_gives_no_latency_samples_and_ignored_changes_are_not_timed() {
     let l = Input::buttons(Input::LEFT);
     // Left into the arena's bound from the start (a press at 0), released

@@ -39,6 +39,10 @@ pub struct Faults {
     /// From this render on, peer 0's screen keeps showing that render's
     /// state (a frozen screen).
     pub frozen_from: Option<u64>,
+    /// Every screen shows the state this many ticks old — naming the
+    /// newest state's inputs when `.1` (a screen that claims more than it
+    /// draws), the shown state's own when not.
+    pub lag: Option<(usize, bool)>,
 }
 
 /// The cheating peer-to-peer oracle.
@@ -71,6 +75,7 @@ impl Algorithm for Oracle {
             faults: self.faults,
             renders: 0,
             frozen: None,
+            history: std::collections::VecDeque::new(),
         })
     }
 }
@@ -82,6 +87,8 @@ struct OraclePeer {
     faults: Faults,
     renders: u64,
     frozen: Option<State>,
+    /// The states of the last few ticks, newest last (with `lag`).
+    history: std::collections::VecDeque<State>,
 }
 
 impl Node for OraclePeer {
@@ -110,6 +117,12 @@ impl Node for OraclePeer {
             }
             ctx.publish_confirmed(&self.state, &published);
         }
+        if let Some((ticks, _)) = self.faults.lag {
+            self.history.push_back(self.state.clone());
+            if self.history.len() > ticks + 1 {
+                self.history.pop_front();
+            }
+        }
         if self.me == 0 && self.faults.stalls.iter().any(|&(first, n)| (first..first + n).contains(&(k as u64))) {
             ctx.report(harness::contract::Report::Stalled);
         }
@@ -125,6 +138,13 @@ impl Node for OraclePeer {
         if self.me == 0 && self.faults.frozen_from.is_some_and(|r| self.renders >= r) {
             let frozen = self.frozen.get_or_insert_with(|| self.state.clone());
             view.show_state(frozen);
+        } else if let (Some((_, names_newest)), Some(old)) = (self.faults.lag, self.history.front()) {
+            view.show_state(old);
+            if names_newest {
+                for (e, p) in view.entities.iter_mut().zip(&self.state.players) {
+                    e.seq = p.last_seq;
+                }
+            }
         } else {
             view.show_state(&self.state);
         }

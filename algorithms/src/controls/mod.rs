@@ -3,7 +3,9 @@
 //! algorithms --all` shows them) and each names the contract that catches
 //! it; a test asserts that every one is caught.
 
+pub mod claims_newest;
 pub mod frame_based;
+pub mod staircase;
 
 use crate::frame::lockstep::Lockstep;
 use crate::frame::rollback::Rollback;
@@ -44,7 +46,7 @@ pub const COAST_BLIND: DeadReckoning = DeadReckoning { name: "coast-blind", peri
 
 /// Every control with the contract that must catch it.
 pub fn all() -> &'static [(&'static dyn Algorithm, &'static str)] {
-    static ALL: [(&dyn Algorithm, &str); 7] = [
+    static ALL: [(&dyn Algorithm, &str); 9] = [
         (&ROLLBACK_NO_RESIM, "no-desync"),
         (&frame_based::FrameBased, "frame-rate-independent"),
         (&LOCKSTEP_OWN_SEED, "no-desync"),
@@ -52,6 +54,8 @@ pub fn all() -> &'static [(&'static dyn Algorithm, &'static str)] {
         (&EXTRAPOLATE_UNBOUNDED, "remote-on-path"),
         (&AOI_NEVER_LEAVES, "no-leak"),
         (&COAST_BLIND, "on-map"),
+        (&claims_newest::ClaimsNewest, "honest-names"),
+        (&staircase::Staircase, "smooth-remote"),
     ];
     &ALL
 }

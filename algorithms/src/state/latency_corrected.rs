@@ -124,6 +124,7 @@ impl Algorithm for LatencyCorrected {
             own: OwnPlayer::new(&s.initial, player, dt),
             uplink: InputUplink::new(3),
             got: Vec::new(),
+            arrival: None,
         })
     }
 }
@@ -221,6 +222,16 @@ struct Client {
     uplink: InputUplink,
     /// The states being read, `(id, motion, frame)` (the buffer kept).
     got: Vec<(usize, Coast, u32)>,
+    /// Until the clock is synchronized: server time ≈ local time + this,
+    /// the least-delayed arrival of a message (no latency correction yet,
+    /// but copies run between messages instead of waiting at each).
+    arrival: Option<i64>,
+}
+
+/// The server time at local `now`: the synchronized clock's, or before it
+/// is, the least-delayed arrival's.
+fn server_time(clock: &ClockSync, arrival: Option<i64>, now: i64) -> Option<i64> {
+    clock.server_time(now).or(arrival.map(|o| now + o))
 }
 
 /// A states message into `out` (cleared first): `None` unless it is whole
@@ -290,7 +301,7 @@ impl Node for Client {
         self.own.render(now, view);
         // From the last step to now: a part-step, shown and not kept.
         let rest = self.grid.since_last(now);
-        let server_now = self.clock.server_time(now);
+        let server_now = server_time(&self.clock, self.arrival, now);
         for (i, o) in self.others.iter().enumerate() {
             if i == self.me {
                 continue;
@@ -317,7 +328,11 @@ impl Node for Client {
 impl Client {
     /// Takes the states of a message (read into `got`, which it empties).
     fn take_states(&mut self, ctx: &Ctx<'_>, got: &mut Vec<(usize, Coast, u32)>) {
-        let server_now = self.clock.server_time(ctx.now());
+        for (_, m, _) in got.iter() {
+            let o = m.origin - ctx.now();
+            self.arrival = Some(self.arrival.map_or(o, |a| a.max(o)));
+        }
+        let server_now = server_time(&self.clock, self.arrival, ctx.now());
         for (id, mut m, frame) in got.drain(..) {
             let Some(o) = self.others.get_mut(id) else { continue };
             if o.msg.is_some_and(|old| old.origin >= m.origin) {
@@ -345,9 +360,10 @@ impl Client {
     /// anything reads or changes the copies: ticks, packets (before a clock
     /// sample moves the server time), renders.
     fn advance(&mut self, game: &harness::game::Game, now: i64) {
-        let (me, clock, machine, others) = (self.me, &self.clock, &self.machine, &mut self.others);
+        let (me, clock, arrival, machine, others) =
+            (self.me, &self.clock, self.arrival, &self.machine, &mut self.others);
         self.grid.run_until(now, |t, span| {
-            let server_t = clock.server_time(t);
+            let server_t = server_time(clock, arrival, t);
             for (i, o) in others.iter_mut().enumerate() {
                 if i != me {
                     machine.step(o, game, server_t, span);

@@ -79,8 +79,8 @@ pub enum Dry {
 pub struct Sample {
     /// Displayed position.
     pub pos: [i32; 3],
-    /// The frame whose state the display includes whole (the older of
-    /// the two interpolated).
+    /// The frame whose state the display has reached: the older of the two
+    /// interpolated, or past frames lost between them, the last passed.
     pub frame: u32,
     /// The snapshots interpolated between and the blend (0..=65535) —
     /// what a shot carries for lag compensation.
@@ -227,7 +227,11 @@ impl<P: Positions> Instant<'_, P> {
                     let lerp = |x: i32, y: i32| (x as i128 + (y as i128 - x as i128) * k as i128 / span as i128) as i32;
                     [lerp(pa[0], pb[0]), lerp(pa[1], pb[1]), lerp(pa[2], pb[2])]
                 };
-                Sample { pos, frame: a.frame, view: (a.frame, b.frame, blend) }
+                // The frame the picture has reached: the older snapshot's, or
+                // past a frame lost between the two, that one's.
+                let reached = (b.frame as i64 - a.frame as i64).max(0) * k.max(0) / span.max(1);
+                let frame = (a.frame as i64 + reached).clamp(a.frame as i64, b.frame.max(a.frame) as i64) as u32;
+                Sample { pos, frame, view: (a.frame, b.frame, blend) }
             }
             // Past the newest snapshot (or an entity the next one lacks).
             Between::Gap { a, .. } | Between::Lerp { a, .. } | Between::Dry { a } => {

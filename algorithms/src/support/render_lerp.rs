@@ -10,7 +10,8 @@
 //! one tick, at every render rate alike — which is the price real engines
 //! pay for smooth motion at any frame rate. An entity's input sequence
 //! number (or frame) is the new picture's once the motion toward it is a
-//! tenth of the way. An
+//! tenth of the way; the harness credits it where the drawn position is
+//! (`harness::metrics::claims`), so the name runs at most a tick ahead. An
 //! entity farther than three ticks of motion ([`JUMP_SPEED`]) from the new picture jumps there instead
 //! (a teleport is not interpolated: a straight line across the arena would
 //! run through walls).

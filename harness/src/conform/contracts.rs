@@ -33,7 +33,7 @@ pub fn all() -> &'static [Contract] {
     &CONTRACTS
 }
 
-static CONTRACTS: [Contract; 8] = [
+static CONTRACTS: [Contract; 10] = [
     Contract {
         name: "no-desync",
         promise: "no two peers ever confirm different states for a frame, and every confirmed input is one the player really gave",
@@ -64,7 +64,7 @@ static CONTRACTS: [Contract; 8] = [
     },
     Contract {
         name: "predicted-own-bound",
-        promise: "a client that shows its own input locally (within two ticks) shows its own player where the inputs put it (within 10 cm of the ideal world on a clean link: a tick of motion, the price of render interpolation)",
+        promise: "a client that predicts its own player (its views name own inputs the server has not applied yet) shows it where the inputs put it (within 10 cm of the ideal world on a clean link: a tick of motion, the price of render interpolation)",
         applies: |t| t == Topology::ClientServer,
         case: squares_case,
         check: check_predicted_own,
@@ -82,6 +82,20 @@ static CONTRACTS: [Contract; 8] = [
         applies: |t| t == Topology::ClientServer,
         case: aoi_case,
         check: check_no_leak,
+    },
+    Contract {
+        name: "honest-names",
+        promise: "a screen names the frame or input its picture has reached: at most 20% of the pictures found on the authority's path (within 1 cm) lie more than two ticks behind what their views name (a misprediction or a blend may lag for a while; a netcode that names what it does not draw lags whenever a player moves)",
+        applies: |_| true,
+        case: gentle_case,
+        check: check_honest_names,
+    },
+    Contract {
+        name: "smooth-remote",
+        promise: "remote players move on every render while they move: on a 144 Hz screen no remote player is held in place for under 100 ms between moves in more than 5% of its renders (a picture stepping at the snapshot rate is)",
+        applies: |t| t == Topology::ClientServer,
+        case: smooth_case,
+        check: check_smooth_remote,
     },
     Contract {
         name: "liveness",
@@ -194,6 +208,13 @@ fn gentle_case(a: &dyn Algorithm, case: u64) -> Scenario {
     s.uplink = n.clone();
     s.downlink = n;
     s.trace = generated_trace(&mut rng, s.clients, s.duration_us, None);
+    s
+}
+
+/// A gentle link seen on a 144 Hz screen.
+fn smooth_case(a: &dyn Algorithm, case: u64) -> Scenario {
+    let mut s = gentle_case(a, case);
+    s.render_hz = vec![144];
     s
 }
 
@@ -400,8 +421,9 @@ fn check_on_map(a: &dyn Algorithm, s: &Scenario) -> Verdict {
     };
     let i = &m.impossible;
     if i.renders > 0 {
+        let at = i.deepest_at.as_ref().map_or(String::new(), |a| format!(" ({a})"));
         return Verdict::Fail(format!(
-            "{} entity-renders ({:.2}%) showed an entity inside a wall or off the map, the deepest {:.2} m",
+            "{} entity-renders ({:.2}%) showed an entity inside a wall or off the map, the deepest {:.2} m (bound 0.10 m){at}",
             i.renders,
             i.share * 100.0,
             i.deepest_m
@@ -415,17 +437,11 @@ fn check_predicted_own(a: &dyn Algorithm, s: &Scenario) -> Verdict {
         Ok(m) => m,
         Err(v) => return v,
     };
-    let tick_ms = 1000.0 / s.tick_hz as f64;
-    if m.input_latency_ms.own.n == 0 {
-        return Verdict::NotApplicable("never shows its own inputs".into());
-    }
-    // Locally shown: the wait for the next tick's sample plus a tick of
-    // render interpolation, under two ticks; a round trip is more.
-    if m.input_latency_ms.own.p50 >= 2.0 * tick_ms {
-        return Verdict::NotApplicable(format!(
-            "does not predict (own input latency p50 {:.1} ms)",
-            m.input_latency_ms.own.p50
-        ));
+    // The promise binds a client that says it shows its own inputs before
+    // the server has them: one whose views name inputs ahead of the
+    // authority (its latency is the harness's, whatever it says).
+    if m.checks.as_ref().is_none_or(|c| c.own_named_ahead == 0) {
+        return Verdict::NotApplicable("does not predict (never names an own input the server has not applied)".into());
     }
     // A tick of motion at full speed (10 cm) for render interpolation,
     // which draws the newest predicted step over the next tick.
@@ -441,10 +457,62 @@ fn check_on_path(a: &dyn Algorithm, s: &Scenario) -> Verdict {
         Ok(m) => m,
         Err(v) => return v,
     };
+    let at = m.checks.as_ref().and_then(|c| c.off_path_at.as_ref()).map_or(String::new(), |a| format!(": {a}"));
     match m.checks.and_then(|c| c.off_path_max_m) {
-        Some(d) if d > 0.3 => Verdict::Fail(format!("a remote player was shown {d:.3} m off the authority's path")),
+        Some(d) if d > 0.3 => {
+            Verdict::Fail(format!("a remote player was shown {d:.3} m off the authority's path (bound 0.300 m){at}"))
+        }
         Some(_) => Verdict::Pass,
         None => Verdict::NotApplicable("shows no remote players".into()),
+    }
+}
+
+/// The share of pictures allowed behind their names: a misprediction or a
+/// blend toward a correction lags its name for a while; a netcode that
+/// names what it does not draw does so whenever the player moves.
+const BEHIND_MAX: f64 = 0.2;
+
+fn check_honest_names(a: &dyn Algorithm, s: &Scenario) -> Verdict {
+    let m = match run(a, s) {
+        Ok(m) => m,
+        Err(v) => return v,
+    };
+    let (share, worst) = m.checks.map(|c| (c.behind_share.unwrap_or(0.0), c.overclaim)).unwrap_or_default();
+    match worst {
+        Some(o) if share > BEHIND_MAX => Verdict::Fail(format!(
+            "{:.1}% of the pictures located on the authority's path were more than two ticks behind what their views named (allowed {:.0}%); the worst: {}: the view named frame {} but the picture was the authority's frame {:.1}, {:.1} ms older",
+            share * 100.0,
+            BEHIND_MAX * 100.0,
+            o.at,
+            o.named_frame,
+            o.shown_frame,
+            o.behind_ms
+        )),
+        None if m.input_latency_ms.own.n + m.input_latency_ms.remote.n == 0 => {
+            Verdict::NotApplicable("names no input or frame".into())
+        }
+        _ => Verdict::Pass,
+    }
+}
+
+/// The share of held renders allowed: a hold at a lost or late update is
+/// not a staircase.
+const STEPPED_MAX: f64 = 0.05;
+
+fn check_smooth_remote(a: &dyn Algorithm, s: &Scenario) -> Verdict {
+    let m = match run(a, s) {
+        Ok(m) => m,
+        Err(v) => return v,
+    };
+    let Some(c) = m.checks else { return Verdict::NotApplicable("no checks recorded".into()) };
+    match (c.stepped_share, c.first_step) {
+        (None, _) => Verdict::NotApplicable("shows no moving remote players".into()),
+        (Some(share), Some(first)) if share > STEPPED_MAX => Verdict::Fail(format!(
+            "{:.1}% of moving remote players' renders were held in place for under 100 ms between moves (allowed {:.0}%); the first: {first}",
+            share * 100.0,
+            STEPPED_MAX * 100.0
+        )),
+        _ => Verdict::Pass,
     }
 }
 

@@ -16,6 +16,7 @@
 //! The recorder ([`super::recorder`]) owns one `Screen` per player and the
 //! tallies, and decides when a batch is large enough to split.
 
+use super::claims::{Behind, Claims, Credit, Truth};
 use super::ideal::Frames;
 use super::interest::{InterestRow, ShownCounts};
 use super::on_map::{MapCheck, TOLERANCE_UM};
@@ -35,6 +36,11 @@ pub(super) const MAX_VIOLATIONS: usize = 20;
 /// screens count the same jumps.
 pub(super) const SNAP_SPAN_TICKS: u64 = 2;
 
+/// A remote entity drawn in place for less than this between two moves is
+/// a step of a picture updated below the screen's rate (a player's motion
+/// does not stop and restart that fast), µs.
+pub(super) const STEP_HOLD_US: u64 = 100_000;
+
 /// What one screen's judgement remembers.
 pub(super) struct Screen {
     /// What it last showed of each entity it has shown.
@@ -47,6 +53,12 @@ pub(super) struct Screen {
     pub(super) last_div: [u64; 2],
     /// The latest view it showed.
     pub(super) last_view: Vec<EntityView>,
+    /// Renders whose names run ahead of the picture credited so far.
+    pub(super) claims: Claims,
+    /// Per slot, the entity's current hold: renders drawn where the one
+    /// before was, the first of them's time, and whether the entity has
+    /// moved on this screen before (conformance runs).
+    holds: Vec<(u32, u64, bool)>,
 }
 
 impl Screen {
@@ -58,6 +70,8 @@ impl Screen {
             snap_events: 0,
             last_div: [0; 2],
             last_view: Vec::new(),
+            claims: Claims::default(),
+            holds: Vec::new(),
         }
     }
 }
@@ -76,6 +90,31 @@ impl SecondSums {
         self.own.1 += other.own.1;
         self.remote.0 += other.remote.0;
         self.remote.1 += other.remote.1;
+    }
+}
+
+/// A render worth naming: its measure (µm), then time, screen, entity and
+/// drawn position. The larger measure wins; on a tie the earlier render,
+/// then the lower screen and entity — whatever order tallies merge in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Spot {
+    pub(super) measure: u64,
+    pub(super) t: u64,
+    pub(super) viewer: usize,
+    pub(super) entity: usize,
+    pub(super) at: [i32; 3],
+}
+
+impl Spot {
+    /// The worse of `a` and `b` (see the type's docs).
+    pub(super) fn worse(a: Option<Spot>, b: Option<Spot>) -> Option<Spot> {
+        match (a, b) {
+            (Some(a), Some(b)) => {
+                let key = |s: &Spot| (std::cmp::Reverse(s.measure), s.t, s.viewer, s.entity);
+                Some(if key(&b) < key(&a) { b } else { a })
+            }
+            (a, b) => a.or(b),
+        }
     }
 }
 
@@ -101,6 +140,22 @@ pub(super) struct Tally {
     pub(super) seconds: Vec<SecondSums>,
     /// Area-of-interest counts of the renders.
     pub(super) shown: ShownCounts,
+    /// The picture furthest behind the frame it named.
+    pub(super) overclaim: Option<Behind>,
+    /// Renders located on the authority's path, and those behind their names.
+    pub(super) located: (u64, u64),
+    /// Own-player renders naming an input the authority had not applied
+    /// yet: the client claims to predict.
+    pub(super) named_ahead: u64,
+    /// Remote entity-renders held still for under [`STEP_HOLD_US`] between
+    /// moves, and the moving ones (client/server conformance runs).
+    pub(super) stepped: (u64, u64),
+    /// The earliest such hold: (time, screen, entity, position).
+    pub(super) first_step: Option<(u64, usize, usize, [i32; 3])>,
+    /// The deepest impossible render: (depth, time, screen, entity, position).
+    pub(super) deepest_at: Option<Spot>,
+    /// The farthest off-path render: (distance, time, screen, entity, position).
+    pub(super) off_path_at: Option<Spot>,
     /// Violations found, each with the position of its render in the batch
     /// being judged (the recorder takes them after every batch).
     pub(super) violations: Vec<(usize, String)>,
@@ -131,6 +186,18 @@ impl Tally {
             a.add(b);
         }
         self.shown.merge(&other.shown);
+        self.overclaim = Behind::worse(self.overclaim, other.overclaim);
+        self.located.0 += other.located.0;
+        self.located.1 += other.located.1;
+        self.named_ahead += other.named_ahead;
+        self.stepped.0 += other.stepped.0;
+        self.stepped.1 += other.stepped.1;
+        self.deepest_at = Spot::worse(self.deepest_at, other.deepest_at);
+        self.off_path_at = Spot::worse(self.off_path_at, other.off_path_at);
+        self.first_step = match (self.first_step, other.first_step) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
     }
 
     fn violation(&mut self, pos: usize, msg: String) {
@@ -159,12 +226,26 @@ pub(super) struct Judge<'a> {
     /// Per frame and player, the input sequence the frame had applied.
     pub(super) authority_seqs: &'a [u32],
     pub(super) ideal: &'a Frames,
+    /// The authority frame in force at the renders judged.
+    pub(super) now_frame: usize,
     pub(super) map: &'a MapCheck,
     /// Whether remote entities are checked against the authority's path.
     pub(super) check_paths: bool,
 }
 
 impl Judge<'_> {
+    /// What the claims of a render are held to.
+    fn truth(&self) -> Truth<'_> {
+        Truth {
+            players: self.players,
+            dt_us: self.dt_us,
+            samples: self.samples,
+            changes: self.changes,
+            authority: self.authority,
+            authority_seqs: self.authority_seqs,
+        }
+    }
+
     /// How far each of `entities` is from where `timeline` has it `into` µs
     /// past `frame` (every entity's position there is `row` when given),
     /// in `tally`'s scratch, which the caller gives back. A loop of its
@@ -221,6 +302,7 @@ impl Judge<'_> {
             }
             // A view that names the authoritative frame gets that frame's input.
             let mut e = *e;
+            let mut named_frame = 0;
             if e.frame > 0 && id < self.players {
                 let f = e.frame as usize;
                 if self.topology.confirms() || f >= self.authority.frames() {
@@ -229,15 +311,19 @@ impl Judge<'_> {
                         format!("player {viewer}'s view names frame {f}, which the server never published"),
                     );
                 } else {
-                    e.seq = e.seq.max(self.authority_seqs[f * self.players + id]);
+                    let applied = self.authority_seqs[f * self.players + id];
+                    if applied >= e.seq {
+                        named_frame = e.frame;
+                    }
+                    e.seq = e.seq.max(applied);
                 }
             }
             let e = &e;
             let own = (id == viewer) as usize;
             let slot = screen.memory.slot(id);
             let shown = screen.memory.shown[slot];
-            // Latency: every input change of this entity's player that the
-            // newly shown input includes (bots have no inputs).
+            // Latency: names checked, then held to the picture (see `claims`).
+            let mut named = shown;
             if e.seq > shown && id >= self.players {
                 tally.violation(pos, format!("player {viewer}'s view shows input {} of bot {id}", e.seq));
             } else if e.seq > shown {
@@ -247,19 +333,31 @@ impl Judge<'_> {
                         format!("player {viewer}'s view shows input {} of player {id}, which was never sampled", e.seq);
                     tally.violation(pos, msg);
                 } else {
-                    let sampled = self.samples[id][e.seq as usize - 1].0;
-                    let changes = &self.changes[id];
-                    let seen = &mut screen.memory.seen[slot];
-                    while changes.get(seen.change as usize).is_some_and(|&c| c <= sampled.0) {
-                        let waited = t.0 - changes[seen.change as usize];
-                        tally.latency[own].record(waited);
-                        if own == 1 {
-                            screen.own_latency.record(waited);
-                        }
-                        seen.change += 1;
-                    }
                     screen.memory.shown[slot] = e.seq;
+                    named = e.seq;
                 }
+            }
+            if own == 1 && named > 0 && self.authority_seqs[(self.authority.frames() - 1) * self.players + id] < named {
+                tally.named_ahead += 1;
+            }
+            if id < self.players && named > 0 {
+                let latency = &mut tally.latency[own];
+                let own_latency = &mut screen.own_latency;
+                let mut record = |waited: u64| {
+                    latency.record(waited);
+                    if own == 1 {
+                        own_latency.record(waited);
+                    }
+                };
+                let credit = Credit {
+                    change: &mut screen.memory.seen[slot].change,
+                    record: &mut record,
+                    overclaim: &mut tally.overclaim,
+                    located: &mut tally.located,
+                };
+                let frame = if named == e.seq { named_frame } else { 0 };
+                let at = [e.x, e.y, e.z];
+                screen.claims.render(&self.truth(), credit, viewer, id, t.0, at, (named, frame), self.now_frame);
             }
             // Snap events: consecutive over-threshold renders are one.
             let at = [e.x, e.y, e.z];
@@ -283,6 +381,9 @@ impl Judge<'_> {
                     tally.largest_jump = tally.largest_jump.max(crate::math::distance(from, at));
                 }
             }
+            if self.check_paths && own == 0 {
+                Self::hold(screen, tally, slot, viewer, id, t.0, at);
+            }
             // Newest first; a ring of 3–8 is shifted by hand (rotate_right
             // calls memmove, which costs more than the copy), the usual
             // ring of 3 (screens up to 60 Hz) without a loop.
@@ -304,16 +405,46 @@ impl Judge<'_> {
             if depth > TOLERANCE_UM {
                 tally.impossible.0 += 1;
                 tally.impossible.2 = tally.impossible.2.max(depth);
+                let spot = Spot { measure: depth as u64, t: t.0, viewer, entity: e.id as usize, at: [e.x, e.y, e.z] };
+                tally.deepest_at = Spot::worse(tally.deepest_at, Some(spot));
             }
             tally.ideal_div[(e.id as usize == viewer) as usize].record(ideal_div);
         }
         tally.scratch = ideal;
         if self.check_paths {
-            self.check_paths(tally, viewer, view);
+            self.check_paths(tally, viewer, t.0, view);
         }
         if let Some(row) = interest {
             row.view(&mut tally.shown, viewer, t, &view.entities);
         }
+    }
+
+    /// Holds between moves of a remote entity's picture: a render drawn
+    /// where the one before was extends the hold; the next move ends it,
+    /// and a hold shorter than [`STEP_HOLD_US`] was a step.
+    #[allow(clippy::too_many_arguments)]
+    fn hold(screen: &mut Screen, tally: &mut Tally, slot: usize, viewer: usize, id: usize, t: u64, at: [i32; 3]) {
+        let prev = screen.memory.recent(slot)[0];
+        if screen.holds.len() <= slot {
+            screen.holds.resize(slot + 1, (0, 0, false));
+        }
+        let Some((pt, before)) = prev.get() else { return };
+        let hold = &mut screen.holds[slot];
+        if before == at {
+            if hold.0 == 0 {
+                hold.1 = pt;
+            }
+            hold.0 += 1;
+            return;
+        }
+        // A hold that began after a move (not from the first render).
+        if hold.0 > 0 && hold.2 && t - hold.1 < STEP_HOLD_US {
+            tally.stepped.0 += hold.0 as u64;
+            let first = (hold.1, viewer, id, before);
+            tally.first_step = Some(tally.first_step.map_or(first, |f| f.min(first)));
+        }
+        tally.stepped.1 += 1;
+        *hold = (0, 0, true);
     }
 
     /// Remote entities must be shown on the path the authority took over the
@@ -321,7 +452,7 @@ impl Judge<'_> {
     /// reported is the farthest, in whole µm: a render whose nearest
     /// segment is found to be no farther than the farthest so far cannot
     /// change it, so its search stops there.
-    fn check_paths(&self, tally: &mut Tally, viewer: usize, view: &View) {
+    fn check_paths(&self, tally: &mut Tally, viewer: usize, t: u64, view: &View) {
         let last = self.authority.frames() - 1;
         let first = last.saturating_sub(2 * 1_000_000 / self.dt_us as usize);
         let mut worst = tally.off_path.0;
@@ -330,8 +461,12 @@ impl Judge<'_> {
             let id = e.id as usize;
             // ⌊d⌋ ≤ worst exactly when d < worst + 1.
             let enough = worst as f64 + 1.0;
-            let best = nearest_on_path([e.x, e.y, e.z], first, last, enough, |f| self.authority.at(f, id));
-            worst = worst.max(best as u64);
+            let best = nearest_on_path([e.x, e.y, e.z], first, last, enough, |f| self.authority.at(f, id)) as u64;
+            if best > worst || (best == worst && best > 0 && tally.off_path_at.is_none()) {
+                let spot = Spot { measure: best, t, viewer, entity: id, at: [e.x, e.y, e.z] };
+                tally.off_path_at = Spot::worse(tally.off_path_at, Some(spot));
+            }
+            worst = worst.max(best);
             samples += 1;
         }
         tally.off_path.0 = tally.off_path.0.max(worst);

@@ -9,8 +9,10 @@
 //! - **input latency**: from the instant a player's held input *changed*
 //!   (a press, a release, a new direction or aim) to the first render
 //!   showing a state that includes an input sampled at or after that
-//!   instant (by the entity's last-input sequence number in the view), own
-//!   and remote. Holding an input produces no sample; sampling delay is
+//!   instant, own and remote. What a render shows is the older of what its
+//!   view names (the entity's input sequence number or authority frame)
+//!   and where its drawn position lies on the authority's path — see
+//!   [`claims`]: a name newer than the picture buys nothing. Holding an input produces no sample; sampling delay is
 //!   part of latency; changes the world ignores (pushing into a wall,
 //!   jumping in mid-air, firing on cooldown) are counted, not timed — see
 //!   [`ideal`]. No change ever shown: no samples (tables print "–").
@@ -63,6 +65,7 @@
 //! - **area of interest** (runs with `--aoi`): visible share, awareness
 //!   latency, unaware visits and leaks — see [`interest`].
 
+pub mod claims;
 pub(crate) mod deferred;
 pub mod fidelity;
 pub mod ideal;
@@ -190,8 +193,70 @@ pub struct Checks {
     /// Client/server: the farthest a remote entity was shown from the path
     /// the authority took over the previous two seconds, metres.
     pub off_path_max_m: Option<f64>,
+    /// Where that render was seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off_path_at: Option<Located>,
     /// Confirming topologies: frames each client confirmed after the mark.
     pub frames_after_mark: Option<Vec<u32>>,
+    /// Own-player renders that named an input the authority had not
+    /// applied yet: the client says it predicts its own player.
+    #[serde(default)]
+    pub own_named_ahead: u64,
+    /// Of the renders whose pictures were located on the authority's path
+    /// (see [`claims`]), the share more than two ticks behind the frame
+    /// (or input) they named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub behind_share: Option<f64>,
+    /// The picture furthest behind the frame (or input) it named, when one
+    /// was more than two ticks behind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overclaim: Option<Overclaim>,
+    /// Client/server: remote entity-renders that held still for under
+    /// 100 ms between moves (a picture stepping at a rate below the
+    /// screen's), as a share of the moving and held-between-moves renders.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stepped_share: Option<f64>,
+    /// The first such hold: where it was seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_step: Option<Located>,
+}
+
+/// A picture that named more than it showed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Overclaim {
+    /// Where it was seen.
+    pub at: Located,
+    /// The frame the render named (for an input, its first applying frame).
+    pub named_frame: u64,
+    /// Where on the authority's path the picture was, in frames.
+    pub shown_frame: f64,
+    /// How far behind its name the picture was, ms.
+    pub behind_ms: f64,
+}
+
+/// Where a render was seen: the screen, the entity, the instant and the
+/// drawn position.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Located {
+    /// The screen's player.
+    pub client: usize,
+    /// The entity drawn.
+    pub entity: usize,
+    /// The render's instant, s.
+    pub t_s: f64,
+    /// The drawn position, m.
+    pub position_m: [f64; 3],
+}
+
+impl std::fmt::Display for Located {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let [x, y, z] = self.position_m;
+        write!(
+            f,
+            "client {} at {:.3} s, entity {} drawn at ({x:.3}, {y:.3}, {z:.3}) m",
+            self.client, self.t_s, self.entity
+        )
+    }
 }
 
 /// What one client experienced (the run-level figures average or pool
@@ -274,6 +339,9 @@ pub struct Impossible {
     pub share: f64,
     /// The deepest, metres.
     pub deepest_m: f64,
+    /// Where the deepest was seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deepest_at: Option<Located>,
 }
 
 /// Facts about the trace the ideal world revealed.

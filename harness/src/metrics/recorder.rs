@@ -15,7 +15,7 @@ use super::runs::Runs;
 use super::stats::{round4, Hist};
 use super::{
     Bandwidth, Checks, ClientMetrics, ClockError, Desync, FinalDivergence, HitAgreement, Impossible, LatencyCdf,
-    Metrics, NetworkCounts, OwnRemote, OwnRemotePct, Snaps, Stalls, Timeline, TraceFacts,
+    Located, Metrics, NetworkCounts, Overclaim, OwnRemote, OwnRemotePct, Snaps, Stalls, Timeline, TraceFacts,
 };
 use crate::contract::{EntityView, NodeId, Report, Topology, View};
 use crate::game::{Game, Input, PlayerState, SeqInput, State};
@@ -65,6 +65,9 @@ const UNSHOWN_GRACE_US: u64 = 2_000_000;
 /// so the screens and tallies stay free to lend out mutably beside it.
 macro_rules! judge {
     ($r:ident, $check_paths:expr) => {
+        judge!($r, $check_paths, 0)
+    };
+    ($r:ident, $check_paths:expr, $now_frame:expr) => {
         Judge {
             topology: $r.topology,
             players: $r.players,
@@ -76,6 +79,7 @@ macro_rules! judge {
             authority: &$r.authority,
             authority_seqs: &$r.authority_seqs,
             ideal: &$r.ideal.frames,
+            now_frame: $now_frame,
             map: &$r.map,
             check_paths: $check_paths,
         }
@@ -115,8 +119,9 @@ pub struct Recorder {
     authority: Frames,
     /// Client/server: the instant each authority frame was published.
     authority_at: Vec<u64>,
-    /// Client/server: per frame and player, the input sequence the frame
-    /// had applied (views that name a frame get their inputs from here).
+    /// Per frame and player, the input sequence the frame had applied
+    /// (views that name a frame get their inputs from here, and a named
+    /// input's frames are found here).
     authority_seqs: Vec<u32>,
     authority_state: State,
     /// The state before the latest authority frame, kept for its buffers.
@@ -266,6 +271,12 @@ impl Recorder {
         let nodes = self.traffic.len();
         self.checks = Some(CheckState {
             off_path_max: 0,
+            overclaim: None,
+            located: (0, 0),
+            named_ahead: 0,
+            stepped: (0, 0),
+            first_step: None,
+            off_path_at: None,
             path_samples: 0,
             mark_us,
             at_mark: vec![0; nodes],
@@ -487,6 +498,7 @@ impl Recorder {
             for (p, si) in inputs.iter().enumerate() {
                 self.fidelity.frame(p, si.seq, &self.samples[p]);
             }
+            self.authority_seqs.extend(inputs.iter().map(|si| si.seq));
             // Stepped in place; the previous state is copied to the spare
             // (its buffers reused) for the shots' judgement.
             let mut prev = std::mem::take(&mut self.spare_state);
@@ -606,7 +618,7 @@ impl Recorder {
         let ideal_at = due(t.0, self.dt_us, self.ideal.total_frames());
         self.ideal.advance(&self.game, &self.trace, ideal_at.0 + IDEAL_AHEAD);
         self.ideal.frames.forget_before(ideal_at.0);
-        let judge = judge!(self, !self.topology.confirms() && self.checks.is_some());
+        let judge = judge!(self, !self.topology.confirms() && self.checks.is_some(), frame);
         let rows = self.interest.as_mut().map(|i| i.rows_mut());
         let entity_renders: usize = batch.iter().map(|(_, v)| v.entities.len()).sum();
         // With more entity-renders than entities, where the ideal world and
@@ -740,6 +752,12 @@ impl Recorder {
         }
         if let Some(c) = self.checks.as_mut() {
             c.off_path_max = c.off_path_max.max(tally.off_path.0);
+            c.overclaim = tally.overclaim;
+            c.located = tally.located;
+            c.named_ahead = tally.named_ahead;
+            c.stepped = tally.stepped;
+            c.first_step = tally.first_step;
+            c.off_path_at = tally.off_path_at;
             c.path_samples += tally.off_path.1;
         }
         if let Some(i) = self.interest.as_mut() {
@@ -835,6 +853,7 @@ impl Recorder {
                 renders: tally.impossible.0,
                 share: round4(tally.impossible.0 as f64 / tally.impossible.1.max(1) as f64),
                 deepest_m: round4(tally.impossible.2 as f64 / 1e6),
+                deepest_at: tally.deepest_at.map(|s| located(s.t, s.viewer, s.entity, s.at)),
             },
             trace_facts,
             input_changes_unshown_pct: OwnRemotePct { own: pct(unshown[1]), remote: pct(unshown[0]) },
@@ -855,9 +874,21 @@ impl Recorder {
                 let first_client = self.topology.has_server() as usize;
                 Checks {
                     off_path_max_m: (c.path_samples > 0).then(|| round4(c.off_path_max as f64 / 1e6)),
+                    off_path_at: c.off_path_at.map(|s| located(s.t, s.viewer, s.entity, s.at)),
                     frames_after_mark: c.mark_us.map(|_| {
                         c.last[first_client..].iter().zip(&c.at_mark[first_client..]).map(|(l, m)| l - m).collect()
                     }),
+                    own_named_ahead: c.named_ahead,
+                    behind_share: (c.located.0 > 0).then(|| round4(c.located.1 as f64 / c.located.0 as f64)),
+                    overclaim: c.overclaim.map(|o| Overclaim {
+                        at: located(o.t, o.viewer, o.entity, o.at),
+                        named_frame: o.named as u64,
+                        shown_frame: round4(o.shown),
+                        behind_ms: round4(o.milliframes as f64 * self.dt_us as f64 / 1e6),
+                    }),
+                    stepped_share: (!self.topology.confirms() && c.stepped.1 > 0)
+                        .then(|| round4(c.stepped.0 as f64 / (c.stepped.0 + c.stepped.1) as f64)),
+                    first_step: c.first_step.map(|(t, v, e, at)| located(t, v, e, at)),
                 }
             }),
             timeline: Timeline {
@@ -903,6 +934,11 @@ impl Recorder {
 }
 
 /// A second's mean divergence in metres from its (µm sum, renders).
+/// Where a render was seen, in a report's units.
+fn located(t_us: u64, client: usize, entity: usize, at: [i32; 3]) -> Located {
+    Located { client, entity, t_s: round4(t_us as f64 / 1e6), position_m: at.map(|v| round4(v as f64 / 1e6)) }
+}
+
 fn mean_m((sum, n): (u128, u64)) -> f64 {
     round4(sum as f64 / 1e6 / n.max(1) as f64)
 }
@@ -934,6 +970,12 @@ fn by_screens(
 #[derive(Clone, Debug)]
 struct CheckState {
     off_path_max: u64,
+    overclaim: Option<super::claims::Behind>,
+    located: (u64, u64),
+    named_ahead: u64,
+    stepped: (u64, u64),
+    first_step: Option<(u64, usize, usize, [i32; 3])>,
+    off_path_at: Option<super::judge::Spot>,
     path_samples: u64,
     mark_us: Option<u64>,
     at_mark: Vec<u32>,

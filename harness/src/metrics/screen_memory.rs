@@ -64,6 +64,12 @@ impl Render {
     pub(super) fn new(t: u64, at: [i32; 3]) -> Render {
         Render { t, at }
     }
+
+    /// Its time and position, unless the place is empty.
+    pub(super) fn get(self) -> Option<(u64, [i32; 3])> {
+        let (t, at) = (self.t, self.at);
+        (t != EMPTY.t).then_some((t, at))
+    }
 }
 
 /// An empty place in a ring (`u64::MAX`: no render has that time).

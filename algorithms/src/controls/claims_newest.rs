@@ -1,0 +1,69 @@
+//! `claims-newest` (negative control): `snapshot`'s picture, drawn
+//! `interp` behind the newest snapshot as usual, with every remote entity
+//! named by the *newest* snapshot's frame — a netcode that tells the
+//! harness its screen is fresher than it is.
+//!
+//! Latency held to the picture makes the lie worthless (the control's
+//! latency is never better than `snapshot`'s), and the `honest-names`
+//! contract catches it: its pictures lie frames behind what they name.
+
+use crate::state::snapshot::SNAPSHOT;
+use crate::support::delta;
+use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, Options, RenderCtx, Setup, Topology, View};
+
+/// The control.
+pub struct ClaimsNewest;
+
+impl Algorithm for ClaimsNewest {
+    fn name(&self) -> &'static str {
+        "claims-newest"
+    }
+    fn description(&self) -> &'static str {
+        "NEGATIVE CONTROL: snapshot's interpolated picture, named by the newest snapshot's frame"
+    }
+    fn topology(&self) -> Topology {
+        SNAPSHOT.topology()
+    }
+    fn options(&self) -> &'static [OptionSpec] {
+        SNAPSHOT.options()
+    }
+    fn check_options(&self, options: &Options) -> Result<(), String> {
+        SNAPSHOT.check_options(options)
+    }
+    fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
+        SNAPSHOT.waived_contracts()
+    }
+    fn server(&self, setup: &Setup) -> Box<dyn Node> {
+        SNAPSHOT.server(setup)
+    }
+    fn client(&self, setup: &Setup, player: usize) -> Box<dyn Node> {
+        Box::new(Client { inner: SNAPSHOT.client(setup, player), newest: 0 })
+    }
+}
+
+struct Client {
+    inner: Box<dyn Node>,
+    /// The newest snapshot frame received.
+    newest: u32,
+}
+
+impl Node for Client {
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        self.inner.on_tick(ctx);
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
+        if let Some((frame, _)) = delta::header(bytes) {
+            self.newest = self.newest.max(frame);
+        }
+        self.inner.on_packet(ctx, from, bytes);
+    }
+
+    fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
+        self.inner.render(ctx, view);
+        let me = ctx.player().map(|p| p as u16);
+        for e in view.entities.iter_mut().filter(|e| Some(e.id) != me && e.frame > 0) {
+            e.frame = e.frame.max(self.newest);
+        }
+    }
+}

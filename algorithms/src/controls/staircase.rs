@@ -1,0 +1,79 @@
+//! `staircase` (negative control): `snapshot` whose remote players are
+//! redrawn only every third tick (20 Hz at 60 Hz ticks) and held in place
+//! between — interpolation by whole snapshots, each shown until the next.
+//!
+//! It looks the same at every render rate, so `frame-rate-independent`
+//! passes it; `smooth-remote` catches it: on a 144 Hz screen its remote
+//! players stand still for most renders while they move.
+
+use crate::state::snapshot::SNAPSHOT;
+use harness::contract::{
+    Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, Options, RenderCtx, Setup, Topology, View,
+};
+
+/// Ticks between redraws of the remote players.
+const EVERY: u64 = 3;
+
+/// The control.
+pub struct Staircase;
+
+impl Algorithm for Staircase {
+    fn name(&self) -> &'static str {
+        "staircase"
+    }
+    fn description(&self) -> &'static str {
+        "NEGATIVE CONTROL: snapshot with remote players redrawn every third tick and held between"
+    }
+    fn topology(&self) -> Topology {
+        SNAPSHOT.topology()
+    }
+    fn options(&self) -> &'static [OptionSpec] {
+        SNAPSHOT.options()
+    }
+    fn check_options(&self, options: &Options) -> Result<(), String> {
+        SNAPSHOT.check_options(options)
+    }
+    fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
+        SNAPSHOT.waived_contracts()
+    }
+    fn server(&self, setup: &Setup) -> Box<dyn Node> {
+        SNAPSHOT.server(setup)
+    }
+    fn client(&self, setup: &Setup, player: usize) -> Box<dyn Node> {
+        Box::new(Client { inner: SNAPSHOT.client(setup, player), ticks: 0, redraw: true, held: Vec::new() })
+    }
+}
+
+struct Client {
+    inner: Box<dyn Node>,
+    ticks: u64,
+    /// Whether the next render redraws the remote players.
+    redraw: bool,
+    /// The remote players as last redrawn.
+    held: Vec<EntityView>,
+}
+
+impl Node for Client {
+    fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
+        self.inner.on_tick(ctx);
+        self.ticks += 1;
+        self.redraw |= self.ticks % EVERY == 0;
+    }
+
+    fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {
+        self.inner.on_packet(ctx, from, bytes);
+    }
+
+    fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
+        self.inner.render(ctx, view);
+        let me = ctx.player().map(|p| p as u16);
+        if self.redraw {
+            self.held.clear();
+            self.held.extend(view.entities.iter().filter(|e| Some(e.id) != me));
+            self.redraw = false;
+        } else {
+            view.entities.retain(|e| Some(e.id) == me);
+            view.entities.extend_from_slice(&self.held);
+        }
+    }
+}
