@@ -182,9 +182,12 @@ fn an_external_forwarder_carries_the_session() {
     drop(turn);
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     t.join().unwrap();
-    // The forwarder impairs nothing: a LAN-like session, nothing dropped.
+    // The forwarder impairs nothing: a LAN-like session, nothing dropped,
+    // latency as on a LAN — about four ticks (the wait for the sample, the
+    // server's tick, the tick that shows it, render interpolation reaching
+    // the state), as `server_verified::lan_latency_is_a_few_ticks` holds.
     assert_eq!(r.counters.relay, addr.to_string());
     assert!(r.counters.dropped.iter().all(|d| d.total() == 0), "{:?}", r.counters.dropped);
-    assert!(r.metrics.input_latency_ms.own.p50 < 3.0 * TICK_MS, "{:?}", r.metrics.input_latency_ms.own);
+    assert!(r.metrics.input_latency_ms.own.p50 <= 4.0 * TICK_MS, "{:?}", r.metrics.input_latency_ms.own);
     assert!(r.metrics.violations.is_empty());
 }
