@@ -146,6 +146,10 @@ impl Behind {
 pub(super) struct Claims {
     waiting: Vec<VecDeque<Claim>>,
     found: Vec<(f64, f64)>,
+    /// Per entity, `(index, first input sampled at or after it)` of the
+    /// next change not yet shown, once that input is sampled: every render
+    /// asks, so the samples are searched once a change, not once a render.
+    next: Vec<(u32, u32)>,
 }
 
 /// What resolving claims reads of the run.
@@ -260,10 +264,24 @@ impl Claims {
         if self.waiting.len() <= entity {
             self.waiting.resize_with(entity + 1, VecDeque::new);
             self.found.resize(entity + 1, (0.0, 0.0));
+            self.next.resize(entity + 1, (0, 0));
         }
+        let change = *credit.change;
+        let first = match self.next[entity] {
+            (k, first) if k == change && first > 0 => first,
+            _ => match truth.changes[entity].get(change as usize) {
+                Some(&c) => {
+                    let first = truth.first_sample_at(entity, c);
+                    if first as usize <= truth.samples[entity].len() {
+                        self.next[entity] = (change, first);
+                    }
+                    first
+                }
+                None => u32::MAX,
+            },
+        };
         let q = &mut self.waiting[entity];
-        let next = truth.changes[entity].get(*credit.change as usize);
-        if next.is_some_and(|&c| seq >= truth.first_sample_at(entity, c)) {
+        if seq >= first {
             if q.len() == MAX_WAITING {
                 q.pop_front();
             }
