@@ -13,7 +13,6 @@ $B matrix --algos snapshot,delta-snapshot,dead-reckoning,lockstep $WORLD --aoi n
 cp target/bots-none/report.json reports/baseline/bots-none.json
 $B matrix --algos snapshot,delta-snapshot $WORLD --aoi grid --out target/aoi-grid
 cp target/aoi-grid/report.json reports/baseline/aoi-grid.json
-# The example crate's own baseline (examples/my-netcode/baseline/README.md).
-(cd examples/my-netcode && cargo run --release --quiet -p my-netcode -- compare --algos my-netcode --profile wifi --seeds 3 --duration 20s --quiet --out target-baseline \
-  && cp target-baseline/report.json baseline/report.json && rm -rf target-baseline)
+# The example crate's own baseline, by its own script (the run its gate repeats).
+PROFILE=release examples/my-netcode/scripts/gate.sh --baseline > /dev/null
 echo "baselines regenerated: reports/baseline/{quick,bots-none,aoi-grid}.json, examples/my-netcode/baseline/report.json"

@@ -98,6 +98,26 @@ pub enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// Start a crate of your own: an algorithm, its binary, its tests, a gate and a CI workflow.
+    #[command(
+        after_help = "Examples:\n  syncbench new ../dash-sync\n  syncbench new dash-sync --git https://github.com/YOUR-ORG/syncbench\n  syncbench new netcode/sync --name dash-sync --path ~/src/syncbench\n\nThe crate is examples/my-netcode renamed, with syncbench's Cargo.lock and its `release` and `fast`\nprofiles. Next, in its folder: scripts/gate.sh --baseline (the first build takes minutes), then\nscripts/gate.sh; its README says the rest."
+    )]
+    New {
+        /// The folder to write (it must not exist, or be empty).
+        dir: std::path::PathBuf,
+        /// The crate's and the algorithm's name (default: the folder's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// Depend on syncbench from this git repository.
+        #[arg(long, conflicts_with = "path")]
+        git: Option<String>,
+        /// Depend on the syncbench checkout in this folder (default: the one this binary was built from).
+        #[arg(long)]
+        path: Option<std::path::PathBuf>,
+        /// No messages on stderr.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Check algorithms against the conformance contracts on generated scenarios.
     #[command(
         after_help = "Examples:\n  syncbench conform\n  syncbench conform --algo lockstep --cases 1000\n  syncbench conform --controls --junit reports/conform.xml   # the negative controls must be caught\n\nA failing case is shrunk and written to --out as a scenario file; `syncbench replay FILE` re-runs it."

@@ -59,7 +59,7 @@ pub use algorithms;
 pub use harness;
 pub use match_run::Match;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use harness::contract::Algorithm;
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -107,7 +107,7 @@ pub fn stdout_write(args: std::fmt::Arguments<'_>) {
             STDOUT_CLOSED.store(true, Ordering::Relaxed);
             return;
         }
-        eprintln!("syncbench: error: cannot write to stdout: {e}");
+        eprintln!("{}: error: cannot write to stdout: {e}", program());
         std::process::exit(2);
     }
 }
@@ -131,6 +131,31 @@ fn remember_invocation(args: &[OsString]) {
 /// arguments of the command being run.
 pub(crate) fn invocation() -> (String, Vec<String>) {
     INVOCATION.lock().unwrap_or_else(|e| e.into_inner()).clone().unwrap_or_else(|| ("syncbench".into(), Vec::new()))
+}
+
+/// The program's name: `syncbench`, or a netcode crate's own binary.
+pub(crate) fn program() -> String {
+    invocation().0
+}
+
+/// `cmd` as `program` calls it: its name in usage lines, and in every
+/// example of every subcommand's help.
+fn named(cmd: clap::Command, program: &str) -> clap::Command {
+    if program == "syncbench" {
+        return cmd;
+    }
+    fn rename(mut cmd: clap::Command, program: &str) -> clap::Command {
+        if let Some(help) = cmd.get_after_help() {
+            let text = help.to_string().replace("syncbench ", &format!("{program} "));
+            cmd = cmd.after_help(text);
+        }
+        let subs: Vec<String> = cmd.get_subcommands().map(|c| c.get_name().to_string()).collect();
+        for name in subs {
+            cmd = cmd.mut_subcommand(name, |c| rename(c, program));
+        }
+        cmd
+    }
+    rename(cmd.bin_name(program), program)
 }
 
 /// The command line, with algorithms of your own added.
@@ -171,10 +196,14 @@ impl Cli {
         let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
         remember_invocation(&args);
         if let Err(e) = catalog::add(self.added) {
-            eprintln!("syncbench: error: {}", harness::error::escape(&e));
+            eprintln!("{}: error: {}", program(), harness::error::escape(&e));
             return ExitCode::from(2);
         }
-        let args = match cli::Cli::try_parse_from(args) {
+        let program = program();
+        let parsed = named(cli::Cli::command(), &program)
+            .try_get_matches_from(args)
+            .and_then(|m| cli::Cli::from_arg_matches(&m));
+        let args = match parsed {
             Ok(a) => a,
             Err(e) => {
                 let _ = e.print();
@@ -185,11 +214,11 @@ impl Cli {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 if let Some(v) = e.downcast_ref::<Violation>() {
-                    eprintln!("syncbench: {}", harness::error::escape(&v.to_string()));
+                    eprintln!("{program}: {}", harness::error::escape(&v.to_string()));
                     return ExitCode::from(1);
                 }
                 // Input is echoed in messages: never raw control characters.
-                eprintln!("syncbench: error: {}", harness::error::escape(&format!("{e:#}")));
+                eprintln!("{program}: error: {}", harness::error::escape(&format!("{e:#}")));
                 ExitCode::from(2)
             }
         }

@@ -42,6 +42,30 @@ impl InputError {
     pub fn at(source: &Source, line: Option<usize>, message: impl Into<String>) -> InputError {
         InputError { source_name: source.clone(), line, message: message.into() }
     }
+
+    /// Several errors of one input as one, in the order of their lines,
+    /// each on a line of its own, so one run reports every mistake. `None`
+    /// if there are none.
+    pub fn all(mut errors: Vec<InputError>) -> Option<InputError> {
+        errors.sort_by_key(|e| e.line.unwrap_or(usize::MAX));
+        let mut it = errors.into_iter();
+        let mut first = it.next()?;
+        for e in it {
+            first.message.push_str(&format!("\n{e}"));
+        }
+        Some(first)
+    }
+}
+
+/// The one of `names` nearest `typo`, when near enough to be what was
+/// meant: "did you mean" for a misspelt key.
+pub fn nearest<'a>(typo: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    names
+        .into_iter()
+        .map(|n| (strsim::jaro_winkler(typo, n), n))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, n)| n)
 }
 
 /// The 1-based line of byte `at` in `text` (where a parser's error span

@@ -67,6 +67,8 @@ pub struct RunConfig {
     pub bots: usize,
     /// The area of interest (`None`: not set, nothing measured against it).
     pub aoi: Option<Aoi>,
+    /// Renders to keep for a closer look ([`RunResult::probed`]).
+    pub probe: Option<crate::metrics::probe::Probe>,
 }
 
 impl RunConfig {
@@ -100,6 +102,7 @@ impl Default for RunConfig {
             game: crate::game::GameSettings::default(),
             bots: 0,
             aoi: None,
+            probe: None,
         }
     }
 }
@@ -119,6 +122,8 @@ pub struct RunResult {
     pub metrics: Metrics,
     /// Events processed (for cost accounting).
     pub events: u64,
+    /// The renders [`RunConfig::probe`] asked for.
+    pub probed: Vec<crate::metrics::probe::Probed>,
 }
 
 /// Which of a node's two links.
@@ -405,6 +410,9 @@ pub(crate) fn prepare(
     recorder.set_render_hz((0..cfg.clients).map(|p| cfg.render_hz_of(p)).max().unwrap_or(60));
     if let Some(aoi) = cfg.aoi {
         recorder.enable_interest(aoi);
+    }
+    if let Some(probe) = cfg.probe {
+        recorder.enable_probe(probe);
     }
     if let Some(mark) = cfg.checks {
         recorder.enable_checks(mark);
@@ -787,10 +795,11 @@ pub fn run_plan_observed(
 
     let links: Vec<LinkStats> = slots.iter().flat_map(|s| [s.links[0].stats(), s.links[1].stats()]).collect();
     rec.back(&mut views);
-    let recorder = rec.here.take().expect("the recorder is back");
+    let mut recorder = rec.here.take().expect("the recorder is back");
+    let probed = recorder.take_probed();
     let mut metrics = recorder.finish(cfg.duration_us, game.steps_executed(), &links, net.delivered);
     metrics.network.retransmissions = transports.retransmitted;
-    Ok(RunResult { metrics, events })
+    Ok(RunResult { metrics, events, probed })
 }
 
 #[cfg(test)]

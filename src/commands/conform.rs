@@ -204,9 +204,66 @@ pub(super) fn replay(file: &std::path::Path) -> Result<()> {
                     println!("  frame {k:>5}: {}", row.join("  "));
                 }
             }
+            if let Some(at) = harness::conform::located_in(&why) {
+                print_renders_around(algo, &s, &at)?;
+            }
             Err(Violation("the scenario's failure reproduced".into()).into())
         }
     }
+}
+
+/// How far either side of a failure's instant `replay` shows renders, µs.
+const AROUND_US: u64 = 50_000;
+
+/// The renders of the screen and entity a failure names, around its
+/// instant: drawn position, names, and where the authority and the ideal
+/// world had the entity.
+fn print_renders_around(
+    algo: &dyn Algorithm,
+    s: &harness::conform::Scenario,
+    located: &(harness::metrics::Located, Option<u32>),
+) -> Result<()> {
+    let kept = harness::conform::renders_around(algo, s, located, AROUND_US).map_err(bad)?;
+    let (at, hz) = located;
+    println!(
+        "client {}'s renders of entity {} within {} ms of {:.4} s{} (positions in m; off: drawn to authority):",
+        at.client,
+        at.entity,
+        AROUND_US / 1000,
+        at.t_s,
+        hz.map_or(String::new(), |hz| format!(" at {hz} Hz"))
+    );
+    println!(
+        "  {:>8}  {:>24}  {:>6}  {:>6}  {:>24}  {:>6}  {:>24}",
+        "t s", "drawn", "frame", "seq", "authority", "off", "ideal"
+    );
+    let m = |p: [i32; 3]| format!("({:.3}, {:.3}, {:.3})", p[0] as f64 / 1e6, p[1] as f64 / 1e6, p[2] as f64 / 1e6);
+    // The message rounds its instant to the millisecond: the nearest render is the one.
+    let gap = |k: &harness::metrics::probe::Probed| (k.t_us as f64 / 1e6 - at.t_s).abs();
+    let nearest = kept.iter().map(gap).fold(f64::INFINITY, f64::min);
+    for k in &kept {
+        let v = &k.view;
+        let drawn = [v.x, v.y, v.z];
+        let (auth, off) = match k.authority {
+            Some(a) => (m(a), format!("{:.3}", harness::math::distance(drawn, a) as f64 / 1e6)),
+            None => ("–".into(), "–".into()),
+        };
+        let mark = if gap(k) == nearest { "▶" } else { " " };
+        println!(
+            "{mark} {:>8.4}  {:>24}  {:>6}  {:>6}  {:>24}  {:>6}  {:>24}",
+            k.t_us as f64 / 1e6,
+            m(drawn),
+            v.frame,
+            v.seq,
+            auth,
+            off,
+            k.ideal.map_or("–".into(), m)
+        );
+    }
+    if kept.is_empty() {
+        println!("  (no render of that entity on that screen in the window)");
+    }
+    Ok(())
 }
 
 /// `text` with its `syncbench replay` / `syncbench conform` hints naming

@@ -4,7 +4,7 @@ use super::*;
 
 pub(super) fn read_report(path: &std::path::Path) -> Result<Report> {
     if let Some(why) = crate::output::check_set(path) {
-        eprintln!("syncbench: warning: {why}");
+        eprintln!("{}: warning: {why}", crate::program());
     }
     let text =
         harness::limits::read_text(path, harness::limits::MAX_REPORT_FILE, "report").map_err(|e| bad(e.to_string()))?;

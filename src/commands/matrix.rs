@@ -202,7 +202,7 @@ pub(super) fn write_reports(dir: &std::path::Path, report: &Report, quiet: bool)
 /// Exit 1 if a run failed or broke a contract the harness checks.
 pub(super) fn finish(report: &Report) -> Result<()> {
     for f in &report.failed {
-        eprintln!("syncbench: run failed: {}: {}", f.what, f.error);
+        eprintln!("{}: run failed: {}: {}", crate::program(), f.what, f.error);
     }
     check_violations(&report.runs)?;
     if report.failed.is_empty() {

@@ -8,6 +8,7 @@ mod conform;
 mod diff;
 mod list;
 mod matrix;
+mod new;
 mod profile;
 mod run;
 mod traces;
@@ -56,6 +57,10 @@ pub fn dispatch(cmd: Command) -> Result<()> {
             diff_cmd(&base, &new, tolerance, gate.as_deref(), &metric, format, accept_input_changes)
         }
         Command::Merge { inputs, out, quiet } => merge(&inputs, &out, quiet),
+        Command::New { dir, name, git, path, quiet } => {
+            let source = git.map(new::Source::Git).or(path.map(new::Source::Path));
+            new::new_crate(&dir, name.as_deref(), source, quiet)
+        }
         Command::Trace(TraceCmd::Convert { file, out }) => trace_convert(&file, out.as_deref()),
         Command::Profile(ProfileCmd::Show { profile, packets, spacing, payload, seed, format }) => {
             profile_show(&profile, packets, &spacing, payload, seed, format)
@@ -95,7 +100,7 @@ fn find_algo(name: &str) -> Result<&'static dyn Algorithm> {
 
 pub(crate) fn resolve_profile(arg: &str) -> Result<NetworkPlan> {
     for note in profile_notes(arg) {
-        eprintln!("syncbench: note: {note}");
+        eprintln!("{}: note: {note}", crate::program());
     }
     NetworkPlan::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))
 }

@@ -690,3 +690,56 @@ fn a_csv_recording_runs_in_compare_and_converts_to_the_same_trace() {
     assert_bad_input(&["trace", "convert", bad.to_str().unwrap()], &["bad.csv:3", "expected keys"]);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn new_writes_a_crate_of_its_own_named_throughout() {
+    let root = std::env::temp_dir().join(format!("syncbench-new-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let dir = root.join("dash-sync");
+    let (code, _, err) = syncbench(&["new", dir.to_str().unwrap(), "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    let read = |p: &str| std::fs::read_to_string(dir.join(p)).unwrap_or_else(|e| panic!("{p}: {e}"));
+    for p in
+        ["src/lib.rs", "src/main.rs", "tests/netcode.rs", "gate.toml", "scripts/gate.sh", "README.md", ".gitignore"]
+    {
+        let text = read(p);
+        for old in ["my-netcode", "my_netcode", "MyNetcode"] {
+            assert!(!text.contains(old), "{p} still says {old}");
+        }
+    }
+    assert!(read("src/lib.rs").contains("pub struct DashSync;"));
+    assert!(read("src/main.rs").contains("dash_sync::DashSync"));
+    assert!(read(".github/workflows/syncbench.yml").contains("scripts/gate.sh"));
+    assert!(read("scripts/gate.sh").contains("--algos dash-sync"));
+    // Its own workspace, syncbench's lock, and syncbench's release profile
+    // line for line (so its dependencies build as syncbench's do).
+    let manifest = read("Cargo.toml");
+    assert!(manifest.contains("name = \"dash-sync\"") && manifest.contains("\n[workspace]\n"), "{manifest}");
+    let ours = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")).unwrap();
+    let table = |text: &str, header: &str| -> String {
+        text.lines().skip_while(|l| *l != header).take_while(|l| !l.is_empty()).collect::<Vec<_>>().join("\n")
+    };
+    for header in ["[profile.release]", "[profile.fast]"] {
+        assert!(!table(&ours, header).is_empty(), "{header}");
+        assert_eq!(table(&manifest, header), table(&ours, header));
+    }
+    let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock")).unwrap();
+    assert_eq!(read("Cargo.lock"), lock);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.join("scripts/gate.sh")).unwrap().permissions().mode();
+        assert!(mode & 0o100 != 0, "gate.sh is executable");
+    }
+    // A second time into the same folder is refused, as are names cargo or
+    // the catalog would not take, and a folder that is not a checkout.
+    let d = dir.to_str().unwrap();
+    assert_bad_input(&["new", d], &["dash-sync", "not empty"]);
+    let other = root.join("x");
+    let o = other.to_str().unwrap();
+    assert_bad_input(&["new", o, "--name", "Dash_Sync"], &["lower-case words"]);
+    assert_bad_input(&["new", o, "--name", "lockstep"], &["already has this name"]);
+    assert_bad_input(&["new", o, "--path", root.to_str().unwrap()], &["expected a syncbench checkout"]);
+    assert!(!other.exists(), "nothing written on bad input");
+    std::fs::remove_dir_all(&root).ok();
+}

@@ -35,7 +35,36 @@ fn every_negative_control_is_caught_by_its_contract() {
             r.verdict
         );
         assert!(r.counterexample.is_some());
+        // Every failure says where: a located render (screen, entity,
+        // instant, position), or for a desync the frame and the node.
+        let Verdict::Fail(why) = &r.verdict else { unreachable!() };
+        let located = harness::conform::located_in(why);
+        match *contract {
+            "no-desync" => assert!(why.contains("frame ") && why.contains("node"), "{why}"),
+            "no-leak" => {} // counted over a second of renders: no single one to name
+            _ => assert!(located.is_some(), "{}'s {contract} failure names no render: {why}", control.name()),
+        }
+        // `replay` shows the renders around that moment.
+        if let (Some(place), Some(s)) = (located, &r.counterexample) {
+            let kept = harness::conform::renders_around(*control, s, &place, 50_000).unwrap();
+            let at = place.0;
+            let t_us = (at.t_s * 1e6).round() as u64;
+            assert!(kept.iter().any(|k| k.t_us.abs_diff(t_us) <= 60), "{contract}: no render at {at}: {kept:?}");
+            assert!(kept.iter().all(|k| k.view.id as usize == at.entity && k.t_us.abs_diff(t_us) <= 50_000));
+        }
     }
+}
+
+#[test]
+fn a_located_render_reads_back_from_the_message_that_names_it() {
+    let at = harness::metrics::Located { client: 3, entity: 12, t_s: 4.25, position_m: [1.5, -2.0, 0.25] };
+    let msg = format!("7 renders, client 2 was slow; the worst {at}: the view named frame 9");
+    assert_eq!(harness::metrics::Located::find_in(&msg), Some(at.clone()));
+    assert_eq!(harness::metrics::Located::find_in("client 2 at noon"), None);
+    // With the render rate of the run it was seen in, when named.
+    assert_eq!(harness::conform::located_in(&msg), Some((at.clone(), None)));
+    let msg = format!("snap events: 9 at 30 Hz but 2 at 144 Hz; at 30 Hz the largest snap 0.400 m: {at}; at 144 Hz …");
+    assert_eq!(harness::conform::located_in(&msg), Some((at, Some(30))));
 }
 
 #[test]

@@ -164,7 +164,7 @@ struct Client {
 }
 
 impl Client {
-    /// Where entity `i` is drawn at local time `now`, and the frame named.
+    /// Where entity `i` is drawn at local time `now`, and the frame it shows.
     /// A straight line between two pictures can cut a wall's corner (the
     /// first interpolating version failed `conform`'s `on-map` that way):
     /// where it would, the entity is drawn at its newest position instead.
@@ -177,8 +177,12 @@ impl Client {
         if !c.arena.is_free(p[0] as i64, p[1] as i64, c.half_size) {
             return (b, self.to.frame);
         }
-        let frame = if 10 * t >= self.interval_us { self.to.frame } else { self.from.frame };
-        (p, frame)
+        // The frame the picture has reached on its way from one to the
+        // other: naming the newest while still drawing between them would
+        // overstate what the screen shows (`conform`'s `honest-names`).
+        let (f0, f1) = (self.from.frame as i64, self.to.frame as i64);
+        let frame = f0 + (f1 - f0) * t / self.interval_us.max(1);
+        (p, frame as u32)
     }
 }
 

@@ -344,8 +344,13 @@ fn check_converges(a: &dyn Algorithm, s: &Scenario) -> Verdict {
     };
     let f = &m.final_divergence_m;
     if f.own > 0.001 || f.remote > 0.001 {
+        let at = m
+            .checks
+            .as_ref()
+            .and_then(|c| c.final_farthest.as_ref())
+            .map_or(String::new(), |w| format!("; the farthest {w}"));
         return Verdict::Fail(format!(
-            "at the end the screens are {:.3} m (own) and {:.3} m (remote) from the authority",
+            "at the end the screens are {:.3} m (own) and {:.3} m (remote) from the authority (bound 0.001 m){at}",
             f.own, f.remote
         ));
     }
@@ -392,7 +397,24 @@ fn check_frame_rate(a: &dyn Algorithm, s: &Scenario) -> Verdict {
                 // standard deviations: many comparisons are made).
                 let allowed = if snaps { slack + 3.0 * x.max(y).sqrt() } else { slack + 0.25 * x.max(y) };
                 if nx > 0 && ny > 0 && !hidden && (x - y).abs() > allowed {
-                    return Verdict::Fail(format!("{name}: {x:.3} at {hx} Hz but {y:.3} at {hy} Hz"));
+                    let worst = |m: &Metrics| {
+                        let c = m.checks.as_ref()?;
+                        match name.split(' ').next() {
+                            Some("snap") => c.largest_snap.as_ref(),
+                            Some("own") if name.contains("ideal") => c.own_ideal_farthest.as_ref(),
+                            Some("own") => c.own_farthest.as_ref(),
+                            _ => c.remote_farthest.as_ref(),
+                        }
+                        .map(|w| w.to_string())
+                    };
+                    let kind = if snaps { "the largest snap" } else { "the farthest" };
+                    let at =
+                        |hz: &u32, m: &Metrics| worst(m).map_or(String::new(), |w| format!("; at {hz} Hz {kind} {w}"));
+                    return Verdict::Fail(format!(
+                        "{name}: {x:.3} at {hx} Hz but {y:.3} at {hy} Hz (allowed difference {allowed:.3}){}{}",
+                        at(hx, mx),
+                        at(hy, my)
+                    ));
                 }
             }
         }
@@ -447,7 +469,14 @@ fn check_predicted_own(a: &dyn Algorithm, s: &Scenario) -> Verdict {
     // which draws the newest predicted step over the next tick.
     let d = m.ideal_divergence_m.own.mean;
     if d > 0.1 {
-        return Verdict::Fail(format!("own player shown {d:.3} m (mean) from where its inputs put it"));
+        let at = m
+            .checks
+            .as_ref()
+            .and_then(|c| c.own_ideal_farthest.as_ref())
+            .map_or(String::new(), |w| format!("; the farthest {w}"));
+        return Verdict::Fail(format!(
+            "own player shown {d:.3} m (mean, bound 0.100 m) from where its inputs put it{at}"
+        ));
     }
     Verdict::Pass
 }

@@ -177,6 +177,44 @@ pub fn replay(algorithm: &dyn Algorithm, s: &Scenario) -> Result<Verdict, String
     Ok((c.check)(algorithm, s))
 }
 
+/// Where a contract's failure message points: the first render it
+/// locates, and the render rate of the run it was seen in when the
+/// message names one ("at 144 Hz the farthest … client 0 at …":
+/// `frame-rate-independent` compares runs at several rates).
+pub fn located_in(why: &str) -> Option<(crate::metrics::Located, Option<u32>)> {
+    why.split("; ").find_map(|clause| {
+        let at = crate::metrics::Located::find_in(clause)?;
+        let before = &clause[..clause.find("client ").unwrap_or(0)];
+        let hz = before.split_once(" Hz").and_then(|(head, _)| head.rsplit(' ').next()?.parse().ok());
+        Some((at, hz))
+    })
+}
+
+/// The renders of `at`'s screen and entity within `window_us` either
+/// side of its instant, on a rerun of `s` (at `render_hz` when given),
+/// each beside the authority's and the ideal world's position: what
+/// `replay` prints around a failure.
+pub fn renders_around(
+    algorithm: &dyn Algorithm,
+    s: &Scenario,
+    (at, render_hz): &(crate::metrics::Located, Option<u32>),
+    window_us: u64,
+) -> Result<Vec<crate::metrics::probe::Probed>, String> {
+    let t = (at.t_s * 1e6).round() as u64;
+    let entity = u16::try_from(at.entity).map_err(|_| format!("entity {} is out of range", at.entity))?;
+    let mut cfg = s.config();
+    if let Some(hz) = render_hz {
+        cfg.render_hz = vec![*hz];
+    }
+    cfg.probe = Some(crate::metrics::probe::Probe {
+        client: at.client,
+        entity,
+        from_us: t.saturating_sub(window_us),
+        to_us: t.saturating_add(window_us),
+    });
+    crate::runner::run_plan(algorithm, &s.plan(), &s.trace, &cfg).map(|r| r.probed).map_err(|e| e.to_string())
+}
+
 /// Simplifies a failing scenario while it keeps failing: fewer players,
 /// a shorter run, fewer impairments. Returns the smallest found and its
 /// failure.

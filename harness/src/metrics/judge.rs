@@ -51,6 +51,8 @@ pub(super) struct Screen {
     pub(super) snap_events: u64,
     /// The divergence of its last scored render: [remote, own].
     pub(super) last_div: [u64; 2],
+    /// Located runs: where that render was farthest: [remote, own].
+    pub(super) last_far: [Option<Spot>; 2],
     /// The latest view it showed.
     pub(super) last_view: Vec<EntityView>,
     /// Renders whose names run ahead of the picture credited so far.
@@ -69,6 +71,7 @@ impl Screen {
             own_latency: Hist::default(),
             snap_events: 0,
             last_div: [0; 2],
+            last_far: [None; 2],
             last_view: Vec::new(),
             claims: Claims::default(),
             holds: Vec::new(),
@@ -156,6 +159,12 @@ pub(super) struct Tally {
     pub(super) deepest_at: Option<Spot>,
     /// The farthest off-path render: (distance, time, screen, entity, position).
     pub(super) off_path_at: Option<Spot>,
+    /// Located runs: the own render farthest from the ideal world, µm.
+    pub(super) own_ideal_far: Option<Spot>,
+    /// Located runs: the renders farthest from the authority: [remote, own], µm.
+    pub(super) far: [Option<Spot>; 2],
+    /// Located runs: the largest snap, µm.
+    pub(super) snap_at: Option<Spot>,
     /// Violations found, each with the position of its render in the batch
     /// being judged (the recorder takes them after every batch).
     pub(super) violations: Vec<(usize, String)>,
@@ -194,6 +203,9 @@ impl Tally {
         self.stepped.1 += other.stepped.1;
         self.deepest_at = Spot::worse(self.deepest_at, other.deepest_at);
         self.off_path_at = Spot::worse(self.off_path_at, other.off_path_at);
+        self.own_ideal_far = Spot::worse(self.own_ideal_far, other.own_ideal_far);
+        self.far = [Spot::worse(self.far[0], other.far[0]), Spot::worse(self.far[1], other.far[1])];
+        self.snap_at = Spot::worse(self.snap_at, other.snap_at);
         self.first_step = match (self.first_step, other.first_step) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -231,6 +243,9 @@ pub(super) struct Judge<'a> {
     pub(super) map: &'a MapCheck,
     /// Whether remote entities are checked against the authority's path.
     pub(super) check_paths: bool,
+    /// Whether the worst renders are located (conformance runs), so a
+    /// failure can say where.
+    pub(super) locate: bool,
 }
 
 impl Judge<'_> {
@@ -378,7 +393,12 @@ impl Judge<'_> {
                     };
                     seen.set_event(from, t.0);
                     tally.snap_renders += 1;
-                    tally.largest_jump = tally.largest_jump.max(crate::math::distance(from, at));
+                    let jump = crate::math::distance(from, at);
+                    tally.largest_jump = tally.largest_jump.max(jump);
+                    if self.locate {
+                        let spot = Spot { measure: jump, t: t.0, viewer, entity: id, at };
+                        tally.snap_at = Spot::worse(tally.snap_at, Some(spot));
+                    }
                 }
             }
             if self.check_paths && own == 0 {
@@ -409,6 +429,10 @@ impl Judge<'_> {
                 tally.deepest_at = Spot::worse(tally.deepest_at, Some(spot));
             }
             tally.ideal_div[(e.id as usize == viewer) as usize].record(ideal_div);
+            if self.locate && e.id as usize == viewer {
+                let spot = Spot { measure: ideal_div, t: t.0, viewer, entity: viewer, at: [e.x, e.y, e.z] };
+                tally.own_ideal_far = Spot::worse(tally.own_ideal_far, Some(spot));
+            }
         }
         tally.scratch = ideal;
         if self.check_paths {
@@ -488,6 +512,7 @@ impl Judge<'_> {
         entities: &[EntityView],
     ) {
         let mut last = [0u64; 2];
+        let mut last_far = [None; 2];
         let d = self.distances(self.authority, (frame, into), row, entities, tally);
         let mut sums = SecondSums::default();
         for (e, &d) in entities.iter().zip(&d) {
@@ -496,6 +521,11 @@ impl Judge<'_> {
                 let own = (id == viewer) as usize;
                 tally.div[own].record(d);
                 last[own] = last[own].max(d);
+                if self.locate {
+                    let spot = Some(Spot { measure: d, t: t.0, viewer, entity: id, at: [e.x, e.y, e.z] });
+                    last_far[own] = Spot::worse(last_far[own], spot);
+                    tally.far[own] = Spot::worse(tally.far[own], spot);
+                }
                 let slot = if own == 1 { &mut sums.own } else { &mut sums.remote };
                 slot.0 += d as u128;
                 slot.1 += 1;
@@ -511,6 +541,7 @@ impl Judge<'_> {
             tally.seconds[sec].add(&sums);
         }
         screen.last_div = last;
+        screen.last_far = last_far;
     }
 }
 

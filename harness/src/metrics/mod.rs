@@ -72,6 +72,7 @@ pub mod ideal;
 pub mod interest;
 mod judge;
 pub mod on_map;
+pub mod probe;
 pub mod recorder;
 pub mod runs;
 mod screen_memory;
@@ -219,6 +220,38 @@ pub struct Checks {
     /// The first such hold: where it was seen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_step: Option<Located>,
+    /// The own-player render farthest from where its inputs put it (the
+    /// ideal world).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_ideal_farthest: Option<Farthest>,
+    /// The own-player render farthest from the authority.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_farthest: Option<Farthest>,
+    /// The remote render farthest from the authority.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote_farthest: Option<Farthest>,
+    /// Of every screen's last scored render, the entity farthest from the
+    /// authority (what `converges` holds to 1 mm).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_farthest: Option<Farthest>,
+    /// The largest snap: the render and how far it jumped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub largest_snap: Option<Farthest>,
+}
+
+/// A located render and a distance that made it the worst of its kind.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Farthest {
+    /// Where it was seen.
+    pub at: Located,
+    /// The distance, m.
+    pub distance_m: f64,
+}
+
+impl std::fmt::Display for Farthest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:.3} m: {}", self.distance_m, self.at)
+    }
 }
 
 /// A picture that named more than it showed.
@@ -248,12 +281,41 @@ pub struct Located {
     pub position_m: [f64; 3],
 }
 
+impl Located {
+    /// The first place a message names in [`Located`]'s own words
+    /// ("client C at T s, entity E …"): how `replay` finds the moment a
+    /// failure points at.
+    pub fn find_in(text: &str) -> Option<Located> {
+        let mut rest = text;
+        while let Some(i) = rest.find("client ") {
+            rest = &rest[i + "client ".len()..];
+            let parsed = (|| {
+                let (client, r) = rest.split_once(" at ")?;
+                let (t, r) = r.split_once(" s, entity ")?;
+                let (entity, r) = r.split_once(" drawn at (")?;
+                let (pos, _) = r.split_once(") m")?;
+                let p: Vec<f64> = pos.split(", ").map(|v| v.parse().ok()).collect::<Option<_>>()?;
+                Some(Located {
+                    client: client.parse().ok()?,
+                    entity: entity.parse().ok()?,
+                    t_s: t.parse().ok()?,
+                    position_m: p.try_into().ok()?,
+                })
+            })();
+            if parsed.is_some() {
+                return parsed;
+            }
+        }
+        None
+    }
+}
+
 impl std::fmt::Display for Located {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let [x, y, z] = self.position_m;
         write!(
             f,
-            "client {} at {:.3} s, entity {} drawn at ({x:.3}, {y:.3}, {z:.3}) m",
+            "client {} at {:.4} s, entity {} drawn at ({x:.3}, {y:.3}, {z:.3}) m",
             self.client, self.t_s, self.entity
         )
     }

@@ -14,8 +14,9 @@ use super::on_map::MapCheck;
 use super::runs::Runs;
 use super::stats::{round4, Hist};
 use super::{
-    Bandwidth, Checks, ClientMetrics, ClockError, Desync, FinalDivergence, HitAgreement, Impossible, LatencyCdf,
-    Located, Metrics, NetworkCounts, Overclaim, OwnRemote, OwnRemotePct, Snaps, Stalls, Timeline, TraceFacts,
+    Bandwidth, Checks, ClientMetrics, ClockError, Desync, Farthest, FinalDivergence, HitAgreement, Impossible,
+    LatencyCdf, Located, Metrics, NetworkCounts, Overclaim, OwnRemote, OwnRemotePct, Snaps, Stalls, Timeline,
+    TraceFacts,
 };
 use crate::contract::{EntityView, NodeId, Report, Topology, View};
 use crate::game::{Game, Input, PlayerState, SeqInput, State};
@@ -82,6 +83,7 @@ macro_rules! judge {
             now_frame: $now_frame,
             map: &$r.map,
             check_paths: $check_paths,
+            locate: $r.checks.is_some(),
         }
     };
 }
@@ -164,6 +166,8 @@ pub struct Recorder {
     clock_err_sum: i128,
     /// Conformance checks, when enabled.
     checks: Option<CheckState>,
+    /// Renders kept for a closer look, when asked for.
+    probe: Option<(super::probe::Probe, Vec<super::probe::Probed>)>,
     /// Per simulated second, for the timeline.
     seconds: Vec<Second>,
     /// Per player, `(seq, target)` of each sampled shot as the screen saw it.
@@ -239,6 +243,7 @@ impl Recorder {
             clock_err: Hist::default(),
             clock_err_sum: 0,
             checks: None,
+            probe: None,
             seconds: Vec::new(),
             screen_shots: vec![VecDeque::new(); players],
             hits: HitAgreement::default(),
@@ -264,6 +269,35 @@ impl Recorder {
         self.interest = Some(InterestTracker::new(aoi, self.players, &self.authority_state.players));
     }
 
+    /// Keeps the renders `probe` names (see [`super::probe`]).
+    pub fn enable_probe(&mut self, probe: super::probe::Probe) {
+        self.probe = Some((probe, Vec::new()));
+    }
+
+    /// The renders kept, with the authority's positions resolved where its
+    /// frames came.
+    pub fn take_probed(&mut self) -> Vec<super::probe::Probed> {
+        self.resolve_probed();
+        self.probe.take().map(|(_, kept)| kept).unwrap_or_default()
+    }
+
+    /// Fills in the authority's position of kept renders whose frames
+    /// have come (the frames older than [`AUTHORITY_KEPT_US`] are gone).
+    fn resolve_probed(&mut self) {
+        let Some((probe, kept)) = self.probe.as_mut() else { return };
+        let e = probe.entity as usize;
+        for k in kept.iter_mut().filter(|k| k.authority.is_none()) {
+            let (frame, into) = k.instant;
+            k.authority = if into == 0 {
+                self.authority.try_at(frame, e)
+            } else if frame + 1 < self.authority.frames() {
+                self.authority.try_at(frame, e).map(|_| self.authority.between(frame, e, into, self.dt_us))
+            } else {
+                None
+            };
+        }
+    }
+
     /// Turns on the conformance checks: remote positions against the
     /// authority's path (client/server), and per-client progress after
     /// `mark_us` (confirming topologies).
@@ -277,6 +311,9 @@ impl Recorder {
             stepped: (0, 0),
             first_step: None,
             off_path_at: None,
+            own_ideal_far: None,
+            far: [None; 2],
+            snap_at: None,
             path_samples: 0,
             mark_us,
             at_mark: vec![0; nodes],
@@ -618,6 +655,25 @@ impl Recorder {
         let ideal_at = due(t.0, self.dt_us, self.ideal.total_frames());
         self.ideal.advance(&self.game, &self.trace, ideal_at.0 + IDEAL_AHEAD);
         self.ideal.frames.forget_before(ideal_at.0);
+        if let Some((probe, kept)) = self.probe.as_mut() {
+            for (_, view) in batch.iter().filter(|(v, _)| probe.wants(*v, t.0)) {
+                for e in view.entities.iter().filter(|e| e.id == probe.entity) {
+                    let ideal = self
+                        .ideal
+                        .frames
+                        .try_at(ideal_at.0, e.id as usize)
+                        .map(|_| self.ideal.frames.between(ideal_at.0, e.id as usize, ideal_at.1, self.dt_us));
+                    kept.push(super::probe::Probed {
+                        t_us: t.0,
+                        view: *e,
+                        authority: None,
+                        ideal,
+                        instant: (frame, into),
+                    });
+                }
+            }
+            self.resolve_probed();
+        }
         let judge = judge!(self, !self.topology.confirms() && self.checks.is_some(), frame);
         let rows = self.interest.as_mut().map(|i| i.rows_mut());
         let entity_renders: usize = batch.iter().map(|(_, v)| v.entities.len()).sum();
@@ -758,6 +814,9 @@ impl Recorder {
             c.stepped = tally.stepped;
             c.first_step = tally.first_step;
             c.off_path_at = tally.off_path_at;
+            c.own_ideal_far = tally.own_ideal_far;
+            c.far = tally.far;
+            c.snap_at = tally.snap_at;
             c.path_samples += tally.off_path.1;
         }
         if let Some(i) = self.interest.as_mut() {
@@ -889,6 +948,16 @@ impl Recorder {
                     stepped_share: (!self.topology.confirms() && c.stepped.1 > 0)
                         .then(|| round4(c.stepped.0 as f64 / (c.stepped.0 + c.stepped.1) as f64)),
                     first_step: c.first_step.map(|(t, v, e, at)| located(t, v, e, at)),
+                    own_ideal_farthest: c.own_ideal_far.map(farthest),
+                    own_farthest: c.far[1].map(farthest),
+                    remote_farthest: c.far[0].map(farthest),
+                    final_farthest: self
+                        .screens
+                        .iter()
+                        .flat_map(|s| s.last_far)
+                        .fold(None, super::judge::Spot::worse)
+                        .map(farthest),
+                    largest_snap: c.snap_at.map(farthest),
                 }
             }),
             timeline: Timeline {
@@ -939,6 +1008,11 @@ fn located(t_us: u64, client: usize, entity: usize, at: [i32; 3]) -> Located {
     Located { client, entity, t_s: round4(t_us as f64 / 1e6), position_m: at.map(|v| round4(v as f64 / 1e6)) }
 }
 
+/// A located render and its distance (a [`super::judge::Spot`] of µm).
+fn farthest(s: super::judge::Spot) -> Farthest {
+    Farthest { at: located(s.t, s.viewer, s.entity, s.at), distance_m: round4(s.measure as f64 / 1e6) }
+}
+
 fn mean_m((sum, n): (u128, u64)) -> f64 {
     round4(sum as f64 / 1e6 / n.max(1) as f64)
 }
@@ -976,6 +1050,9 @@ struct CheckState {
     stepped: (u64, u64),
     first_step: Option<(u64, usize, usize, [i32; 3])>,
     off_path_at: Option<super::judge::Spot>,
+    own_ideal_far: Option<super::judge::Spot>,
+    far: [Option<super::judge::Spot>; 2],
+    snap_at: Option<super::judge::Spot>,
     path_samples: u64,
     mark_us: Option<u64>,
     at_mark: Vec<u32>,

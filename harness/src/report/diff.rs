@@ -245,41 +245,65 @@ impl Tolerances {
             })
         };
         let mut out = Tolerances::uniform(0.05);
+        let mut errors = Vec::new();
         for (k, v) in &t {
             match k.as_str() {
-                "tolerance" => out.default = pct(k, v)?,
+                "tolerance" => match pct(k, v) {
+                    Ok(x) => out.default = x,
+                    Err(e) => errors.push(e),
+                },
                 "metrics" | "floors" => {
-                    let tbl = v.as_table().ok_or_else(|| {
-                        InputError::at(source, line_of(k), format!("`{k}`: expected a table keyed by metric"))
-                    })?;
+                    let Some(tbl) = v.as_table() else {
+                        errors.push(InputError::at(
+                            source,
+                            line_of(k),
+                            format!("`{k}`: expected a table keyed by metric"),
+                        ));
+                        continue;
+                    };
                     for (m, v) in tbl {
                         if watched(m).is_none() {
-                            let names: Vec<&str> = WATCHED.iter().map(|w| w.name).collect();
-                            return Err(InputError::at(
-                                source,
-                                line_of(m),
-                                format!("unknown metric `{m}`: expected one of {}", names.join(", ")),
-                            ));
+                            let names = WATCHED.iter().map(|w| w.name);
+                            let hint = match crate::error::nearest(m, names.clone()) {
+                                Some(n) => format!("did you mean `{n}`?"),
+                                None => format!("expected one of {}", names.collect::<Vec<_>>().join(", ")),
+                            };
+                            errors.push(InputError::at(source, line_of(m), format!("unknown metric `{m}`: {hint}")));
+                            continue;
                         }
                         if k == "metrics" {
-                            out.per_metric.insert(m.clone(), pct(m, v)?);
+                            match pct(m, v) {
+                                Ok(x) => {
+                                    out.per_metric.insert(m.clone(), x);
+                                }
+                                Err(e) => errors.push(e),
+                            }
                         } else {
                             let x = v.as_float().or_else(|| v.as_integer().map(|i| i as f64));
-                            let x = x.filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(|| {
-                                InputError::at(source, line_of(m), format!("`{m}`: expected a floor ≥ 0 in its unit"))
-                            })?;
-                            out.floors.insert(m.clone(), x);
+                            match x.filter(|x| x.is_finite() && *x >= 0.0) {
+                                Some(x) => {
+                                    out.floors.insert(m.clone(), x);
+                                }
+                                None => errors.push(InputError::at(
+                                    source,
+                                    line_of(m),
+                                    format!("`{m}`: expected a floor ≥ 0 in its unit"),
+                                )),
+                            }
                         }
                     }
                 }
                 _ => {
-                    return Err(InputError::at(
-                        source,
-                        line_of(k),
-                        format!("unknown key `{k}`: expected tolerance, [metrics] or [floors]"),
-                    ))
+                    let hint = match crate::error::nearest(k, ["tolerance", "metrics", "floors"]) {
+                        Some(n) => format!("did you mean `{n}`?"),
+                        None => "expected tolerance, [metrics] or [floors]".into(),
+                    };
+                    errors.push(InputError::at(source, line_of(k), format!("unknown key `{k}`: {hint}")))
                 }
             }
+        }
+        if let Some(e) = InputError::all(errors) {
+            return Err(e);
         }
         Ok(out)
     }
@@ -537,6 +561,20 @@ mod tests {
         r.trace = trace.into();
         r.metrics.snaps.per_client_per_min = per_min;
         r
+    }
+
+    #[test]
+    fn a_gate_file_with_several_mistakes_names_every_one_in_one_run() {
+        let src = crate::error::Source::File("gate.toml".into());
+        let text = "tolerence = 5\n[metrics]\n\"snaps.per_client_mn\" = 25\n\"latency.own.p99\" = -3\n";
+        let e = Tolerances::parse(text, &src).unwrap_err().to_string();
+        assert_eq!(e.lines().count(), 3, "{e}");
+        assert!(e.contains("gate.toml:1: unknown key `tolerence`: did you mean `tolerance`?"), "{e}");
+        assert!(
+            e.contains("gate.toml:3: unknown metric `snaps.per_client_mn`: did you mean `snaps.per_client_min`?"),
+            "{e}"
+        );
+        assert!(e.contains("gate.toml:4: `latency.own.p99`: expected a percentage"), "{e}");
     }
 
     #[test]

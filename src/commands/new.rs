@@ -1,0 +1,194 @@
+//! `new`: a crate of one's own under syncbench — `examples/my-netcode`
+//! renamed (algorithm, binary, conform and `Match` tests, gate file, gate
+//! script, CI workflow, README), with syncbench's `Cargo.lock` and its
+//! `release` and `fast` profiles so the crate builds what syncbench is
+//! tested with, and edits relink in about a second.
+
+use super::bad;
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+
+/// The example's files, each written renamed: (path in the crate, text).
+const FILES: &[(&str, &str)] = &[
+    ("src/lib.rs", include_str!("../../examples/my-netcode/src/lib.rs")),
+    ("src/main.rs", include_str!("../../examples/my-netcode/src/main.rs")),
+    ("tests/netcode.rs", include_str!("../../examples/my-netcode/tests/netcode.rs")),
+    ("gate.toml", include_str!("../../examples/my-netcode/gate.toml")),
+    ("scripts/gate.sh", include_str!("../../examples/my-netcode/scripts/gate.sh")),
+    (".github/workflows/syncbench.yml", include_str!("../../examples/my-netcode/.github/workflows/syncbench.yml")),
+    ("README.md", include_str!("../../examples/my-netcode/README.md")),
+    (".gitignore", include_str!("../../examples/my-netcode/.gitignore")),
+];
+
+/// syncbench's own lock: the versions it is built and tested with.
+const LOCK: &str = include_str!("../../Cargo.lock");
+/// syncbench's manifest, for its profiles.
+const MANIFEST: &str = include_str!("../../Cargo.toml");
+/// The checkout this binary was built from (a path dependency's default).
+const CHECKOUT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Where the new crate's `syncbench` dependency comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Source {
+    /// A git repository.
+    Git(String),
+    /// A checkout on this machine.
+    Path(PathBuf),
+}
+
+/// Writes a new crate into `dir`, named `name` (default: the folder's
+/// name); `source` defaults to the checkout this binary was built from.
+pub(super) fn new_crate(dir: &Path, name: Option<&str>, source: Option<Source>, quiet: bool) -> Result<()> {
+    let name =
+        match name {
+            Some(n) => n.to_string(),
+            None => dir.file_name().and_then(|n| n.to_str()).map(str::to_string).ok_or_else(|| {
+                bad(format!("{}: cannot take a crate name from this path: give --name", dir.display()))
+            })?,
+        };
+    check_name(&name)?;
+    let source = match source {
+        Some(Source::Path(p)) => Source::Path(checkout(&p)?),
+        Some(s) => s,
+        None => Source::Path(checkout(Path::new(CHECKOUT)).map_err(|_| {
+            bad(format!(
+                "the syncbench checkout this binary was built from ({CHECKOUT}) is gone: give --git URL or --path DIR"
+            ))
+        })?),
+    };
+    if let Ok(mut entries) = std::fs::read_dir(dir) {
+        if entries.next().is_some() {
+            return Err(bad(format!("{}: exists and is not empty: give a new folder", dir.display())));
+        }
+    } else if dir.exists() {
+        return Err(bad(format!("{}: exists and is not a folder", dir.display())));
+    }
+    for (path, text) in render(&name, &source) {
+        let at = dir.join(&path);
+        if let Some(parent) = at.parent() {
+            std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        std::fs::write(&at, text).with_context(|| format!("cannot write {}", at.display()))?;
+        if path.ends_with(".sh") {
+            executable(&at)?;
+        }
+    }
+    if !quiet {
+        eprintln!(
+            "wrote {name} into {}: next, in that folder, scripts/gate.sh --baseline (the first build takes minutes), \
+             then scripts/gate.sh; README.md says the rest",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+/// Every file of the crate `name`: (path, text).
+fn render(name: &str, source: &Source) -> Vec<(String, String)> {
+    let snake = name.replace('-', "_");
+    let camel: String = name
+        .split('-')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+        })
+        .collect();
+    let rename = |t: &str| t.replace("my-netcode", name).replace("my_netcode", &snake).replace("MyNetcode", &camel);
+    let mut out: Vec<(String, String)> = FILES.iter().map(|(p, t)| (p.to_string(), rename(t))).collect();
+    out.push(("Cargo.toml".into(), manifest(name, source)));
+    out.push(("Cargo.lock".into(), LOCK.to_string()));
+    out
+}
+
+fn manifest(name: &str, source: &Source) -> String {
+    let dep = match source {
+        Source::Git(url) => format!("syncbench = {{ git = {} }}", toml_string(url)),
+        Source::Path(p) => format!("syncbench = {{ path = {} }}", toml_string(&p.to_string_lossy())),
+    };
+    let mut text = format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
+         [dependencies]\n# A path dependency is for this machine; CI needs git: syncbench = {{ git = \"…\" }}\n{dep}\n\n\
+         # A workspace of its own, wherever the folder lies.\n[workspace]\n\n\
+         # syncbench's profiles: `release` as syncbench builds itself (whole-program\n\
+         # LTO, for long sweeps), `fast` for the edit loop and the gate.\n"
+    );
+    for table in ["[profile.release]", "[profile.fast]"] {
+        text.push_str(&profile_table(table));
+        text.push('\n');
+    }
+    text.pop();
+    text
+}
+
+/// The lines of `header`'s table in syncbench's manifest, up to the next
+/// blank line.
+fn profile_table(header: &str) -> String {
+    let mut lines = MANIFEST.lines().skip_while(|l| l.trim() != header);
+    let mut out = String::new();
+    for l in lines.by_ref().take_while(|l| !l.trim().is_empty()) {
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
+/// A TOML basic string.
+fn toml_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A name cargo and the catalog both take: lower-case words joined by `-`.
+fn check_name(name: &str) -> Result<()> {
+    let words_ok = !name.is_empty()
+        && name.len() <= 40
+        && name.split('-').all(|w| {
+            w.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        });
+    if !words_ok {
+        return Err(bad(format!(
+            "`{}`: expected a crate name of lower-case words joined by `-`, at most 40 characters (e.g. dash-sync)",
+            harness::error::echo(name)
+        )));
+    }
+    if name == "syncbench" || crate::catalog::find(name).is_some() {
+        return Err(bad(format!("`{name}`: a syncbench algorithm already has this name: pick another")));
+    }
+    Ok(())
+}
+
+/// `dir` if it holds a syncbench checkout, made absolute.
+fn checkout(dir: &Path) -> Result<PathBuf> {
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml"))
+        .with_context(|| format!("{}: no Cargo.toml: expected a syncbench checkout", dir.display()))?;
+    if !manifest.lines().any(|l| l.trim() == "name = \"syncbench\"") {
+        return Err(bad(format!(
+            "{}/Cargo.toml: not syncbench's manifest: expected a syncbench checkout",
+            dir.display()
+        )));
+    }
+    std::fs::canonicalize(dir).with_context(|| format!("cannot resolve {}", dir.display()))
+}
+
+#[cfg(unix)]
+fn executable(path: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut p = std::fs::metadata(path)?.permissions();
+    p.set_mode(p.mode() | 0o111);
+    std::fs::set_permissions(path, p).with_context(|| format!("cannot make {} executable", path.display()))
+}
+
+#[cfg(not(unix))]
+fn executable(_: &Path) -> Result<()> {
+    Ok(())
+}
