@@ -185,9 +185,10 @@ pub struct AbArgs {
     /// Traces, comma-separated; each side runs each trace with each seed.
     #[arg(long, default_value = "random-walk", value_delimiter = ',')]
     pub traces: Vec<String>,
-    /// Seeds 1..=N per trace: the pairs the test is on.
-    #[arg(long, default_value_t = 10)]
-    pub seeds: u64,
+    /// Seeds per trace, the pairs the test is on: a count N (seeds 1..=N),
+    /// or a list with ranges, e.g. 914,2718 or 1-5,42.
+    #[arg(long, default_value = "10")]
+    pub seeds: Seeds,
     /// Cores to use (default: all): parallel runs, and the pool that judges a
     /// large world's screens. The output does not depend on it.
     #[arg(long)]
@@ -202,6 +203,57 @@ pub struct AbArgs {
     pub common: MatchArgs,
 }
 
+/// `--seeds`: a count N (seeds 1..=N), or seeds listed with commas, each
+/// a seed or an inclusive range `A-B` (`914,2718`, `1-5,42`, `7,` for the
+/// one seed 7). Every algorithm runs the same seeds, so rows pair by seed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seeds(pub Vec<u64>);
+
+/// The most seeds one `--seeds` may name.
+const MAX_SEEDS: u64 = 10_000;
+
+impl std::str::FromStr for Seeds {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Seeds, String> {
+        let t = text.trim();
+        let number = |w: &str| {
+            w.trim()
+                .parse::<u64>()
+                .map_err(|_| format!("`{w}` is not a whole number (expected N, or a list like 914,2718 or 1-5,42)"))
+        };
+        if !t.contains([',', '-']) {
+            let n = number(t)?;
+            if !(1..=MAX_SEEDS).contains(&n) {
+                return Err(format!("{n} seeds: expected 1..={MAX_SEEDS}"));
+            }
+            return Ok(Seeds((1..=n).collect()));
+        }
+        let mut out: Vec<u64> = Vec::new();
+        for item in t.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let (a, b) = match item.split_once('-') {
+                Some((a, b)) => (number(a)?, number(b)?),
+                None => (number(item)?, number(item)?),
+            };
+            if a > b {
+                return Err(format!("`{item}`: a range runs from the smaller seed to the larger"));
+            }
+            if (out.len() as u64).saturating_add(b - a + 1) > MAX_SEEDS {
+                return Err(format!("more than {MAX_SEEDS} seeds"));
+            }
+            for seed in a..=b {
+                if out.contains(&seed) {
+                    return Err(format!("seed {seed} is named twice"));
+                }
+                out.push(seed);
+            }
+        }
+        if out.is_empty() {
+            return Err("no seeds: expected N, or a list like 914,2718 or 1-5,42".into());
+        }
+        Ok(Seeds(out))
+    }
+}
+
 /// `matrix`.
 #[derive(Args, Debug)]
 pub struct MatrixArgs {
@@ -214,9 +266,10 @@ pub struct MatrixArgs {
     /// Traces, comma-separated (default: random-walk, zigzag, wall-run, strafe-shoot; --quick: random-walk, wall-run).
     #[arg(long, value_delimiter = ',')]
     pub traces: Vec<String>,
-    /// Seeds per cell (default 3; --quick: 1).
+    /// Seeds per cell: a count N (seeds 1..=N; default 3, --quick 1), or a
+    /// list with ranges, e.g. 914,2718 or 1-5,42.
     #[arg(long)]
-    pub seeds: Option<u64>,
+    pub seeds: Option<Seeds>,
     /// The small matrix CI runs (20 s matches unless --duration says otherwise).
     #[arg(long)]
     pub quick: bool,
@@ -508,10 +561,11 @@ pub struct CompareArgs {
     /// Traces, comma-separated (generators, names or paths).
     #[arg(long, default_value = "random-walk", value_delimiter = ',')]
     pub traces: Vec<String>,
-    /// Seeds per (algorithm, trace): seeds 1..=N; tables show the mean and
-    /// its 95% confidence interval, the JSON report every seed's run.
-    #[arg(long, default_value_t = 5)]
-    pub seeds: u64,
+    /// Seeds per (algorithm, trace): a count N (seeds 1..=N), or a list
+    /// with ranges, e.g. 914,2718 or 1-5,42; tables show the mean and its
+    /// 95% confidence interval, the JSON report every seed's run.
+    #[arg(long, default_value = "5")]
+    pub seeds: Seeds,
     /// Cores to use (default: all): parallel runs, and the pool that judges a
     /// large world's screens. The output does not depend on it.
     #[arg(long)]
@@ -525,8 +579,10 @@ pub struct CompareArgs {
     /// Table columns (algorithms as rows), comma-separated: own-lat,
     /// remote-lat, own-lat-p99, remote-lat-p99, own-div, remote-div,
     /// own-div-p99, remote-div-p99, frozen, snaps, down, up, corrections,
-    /// unshown, desyncs. Default: the full table if it fits the terminal
-    /// ($COLUMNS, else 100), else own-lat … down.
+    /// unshown, desyncs, dropped, repeated (inputs per client-minute).
+    /// Default: the full table if it fits the terminal ($COLUMNS, else
+    /// 100), else own-lat … down, with the algorithms that dropped inputs
+    /// named under it.
     #[arg(long, value_delimiter = ',')]
     pub metrics: Vec<String>,
     /// Every metric, metrics as rows, however wide.

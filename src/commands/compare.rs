@@ -7,7 +7,7 @@ pub(super) fn compare(a: CompareArgs) -> Result<()> {
         algos: resolve_algos(&a.algos)?,
         profiles: vec![resolve_profile(&a.profile)?],
         specs: a.traces.iter().map(|t| resolve_trace(t.trim())).collect::<Result<_>>()?,
-        seeds: a.seeds,
+        seeds: a.seeds.0.clone(),
         base: run_config(&a.common, 1, "60s")?,
     };
     check_options(&mut m, &a.algos, a.quiet)?;
@@ -48,7 +48,7 @@ pub(super) fn ab(a: AbArgs) -> Result<()> {
             algos: vec![algo],
             profiles: vec![resolve_profile(profile.as_deref().unwrap_or(&a.profile))?],
             specs: a.traces.iter().map(|t| resolve_trace(t.trim())).collect::<Result<_>>()?,
-            seeds: a.seeds,
+            seeds: a.seeds.0.clone(),
             base: run_config(&common, 1, "60s")?,
         };
         check_options(&mut m, &[algo.name().to_string()], true)?;
@@ -78,7 +78,7 @@ pub(super) fn ab(a: AbArgs) -> Result<()> {
     println!(
         "{pairs} pairs ({} trace(s) × {} seeds, paired by seed), {} clients, {}s; B − A with its 95% interval (Student's t on the paired differences); lower is better for every metric",
         a.traces.len(),
-        a.seeds,
+        a.seeds.0.len(),
         ma.base.clients,
         ma.base.duration_us as f64 / 1e6
     );

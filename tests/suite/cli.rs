@@ -544,7 +544,8 @@ fn ab_tells_two_option_values_apart_with_their_spread() {
     // every seed, which the paired test calls significant (exit 1).
     assert_eq!(code, 1, "{out}{err}");
     let line = out.lines().find(|l| l.starts_with("latency.remote.p50")).expect("the row");
-    assert!(line.contains("B worse") && line.contains("+5"), "{line}");
+    let diff: f64 = line.split_whitespace().nth(3).and_then(|d| d.split('±').next()?.parse().ok()).expect("B − A");
+    assert!(line.contains("B worse") && (45.0..=55.0).contains(&diff), "{line}");
     assert!(out.contains("identical on every pair:") && out.contains("bandwidth.up"), "{out}");
     // The same configuration on both sides: nothing differs.
     let (code, out, err) = syncbench(&["ab", "--algo", "lockstep", "--duration", "3s", "--seeds", "3", "--quiet"]);
@@ -742,4 +743,43 @@ fn new_writes_a_crate_of_its_own_named_throughout() {
     assert_bad_input(&["new", o, "--path", root.to_str().unwrap()], &["expected a syncbench checkout"]);
     assert!(!other.exists(), "nothing written on bad input");
     std::fs::remove_dir_all(&root).ok();
+}
+
+#[test]
+fn seeds_take_a_count_or_a_list_with_ranges() {
+    let args = |seeds: &str| {
+        let v = [
+            "compare",
+            "--algos",
+            "snapshot",
+            "--profile",
+            "lan",
+            "--duration",
+            "2s",
+            "--quiet",
+            "--format",
+            "json",
+            "--seeds",
+        ];
+        let mut a: Vec<String> = v.iter().map(|s| s.to_string()).collect();
+        a.push(seeds.into());
+        a
+    };
+    let seeds_run = |seeds: &str| -> Vec<u64> {
+        let a = args(seeds);
+        let (code, out, err) = syncbench(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v["runs"].as_array().unwrap().iter().map(|r| r["seed"].as_u64().unwrap()).collect()
+    };
+    assert_eq!(seeds_run("3"), [1, 2, 3]);
+    assert_eq!(seeds_run("914,2718"), [914, 2718]);
+    assert_eq!(seeds_run("1-2,42"), [1, 2, 42]);
+    assert_eq!(seeds_run("7,"), [7]);
+    for (bad, says) in
+        [("5-3", "smaller seed"), ("x", "not a whole number"), ("1,1", "named twice"), ("0", "expected 1..=")]
+    {
+        let a = args(bad);
+        assert_bad_input(&a.iter().map(String::as_str).collect::<Vec<_>>(), &[says]);
+    }
 }

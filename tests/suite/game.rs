@@ -29,12 +29,16 @@ fn doubling_every_length_doubles_divergence_in_metres_and_keeps_it_in_player_siz
     // is twice as far off in metres and equally far in player sizes. (The
     // integer arithmetic rounds a diagonal step to the micrometre, so
     // "twice" is within a few percent, not exact.)
+    // Lengths among the options double too (dead-reckoning's threshold).
     for algo in ["prediction", "snapshot", "dead-reckoning", "lockstep"] {
-        let run = |game: GameSettings| {
-            let c = RunConfig { game, ..cfg(3, 20, 5) };
+        let run = |game: GameSettings, threshold: &str| {
+            let mut c = RunConfig { game, ..cfg(3, 20, 5) };
+            if algo == "dead-reckoning" {
+                c.options = harness::contract::Options::parse(&[format!("threshold={threshold}")]).unwrap();
+            }
             run_named(algo, "delay 60ms 10ms loss 2%", "random-walk", c)
         };
-        let (one, two) = (run(GameSettings::default()), run(doubled()));
+        let (one, two) = (run(GameSettings::default(), "0.05"), run(doubled(), "0.1"));
         assert_eq!((one.player_size_m, two.player_size_m), (0.8, 1.6));
         for (what, a, b) in [
             ("own", one.divergence_m.own.mean, two.divergence_m.own.mean),
@@ -49,7 +53,7 @@ fn doubling_every_length_doubles_divergence_in_metres_and_keeps_it_in_player_siz
         // Faster players, not bigger ones: the latency is the same time, so
         // twice the distance, which is twice as many of the same players.
         let fast = GameSettings { max_speed: 12.0, acceleration: 60.0, friction: 40.0, ..GameSettings::default() };
-        let f = run(fast);
+        let f = run(fast, "0.05");
         let ratio = f.divergence_m.remote.mean / one.divergence_m.remote.mean;
         assert!(ratio > 1.4, "{algo}: doubled speed moved remote divergence only ×{ratio:.2}");
     }

@@ -119,8 +119,11 @@ fn ghosts_follow_the_server_smoothly_and_only_when_they_drift() {
     );
     // Shown at the present rather than 100 ms back: closer than interpolation.
     assert!(ghost.divergence_m.remote.mean < interp.divergence_m.remote.mean / 2.0);
-    // Without corrections a ghost wanders off; with them it converges.
-    assert!(never.final_divergence_m.remote > 10.0 * ghost.final_divergence_m.remote.max(0.01));
+    // Without corrections a ghost wanders off; with them it stays within
+    // its threshold (the run's p99, not one instant's: where an uncorrected
+    // ghost is at the end is luck — walls stop some).
+    let (kept, wandered) = (ghost.divergence_m.remote.p99, never.divergence_m.remote.p99);
+    assert!(wandered > 5.0 * kept, "p99 {kept} m corrected, {wandered} m not");
     assert!(ghost.final_divergence_m.remote < 0.5, "{}", ghost.final_divergence_m.remote);
 }
 

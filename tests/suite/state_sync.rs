@@ -174,3 +174,34 @@ fn damaged_packets_never_crash_an_algorithm() {
         }
     }
 }
+
+/// A jittery, lossy, reordering link (packets overtake by up to 80 ms).
+const REORDERING: &str = "delay 80ms 50ms distribution pareto loss 2% reorder 10% gap 3";
+/// Losses in bursts (Gilbert–Elliott: mean run 3.3 packets), duplication
+/// and more reordering.
+const BURSTY: &str = "delay 60ms 40ms distribution pareto loss gemodel 3% 30% duplicate 5% reorder 25% gap 2";
+
+#[test]
+fn every_client_server_algorithm_runs_each_input_once_on_a_reordering_link() {
+    for a in algorithms::registry::all().iter().filter(|a| !a.topology().confirms()) {
+        let m = run_named(a.name(), REORDERING, "random-walk", cfg(4, 30, 3));
+        let f = &m.input_fidelity;
+        assert!(f.dropped_per_min < 2.0, "{}: {} inputs dropped per client-minute", a.name(), f.dropped_per_min);
+        assert!(f.repeated_per_min < 15.0, "{}: {} inputs repeated per client-minute", a.name(), f.repeated_per_min);
+    }
+}
+
+#[test]
+fn redundancy_follows_bursts_of_loss() {
+    // Asked for by the server, the redundancy covers the bursts once it
+    // has seen a few (32 inputs a packet, the most, lose none at all).
+    let sized = run_named("server-verified", BURSTY, "random-walk", cfg(4, 120, 1));
+    let mut held = cfg(4, 120, 1);
+    held.options = harness::contract::Options([("redundancy".to_string(), "32".to_string())].into());
+    let most = run_named("server-verified", BURSTY, "random-walk", held);
+    assert!(sized.input_fidelity.dropped_per_min < 2.0, "{:?}", sized.input_fidelity);
+    assert_eq!(most.input_fidelity.dropped_per_min, 0.0, "{:?}", most.input_fidelity);
+    // Sized to the link: well under what 32 inputs a packet cost.
+    let (up, up_most) = (sized.bandwidth.up_bytes_per_s, most.bandwidth.up_bytes_per_s);
+    assert!(up < 0.8 * up_most, "uplink {up:.0} B/s against {up_most:.0} at 32 inputs a packet");
+}

@@ -155,7 +155,7 @@ impl AoiClient {
             own: TickLerp::new(s.entities(), 1_000_000 / s.tick_hz.max(1) as i64),
             offset: None,
             interp_us,
-            uplink: InputUplink::new(3),
+            uplink: InputUplink::from_options(&s.options),
         }
     }
 }

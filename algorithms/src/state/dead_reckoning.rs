@@ -45,7 +45,7 @@
 
 use crate::support::coast::{distance, Coast};
 use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE, PLAUSIBLE_LEAD};
-use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
+use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE, REDUNDANCY};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
 use harness::game::{PlayerState, State};
@@ -127,9 +127,9 @@ impl Algorithm for DeadReckoning {
     }
     fn options(&self) -> &'static [OptionSpec] {
         if self.periodic {
-            &[RATE, PERIODIC_BLEND, PERIODIC_EXTRAPOLATE_MAX, TELEPORT, OWN_RATE, INPUT_BUFFER, MAX_QUEUE]
+            &[RATE, PERIODIC_BLEND, PERIODIC_EXTRAPOLATE_MAX, TELEPORT, OWN_RATE, REDUNDANCY, INPUT_BUFFER, MAX_QUEUE]
         } else {
-            &[THRESHOLD, BLEND, HEARTBEAT, EXTRAPOLATE_MAX, TELEPORT, OWN_RATE, INPUT_BUFFER, MAX_QUEUE]
+            &[THRESHOLD, BLEND, HEARTBEAT, EXTRAPOLATE_MAX, TELEPORT, OWN_RATE, REDUNDANCY, INPUT_BUFFER, MAX_QUEUE]
         }
     }
     fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
@@ -178,7 +178,7 @@ impl Algorithm for DeadReckoning {
             drawn: vec![None; s.entities()],
             shown: vec![None; s.entities()],
             own: OwnPlayer::new(&s.initial, player, dt),
-            uplink: InputUplink::new(3),
+            uplink: InputUplink::from_options(&s.options),
             updates: Vec::new(),
             others: Vec::with_capacity(s.players),
         })

@@ -43,7 +43,7 @@ use crate::support::clock_sync::ClockSync;
 use crate::support::coast::{distance, Coast};
 use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE, PLAUSIBLE_LEAD};
 use crate::support::step_grid::{at_least_a_micrometre, StepGrid};
-use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
+use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE, REDUNDANCY};
 use crate::wire::{Reader, Writer};
 use harness::contract::{
     Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View,
@@ -85,7 +85,7 @@ impl Algorithm for LatencyCorrected {
         true
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[RATE, HEARTBEAT, CATCH_UP, EXTRAPOLATE_MAX, TELEPORT, OWN_RATE, INPUT_BUFFER, MAX_QUEUE]
+        &[RATE, HEARTBEAT, CATCH_UP, EXTRAPOLATE_MAX, TELEPORT, OWN_RATE, REDUNDANCY, INPUT_BUFFER, MAX_QUEUE]
     }
     fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
         &[("remote-on-path", "runs entities along their direction between messages by design")]
@@ -122,7 +122,7 @@ impl Algorithm for LatencyCorrected {
             teleport_um: (o.number(&TELEPORT).max(0.0) * 1e6) as i64,
             grid: StepGrid::new(dt),
             own: OwnPlayer::new(&s.initial, player, dt),
-            uplink: InputUplink::new(3),
+            uplink: InputUplink::from_options(&s.options),
             got: Vec::new(),
             arrival: None,
         })

@@ -50,7 +50,7 @@ use crate::support::interpolation::{Dry, InterpolationBuffer, Snap};
 use crate::support::own_prediction::{differs, Move, MoveLog};
 use crate::support::render_lerp::TickLerp;
 use crate::support::snapshot::WorldSnapshot;
-use crate::support::uplink::{buffer_mode, send_paces, Pacer, INPUT_BUFFER, MAX_QUEUE};
+use crate::support::uplink::{buffer_mode, send_paces, Pacer, INPUT_BUFFER, MAX_QUEUE, REDUNDANCY};
 use crate::wire::{Reader, Writer};
 use harness::contract::{
     Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View,
@@ -93,8 +93,6 @@ const SMOOTHING: OptionSpec =
     OptionSpec::number("smoothing", "0", 0.0, 10000.0, "ease corrections over this long on screen, ms (0: snap)");
 const LAG_COMP: OptionSpec =
     OptionSpec::count("lag-comp", "1", 0, 1, "1: the server rewinds to the shooter's view for hit tests");
-const REDUNDANCY: OptionSpec =
-    OptionSpec::count("redundancy", "8", 1, 64, "unacknowledged moves carried per input packet, at most");
 const RESYNC: OptionSpec =
     OptionSpec::number("resync", "10", 0.0, 3600.0, "re-run clock sync every this many seconds (0: once)");
 
@@ -222,7 +220,7 @@ impl Algorithm for Prediction {
             },
             shown_own: None,
             last_view: (0, 0, 0),
-            redundancy: o.number(&REDUNDANCY).clamp(1.0, 64.0) as usize,
+            redundancy: o.number(&REDUNDANCY).clamp(1.0, 32.0) as usize,
             pacer: Pacer::default(),
         })
     }
@@ -423,7 +421,7 @@ impl Client {
     }
 
     fn input_packet(&self, tick: u32) -> Vec<u8> {
-        let n = self.moves.pending().len().min(self.redundancy);
+        let n = self.moves.pending().len().min(self.pacer.redundancy(self.redundancy));
         let newest = self.moves.pending().next_back().map_or(0, |m| m.seq);
         let mut w = Writer::with_capacity(9 + 13 * n);
         w.u8(TAG_INPUT).u32(newest).var(tick).u8(n as u8);

@@ -28,15 +28,12 @@
 //!   numbers travel.)
 
 use crate::support::render_lerp::{Picture, Smooth};
-use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
+use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE, REDUNDANCY};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
 use harness::game::State;
 
 const TAG_SNAPSHOT: u8 = 2;
-
-const REDUNDANCY: OptionSpec =
-    OptionSpec::count("redundancy", "3", 1, 64, "inputs carried per packet (the newest and the ones before it)");
 
 /// The algorithm.
 pub struct ServerVerified;
@@ -62,10 +59,7 @@ impl Algorithm for ServerVerified {
     }
     fn client(&self, setup: &Setup, _player: usize) -> Box<dyn Node> {
         Box::new(Smooth::new(
-            Client {
-                shown: Snapshot::of(&setup.initial),
-                uplink: InputUplink::new(setup.options.number(&REDUNDANCY).clamp(1.0, 255.0) as usize),
-            },
+            Client { shown: Snapshot::of(&setup.initial), uplink: InputUplink::from_options(&setup.options) },
             setup,
         ))
     }

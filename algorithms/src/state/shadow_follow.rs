@@ -43,7 +43,7 @@
 use crate::support::coast::{distance, Coast};
 use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE, PLAUSIBLE_LEAD};
 use crate::support::step_grid::{at_least_a_micrometre, round_to_i32, StepGrid};
-use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
+use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE, REDUNDANCY};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
 use harness::game::{PlayerState, State};
@@ -90,7 +90,7 @@ impl Algorithm for ShadowFollow {
         true
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[RATE, KEYS, LAG, INERTIA, ARC, EXTRAPOLATE_MAX, TELEPORT, OWN_RATE, INPUT_BUFFER, MAX_QUEUE]
+        &[RATE, KEYS, LAG, INERTIA, ARC, EXTRAPOLATE_MAX, TELEPORT, OWN_RATE, REDUNDANCY, INPUT_BUFFER, MAX_QUEUE]
     }
     fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
         &[("remote-on-path", "the shadow is extrapolated between updates by design")]
@@ -136,7 +136,7 @@ impl Algorithm for ShadowFollow {
                 cap_us: (o.number(&EXTRAPOLATE_MAX).clamp(0.0, 3.6e6) * 1e3) as i64,
                 arc: o.number(&ARC) != 0.0,
             },
-            uplink: InputUplink::new(3),
+            uplink: InputUplink::from_options(&s.options),
             got: Vec::new(),
         })
     }

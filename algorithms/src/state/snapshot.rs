@@ -26,7 +26,7 @@ use crate::support::delta::{self, quantize, quantize_into, Quantized};
 use crate::support::interpolation::{Dry, InterpolationBuffer, Snap};
 use crate::support::render_lerp::TickLerp;
 use crate::support::shared_decode::decode_shared;
-use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE};
+use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE, REDUNDANCY};
 use harness::contract::{Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, RenderCtx, Setup, Topology, View};
 use harness::game::State;
 use harness::parallel;
@@ -75,7 +75,7 @@ impl Algorithm for Snapshots {
         Topology::ClientServer
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[INTERP, INPUT_BUFFER, MAX_QUEUE]
+        &[INTERP, REDUNDANCY, INPUT_BUFFER, MAX_QUEUE]
     }
     fn handles_bots(&self) -> bool {
         true
@@ -122,7 +122,7 @@ impl Algorithm for Snapshots {
             interp,
             offset: None,
             interp_us,
-            uplink: InputUplink::new(3),
+            uplink: InputUplink::from_options(&s.options),
         })
     }
 }

@@ -4,7 +4,11 @@
 //! Two ways to run it (`--opt input-buffer=adaptive|queue`):
 //!
 //! - **adaptive** (default; Overwatch's design, Tim Ford's GDC 2017 talk):
-//!   nothing is dropped — each input is run once, in order. The buffer
+//!   nothing is dropped — each input is run once, in order, whatever order
+//!   the packets carrying it arrive in: an input older than one already
+//!   queued takes its place in the sequence, and a gap at the head is
+//!   waited for while the buffer is no deeper than its target (the missing
+//!   input may be on a slower path) and skipped only after. The buffer
 //!   measures the jitter of its client's packets (the spread of their
 //!   arrival times against the client's steady tick schedule `tick × dt`
 //!   — the packet says which tick sent it — over the last two seconds,
@@ -21,6 +25,83 @@
 //!   last is repeated, and the client is never told.
 
 use std::collections::VecDeque;
+
+/// Inputs a client carries per packet until its server asks for more: the
+/// newest and the two before it (one lost packet in a row loses nothing).
+pub const DEFAULT_REDUNDANCY: u8 = 3;
+
+/// The most inputs a server asks a client to carry per packet.
+pub const MAX_REDUNDANCY: u8 = 32;
+
+/// Client ticks over which the longest loss is remembered: ten seconds at
+/// 60 Hz (bursts of loss are rare and long: two seconds would forget one
+/// before the next).
+const LOSS_WINDOW: u32 = 1_800;
+
+/// Which client ticks' packets arrived, over the last [`LOSS_WINDOW`]
+/// ticks: a ring of bits, made once (a packet a tick allocates nothing).
+#[derive(Clone, Debug, Default)]
+struct TickSet {
+    bits: Vec<u64>,
+    /// The first and the newest tick recorded.
+    span: Option<(u32, u32)>,
+}
+
+impl TickSet {
+    const WORDS: usize = (LOSS_WINDOW as usize).div_ceil(64);
+
+    fn slot(t: u32) -> (usize, u64) {
+        let i = (t % (Self::WORDS as u32 * 64)) as usize;
+        (i / 64, 1 << (i % 64))
+    }
+
+    fn set(&mut self, t: u32, on: bool) {
+        let (w, b) = Self::slot(t);
+        if on {
+            self.bits[w] |= b;
+        } else {
+            self.bits[w] &= !b;
+        }
+    }
+
+    fn insert(&mut self, t: u32) {
+        if self.bits.is_empty() {
+            self.bits = vec![0; Self::WORDS];
+        }
+        let (first, newest) = self.span.unwrap_or((t, t));
+        if t.saturating_add(LOSS_WINDOW) <= newest {
+            return; // older than the window
+        }
+        if t > newest {
+            // The ticks between leave the ring's memory: clear them.
+            for old in (newest + 1).max(t.saturating_sub(Self::WORDS as u32 * 64 - 1))..t {
+                self.set(old, false);
+            }
+        }
+        self.set(t, true);
+        let newest = newest.max(t);
+        self.span = Some((first.min(t).max(newest.saturating_sub(LOSS_WINDOW - 1)), newest));
+    }
+
+    /// The ticks covered: from the first recorded (within the window) to
+    /// the newest.
+    fn span(&self) -> Option<(u32, u32)> {
+        self.span
+    }
+
+    fn contains(&self, t: u32) -> bool {
+        let (w, b) = Self::slot(t);
+        self.bits.get(w).is_some_and(|x| x & b != 0)
+    }
+}
+
+/// Inputs a minute a client's redundancy may let be lost to runs of loss
+/// longer than it ([`InputQueue::redundancy`]).
+const LOST_PER_MINUTE: f64 = 0.1;
+
+/// Server ticks between two reminders of a redundancy above the default
+/// (the message that told it may have been lost): one second at 60 Hz.
+const REMIND_EVERY: u32 = 60;
 
 /// Inputs whose arrival spread the adaptive buffer covers: two seconds'
 /// worth at 60 Hz.
@@ -49,8 +130,10 @@ pub enum Mode {
 /// Queued inputs of one client, each with its sequence number.
 #[derive(Clone, Debug)]
 pub struct InputQueue<T: Clone> {
+    /// Waiting inputs in sequence order, each newer than `taken`.
     queue: VecDeque<(u32, T)>,
-    newest: u32,
+    /// The sequence of the last input run (0: none yet).
+    taken: u32,
     mode: Mode,
     current: Option<(u32, T)>,
     /// Tick length, µs.
@@ -62,6 +145,12 @@ pub struct InputQueue<T: Clone> {
     sorted: Vec<i64>,
     /// Depth after each tick since the last pace report: (sum, ticks).
     depth: (u64, u64),
+    /// The client ticks whose packets arrived, over the loss window.
+    ticks: TickSet,
+    /// Ticks run waiting at a gap at the head of the queue.
+    gap_waits: usize,
+    /// The redundancy last asked of the client, and ticks since.
+    told: (u8, u32),
 }
 
 impl<T: Clone> InputQueue<T> {
@@ -69,19 +158,23 @@ impl<T: Clone> InputQueue<T> {
     pub fn new(mode: Mode, dt: i64) -> InputQueue<T> {
         InputQueue {
             queue: VecDeque::new(),
-            newest: 0,
+            taken: 0,
             mode,
             current: None,
             dt: dt.max(1),
             offsets: VecDeque::new(),
             sorted: Vec::new(),
             depth: (0, 0),
+            ticks: TickSet::default(),
+            gap_waits: 0,
+            told: (DEFAULT_REDUNDANCY, 0),
         }
     }
 
     /// A packet the client sent on its tick `tick` arrived at server time
     /// `now` (the jitter measurement: arrival − `tick × dt`).
     pub fn arrived(&mut self, tick: u32, now: i64) {
+        self.ticks.insert(tick);
         let offset = now - tick as i64 * self.dt;
         self.offsets.push_back(offset);
         let at = self.sorted.partition_point(|&x| x < offset);
@@ -102,26 +195,59 @@ impl<T: Clone> InputQueue<T> {
         }
     }
 
-    /// Offers input `seq`; ignored unless newer than every input seen.
+    /// Offers input `seq`: queued in its place in the sequence unless it
+    /// has been run (or skipped) already or is queued.
     pub fn offer(&mut self, seq: u32, item: T) {
-        if seq <= self.newest {
+        if seq <= self.taken {
             return;
         }
-        self.newest = seq;
-        self.queue.push_back((seq, item));
-        let max = match self.mode {
-            Mode::Queue { max } => max.max(1),
-            Mode::Adaptive => HARD_CAP,
+        // Inputs mostly come newest last: look from the back.
+        let at = match self.queue.back() {
+            Some(&(last, _)) if last < seq => self.queue.len(),
+            _ => match self.queue.binary_search_by_key(&seq, |&(s, _)| s) {
+                Ok(_) => return,
+                Err(at) => at,
+            },
         };
-        while self.queue.len() > max {
+        self.queue.insert(at, (seq, item));
+        while self.queue.len() > self.cap() {
             self.queue.pop_front();
         }
     }
 
-    /// The input for this tick: the next queued one, or the last one again.
+    fn cap(&self) -> usize {
+        match self.mode {
+            Mode::Queue { max } => max.max(1),
+            Mode::Adaptive => HARD_CAP,
+        }
+    }
+
+    /// How long (in ticks) and how deep the buffer may grow while a gap
+    /// at its head is waited for: the adaptive target, at least one tick;
+    /// the queue does not wait. Past it, the missing input is taken for
+    /// lost.
+    fn reach(&self) -> usize {
+        match self.mode {
+            Mode::Queue { .. } => 0,
+            Mode::Adaptive => self.target().max(1),
+        }
+    }
+
+    /// The input for this tick: the next one in sequence; across a gap,
+    /// the last one again while the gap is within reach, else the next one
+    /// queued; with nothing queued, the last one again.
     pub fn for_tick(&mut self) -> Option<&(u32, T)> {
-        if let Some(n) = self.queue.pop_front() {
-            self.current = Some(n);
+        let reach = self.reach();
+        let next = match self.queue.front() {
+            Some(&(seq, _)) => seq == self.taken.wrapping_add(1) || self.queue.len() > reach || self.gap_waits >= reach,
+            None => false,
+        };
+        self.gap_waits = if next || self.queue.is_empty() { 0 } else { self.gap_waits + 1 };
+        if next {
+            if let Some(n) = self.queue.pop_front() {
+                self.taken = n.0;
+                self.current = Some(n);
+            }
         }
         self.depth.0 += self.queue.len() as u64;
         self.depth.1 += 1;
@@ -156,6 +282,65 @@ impl<T: Clone> InputQueue<T> {
         Some((mean - self.target() as f64).round().clamp(-100.0, 100.0) as i8)
     }
 
+    /// The runs of client ticks whose packets never came, over the loss
+    /// window (a packet still on its way counts until it comes): (runs,
+    /// ticks lost, longest run, ticks spanned).
+    pub fn losses(&self) -> (u32, u32, u32, u32) {
+        let Some((first, newest)) = self.ticks.span() else { return (0, 0, 0, 0) };
+        let (mut runs, mut lost, mut longest, mut run) = (0, 0, 0, 0);
+        for t in first..=newest {
+            if self.ticks.contains(t) {
+                run = 0;
+            } else {
+                runs += u32::from(run == 0);
+                run += 1;
+                lost += 1;
+                longest = longest.max(run);
+            }
+        }
+        (runs, lost, longest, newest - first + 1)
+    }
+
+    /// The inputs per packet this client should carry: enough that a run
+    /// of losses longer than it comes less than [`LOST_PER_MINUTE`] times
+    /// a minute, reading runs as geometric with the mean length seen
+    /// (bursty links: netem's Gilbert–Elliott model), and more than the
+    /// longest run seen; one more for a tick that took two samples
+    /// ([`super::uplink::Pacer`]); from [`DEFAULT_REDUNDANCY`] to
+    /// [`MAX_REDUNDANCY`].
+    pub fn redundancy(&self) -> u8 {
+        let (runs, lost, longest, span) = self.losses();
+        let mut needed = longest as f64 + 1.0;
+        if runs > 0 {
+            // A run goes on with probability 1 − 1/mean, the mean read with
+            // one run of two more (few runs seen: a careful guess); runs a
+            // minute at 60 packets a second.
+            let go_on = 1.0 - (runs + 1) as f64 / (lost + 2) as f64;
+            let per_minute = runs as f64 * 3_600.0 / span.max(1) as f64;
+            if per_minute > LOST_PER_MINUTE {
+                needed = needed.max(1.0 + (LOST_PER_MINUTE / per_minute).ln() / go_on.ln());
+            }
+        }
+        (needed.ceil() + 1.0).clamp(DEFAULT_REDUNDANCY as f64, MAX_REDUNDANCY as f64) as u8
+    }
+
+    /// The redundancy to tell the client (called every `ticks` server
+    /// ticks): when it changed, and a reminder each second while it is
+    /// above the default, as the message that told it may have been lost.
+    /// Adaptive buffers only.
+    pub fn redundancy_news(&mut self, ticks: u32) -> Option<u8> {
+        if self.mode != Mode::Adaptive {
+            return None; // the queue tells the client nothing
+        }
+        let r = self.redundancy();
+        self.told.1 = self.told.1.saturating_add(ticks);
+        let remind = r > DEFAULT_REDUNDANCY && self.told.1 >= REMIND_EVERY;
+        (r != self.told.0 || remind).then(|| {
+            self.told = (r, 0);
+            r
+        })
+    }
+
     /// Inputs waiting.
     pub fn len(&self) -> usize {
         self.queue.len()
@@ -184,7 +369,7 @@ mod tests {
         assert_eq!(q.for_tick().map(|x| x.0), Some(3));
         assert_eq!(q.for_tick().map(|x| x.0), Some(3), "repeats the last input");
         q.offer(2, 'z');
-        assert!(q.is_empty(), "older than the newest seen");
+        assert!(q.is_empty(), "already run");
         assert_eq!(q.pace(), None, "a queue tells the client nothing");
     }
 
@@ -214,7 +399,87 @@ mod tests {
         assert_eq!(q.pace(), None, "nothing measured since");
     }
 
+    #[test]
+    fn losses_are_runs_of_ticks_that_never_came_and_size_the_redundancy() {
+        let mut q: InputQueue<u32> = InputQueue::new(Mode::Adaptive, 100);
+        for t in [1, 2, 5, 6, 10] {
+            q.arrived(t, t as i64 * 100);
+        }
+        assert_eq!(q.losses(), (2, 5, 3, 10), "runs 3–4 and 7–9 of ticks 1..=10");
+        // A lone loss every 50 ticks for a minute: a run of three is rare
+        // enough at four inputs a packet.
+        let mut iid: InputQueue<u32> = InputQueue::new(Mode::Adaptive, 100);
+        // Runs of six every 50 ticks: runs that long are the rule, so more.
+        let mut bursts: InputQueue<u32> = InputQueue::new(Mode::Adaptive, 100);
+        for t in 1..=3_600u32 {
+            if t % 50 != 0 {
+                iid.arrived(t, 0);
+            }
+            if t % 50 >= 6 {
+                bursts.arrived(t, 0);
+            }
+        }
+        assert!(iid.redundancy() <= 4, "{}", iid.redundancy());
+        assert!(bursts.redundancy() > 7, "{}", bursts.redundancy());
+        assert_eq!(bursts.redundancy_news(6), Some(bursts.redundancy()));
+        assert_eq!(bursts.redundancy_news(6), None, "told already");
+        assert_eq!(bursts.redundancy_news(60), Some(bursts.redundancy()), "reminded each second");
+        let mut queue: InputQueue<u32> = InputQueue::new(Mode::Queue { max: 2 }, 100);
+        queue.arrived(1, 0);
+        queue.arrived(9, 0);
+        assert_eq!(queue.redundancy_news(60), None, "the queue tells nothing");
+    }
+
     proptest::proptest! {
+        /// Packets of `r` consecutive inputs, delivered in any order and
+        /// any number of times: the inputs run are each run once, in
+        /// sequence — all of them when every packet came before the first
+        /// tick, and, as packets keep coming between ticks, never one
+        /// older than one already run.
+        #[test]
+        fn reordered_and_repeated_packets_run_each_input_once_in_order(
+            n in 1u32..60,
+            r in 1u32..6,
+            order in proptest::collection::vec((0u32..60, 0usize..4), 1..200),
+            ticks_between in proptest::collection::vec(0usize..3, 200),
+        ) {
+            let packet = |k: u32| (k.saturating_sub(r - 1).max(1)..=k).collect::<Vec<u32>>();
+            // Every packet once, then the rest in the generated order.
+            let mut sends: Vec<u32> = (1..=n).collect();
+            sends.extend(order.iter().map(|&(k, _)| 1 + k % n));
+            let shuffle = |v: &mut Vec<u32>| {
+                for (i, &(_, swap)) in order.iter().enumerate() {
+                    let (a, b) = (i % v.len(), (i + swap * 7) % v.len());
+                    v.swap(a, b);
+                }
+            };
+            shuffle(&mut sends);
+            for mode in [Mode::Adaptive, Mode::Queue { max: 1000 }] {
+                let mut all: InputQueue<u32> = InputQueue::new(mode, 100);
+                for &k in &sends {
+                    for s in packet(k) {
+                        all.offer(s, s);
+                    }
+                }
+                let run: Vec<u32> = (0..n).filter_map(|_| all.for_tick().map(|x| x.0)).collect();
+                proptest::prop_assert_eq!(run, (1..=n).collect::<Vec<u32>>());
+                // Interleaved with ticks: run inputs only ever increase.
+                let mut q: InputQueue<u32> = InputQueue::new(mode, 100);
+                let mut last = 0;
+                for (i, &k) in sends.iter().enumerate() {
+                    for s in packet(k) {
+                        q.offer(s, s);
+                    }
+                    for _ in 0..ticks_between[i % ticks_between.len()] {
+                        if let Some(&(seq, item)) = q.for_tick() {
+                            proptest::prop_assert!(seq >= last && item == seq);
+                            last = seq;
+                        }
+                    }
+                }
+            }
+        }
+
         /// The target read off the ordered offsets is the one two
         /// selections over the window's offsets give, however the arrivals
         /// wander and the window slides.

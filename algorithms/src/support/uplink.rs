@@ -6,12 +6,17 @@
 //! jitter calls for when it is off ([`PACE_TAG`]), and the client's [`Pacer`] shifts its
 //! input clock by a sample to correct it.
 //!
+//! The server also sizes each client's redundancy to its link: it asks for
+//! one input per packet more than the longest run of packets it lost
+//! lately ([`InputQueue::redundancy`]), so a burst of loss loses no input.
+//!
 //! Wire: input, client → server: `1, newest_seq: u32, tick: var, n: u8, n ×
 //! input(3)` (newest first; `tick`: the client tick that sent it, for the
-//! server's jitter measurement), then whatever the algorithm appends (an
-//! acknowledgement, say); pace, server → client: `90, ticks: i8`.
+//! server's jitter measurement and loss runs), then whatever the algorithm
+//! appends (an acknowledgement, say); pace, server → client: `90, ticks:
+//! i8, redundancy: u8`.
 
-use super::input_queue::{InputQueue, Mode};
+use super::input_queue::{InputQueue, Mode, MAX_REDUNDANCY};
 use crate::wire::{Reader, Writer};
 use harness::contract::{Ctx, OptionSpec, Options};
 use harness::game::{Input, SeqInput};
@@ -42,18 +47,31 @@ pub fn buffer_mode(o: &Options) -> Mode {
     }
 }
 
-/// Sends each player the pace of its buffer, ten times a second, when it
-/// is off its target (adaptive buffers only).
+/// `--opt redundancy=N` of the algorithms on this uplink: the inputs a
+/// packet carries at least (the server asks for more on a lossy link).
+pub const REDUNDANCY: OptionSpec = OptionSpec::count(
+    "redundancy",
+    "3",
+    1,
+    32,
+    "inputs carried per packet at least (the newest and the ones before it; prediction: those not yet acknowledged); the server asks for more when the link loses packets in runs",
+);
+
+/// Ten times a second, sends each player the pace of its buffer when it
+/// is off its target (adaptive buffers), and the redundancy its link
+/// calls for when that changed.
 pub fn send_paces<T: Clone>(ctx: &mut Ctx<'_>, queues: &mut [InputQueue<T>]) {
     let every = (ctx.setup().tick_hz / 10).max(1) as u64;
     if ctx.tick() % every != every - 1 {
         return;
     }
     for (p, q) in queues.iter_mut().enumerate() {
-        if let Some(pace) = q.pace().filter(|&p| p != 0) {
+        let pace = q.pace().unwrap_or(0);
+        let redundancy = q.redundancy_news(every as u32);
+        if pace != 0 || redundancy.is_some() {
             let to = ctx.setup().node_of_player(p);
-            let mut msg = harness::buffers::take(2);
-            msg.extend_from_slice(&[PACE_TAG, pace as u8]);
+            let mut msg = harness::buffers::take(3);
+            msg.extend_from_slice(&[PACE_TAG, pace as u8, redundancy.unwrap_or(0)]);
             ctx.send(to, msg);
         }
     }
@@ -68,6 +86,8 @@ const ADJUST_EVERY: u32 = 30;
 pub struct Pacer {
     /// Ticks the server's buffer is beyond its target (negative: short).
     owed: i32,
+    /// The inputs per packet the server last asked for (0: not asked).
+    redundancy: u8,
     /// Ticks since the last adjustment.
     since: u32,
 }
@@ -76,12 +96,21 @@ impl Pacer {
     /// Reads a pace message; `false` if `bytes` is something else.
     pub fn on_packet(&mut self, bytes: &[u8]) -> bool {
         match bytes {
-            [PACE_TAG, pace] => {
+            [PACE_TAG, pace, redundancy] => {
                 self.owed = *pace as i8 as i32;
+                if *redundancy > 0 {
+                    self.redundancy = (*redundancy).min(MAX_REDUNDANCY);
+                }
                 true
             }
             _ => false,
         }
+    }
+
+    /// The inputs per packet to carry: `floor`, or more if the server
+    /// asked for more.
+    pub fn redundancy(&self, floor: usize) -> usize {
+        floor.max(self.redundancy as usize)
     }
 
     /// Samples to take this tick: usually one; none to drain a deep
@@ -112,9 +141,15 @@ pub struct InputUplink {
 }
 
 impl InputUplink {
-    /// Carrying the newest `n` inputs per packet.
+    /// Carrying the newest `n` inputs per packet at least (more when the
+    /// server asks).
     pub fn new(n: usize) -> InputUplink {
-        InputUplink { recent: VecDeque::new(), n: n.clamp(1, 255), pacer: Pacer::default() }
+        InputUplink { recent: VecDeque::new(), n: n.clamp(1, MAX_REDUNDANCY as usize), pacer: Pacer::default() }
+    }
+
+    /// As the run's options say (`redundancy`).
+    pub fn from_options(o: &Options) -> InputUplink {
+        InputUplink::new(o.number(&REDUNDANCY).clamp(1.0, MAX_REDUNDANCY as f64) as usize)
     }
 
     /// Takes this tick's samples (usually one; see [`Pacer::samples`]).
@@ -147,16 +182,17 @@ impl InputUplink {
     /// Adds a new sample to the ones every packet carries.
     pub fn remember(&mut self, s: SeqInput) {
         self.recent.push_front(s);
-        self.recent.truncate(self.n);
+        self.recent.truncate(MAX_REDUNDANCY as usize);
     }
 
     /// The packet client tick `tick` sends: the newest samples
     /// [remembered](InputUplink::remember); `trailer` may append to it.
     pub fn packet(&self, tick: u32, trailer: impl FnOnce(&mut Writer)) -> Vec<u8> {
         let newest = self.recent.front().map_or(0, |s| s.seq);
-        let mut w = Writer::with_capacity(9 + 3 * self.recent.len() + 8);
-        w.u8(TAG).u32(newest).var(tick).u8(self.recent.len() as u8);
-        for r in &self.recent {
+        let n = self.recent.len().min(self.pacer.redundancy(self.n));
+        let mut w = Writer::with_capacity(9 + 3 * n + 8);
+        w.u8(TAG).u32(newest).var(tick).u8(n as u8);
+        for r in self.recent.iter().take(n) {
             r.input.encode(&mut w.0);
         }
         trailer(&mut w);

@@ -6,7 +6,11 @@ use std::collections::BTreeMap;
 
 /// `{mean, p50, p90, p99, max, n}` of a distribution, in the unit of the
 /// field that holds it (values rounded to 4 decimals for stable reports).
+/// With no values (`n` = 0) the JSON form has `null` for each figure, so
+/// no reader takes an empty distribution for the best value; in Rust they
+/// read 0.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(into = "StatsJson", from = "StatsJson")]
 pub struct Stats {
     /// Mean.
     pub mean: f64,
@@ -20,6 +24,31 @@ pub struct Stats {
     pub max: f64,
     /// Number of values.
     pub n: u64,
+}
+
+/// [`Stats`] as JSON holds it: figures `null` when there are no values.
+#[derive(Serialize, Deserialize)]
+struct StatsJson {
+    mean: Option<f64>,
+    p50: Option<f64>,
+    p90: Option<f64>,
+    p99: Option<f64>,
+    max: Option<f64>,
+    n: u64,
+}
+
+impl From<Stats> for StatsJson {
+    fn from(s: Stats) -> StatsJson {
+        let f = |x: f64| (s.n > 0).then_some(x);
+        StatsJson { mean: f(s.mean), p50: f(s.p50), p90: f(s.p90), p99: f(s.p99), max: f(s.max), n: s.n }
+    }
+}
+
+impl From<StatsJson> for Stats {
+    fn from(j: StatsJson) -> Stats {
+        let f = |x: Option<f64>| x.unwrap_or(0.0);
+        Stats { mean: f(j.mean), p50: f(j.p50), p90: f(j.p90), p99: f(j.p99), max: f(j.max), n: j.n }
+    }
 }
 
 /// Rounds to 4 decimals (reports compare byte for byte).
@@ -228,6 +257,20 @@ impl Hist {
 mod tests {
     use super::*;
     use hdrhistogram::Histogram;
+
+    #[test]
+    fn an_empty_distribution_is_null_in_json_not_zero() {
+        let empty = Hist::default().stats(1e3);
+        let json = serde_json::to_string(&empty).unwrap();
+        assert_eq!(json, r#"{"mean":null,"p50":null,"p90":null,"p99":null,"max":null,"n":0}"#);
+        assert_eq!(serde_json::from_str::<Stats>(&json).unwrap(), empty);
+        let mut h = Hist::default();
+        h.record(2_000);
+        let one = h.stats(1e3);
+        let json = serde_json::to_string(&one).unwrap();
+        assert!(json.contains(r#""p50":2.0"#) && json.ends_with(r#""n":1}"#), "{json}");
+        assert_eq!(serde_json::from_str::<Stats>(&json).unwrap(), one);
+    }
 
     /// The counts handed to an HdrHistogram (what summaries once did).
     fn as_hdr(h: &Hist) -> Histogram<u64> {

@@ -344,9 +344,12 @@ pub const COLUMNS: &[(&str, &str, Getter, usize)] = &[
     ("corrections", "corrections", |m| Some(m.corrections as f64), 0),
     ("unshown", "unshown %", |m| Some(m.input_changes_unshown_pct.remote.max(m.input_changes_unshown_pct.own)), 2),
     ("desyncs", "desyncs", |m| Some(m.desyncs as f64), 0),
+    ("dropped", "drop/min", |m| Some(m.input_fidelity.dropped_per_min), 1),
+    ("repeated", "rep/min", |m| Some(m.input_fidelity.repeated_per_min), 1),
 ];
 
 /// The columns shown by default: the metrics that decide.
+/// (Inputs dropped, when the table leaves them out, are said under it.)
 pub const DEFAULT_COLUMNS: &[&str] = &["own-lat", "remote-lat", "own-div", "remote-div", "frozen", "snaps", "down"];
 
 /// `compare`'s table for a terminal `width` columns wide: the full
@@ -429,9 +432,32 @@ pub fn compare_fit(runs: &[RunReport], width: usize, columns: &[String]) -> Resu
             let left: Vec<&str> = cols[shown..].iter().map(|c| c.0).collect();
             out.push_str(&format!("(left out to fit: {}; pick columns with --metrics)\n", left.join(", ")));
         }
+        if !cols[..shown].iter().any(|c| c.0 == "dropped") {
+            out.push_str(&dropped_note(&in_group, &algos));
+        }
         out.push('\n');
     }
     Ok(out)
+}
+
+/// Under a table without the column: the algorithms whose authority
+/// never ran some of the inputs the harness sampled, with how many a
+/// client-minute (mean over seeds), or that none did.
+fn dropped_note(runs: &[&RunReport], algos: &[&str]) -> String {
+    let dropped: Vec<String> = algos
+        .iter()
+        .filter_map(|a| {
+            let v: Vec<f64> =
+                runs.iter().filter(|r| r.algorithm == *a).map(|r| r.metrics.input_fidelity.dropped_per_min).collect();
+            let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
+            (mean > 0.0).then(|| format!("{a} {mean:.1}"))
+        })
+        .collect();
+    if dropped.is_empty() {
+        "(every algorithm ran every input it was given)\n".into()
+    } else {
+        format!("(inputs dropped a client-minute: {}; every other algorithm ran every input)\n", dropped.join(", "))
+    }
 }
 
 /// A simulated run and the same match live, side by side with the ratio
