@@ -302,9 +302,9 @@ impl<T: Clone> InputQueue<T> {
     }
 
     /// The inputs per packet this client should carry: enough that a run
-    /// of losses longer than it comes less than [`LOST_PER_MINUTE`] times
-    /// a minute, reading runs as geometric with the mean length seen
-    /// (bursty links: netem's Gilbert–Elliott model), and more than the
+    /// of losses longer than it comes less than 0.1 times a minute
+    /// (`LOST_PER_MINUTE`), reading runs as geometric with the mean length
+    /// seen (bursty links: netem's Gilbert–Elliott model), and more than the
     /// longest run seen; one more for a tick that took two samples
     /// ([`super::uplink::Pacer`]); from [`DEFAULT_REDUNDANCY`] to
     /// [`MAX_REDUNDANCY`].
