@@ -100,10 +100,15 @@ fn render(name: &str, source: &Source) -> Vec<(String, String)> {
     out
 }
 
+/// A TOML basic string: JSON's string escapes are all TOML's too.
+fn basic_string(s: &str) -> String {
+    serde_json::Value::from(s).to_string()
+}
+
 fn manifest(name: &str, source: &Source) -> String {
     let dep = match source {
-        Source::Git(url) => format!("syncbench = {{ git = {} }}", toml_string(url)),
-        Source::Path(p) => format!("syncbench = {{ path = {} }}", toml_string(&p.to_string_lossy())),
+        Source::Git(url) => format!("syncbench = {{ git = {} }}", basic_string(url)),
+        Source::Path(p) => format!("syncbench = {{ path = {} }}", basic_string(&p.to_string_lossy())),
     };
     let mut text = format!(
         "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
@@ -129,21 +134,6 @@ fn profile_table(header: &str) -> String {
         out.push_str(l);
         out.push('\n');
     }
-    out
-}
-
-/// A TOML basic string.
-fn toml_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
     out
 }
 

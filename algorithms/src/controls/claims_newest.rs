@@ -7,39 +7,16 @@
 //! latency is never better than `snapshot`'s), and the `honest-names`
 //! contract catches it: its pictures lie frames behind what they name.
 
-use crate::state::snapshot::SNAPSHOT;
+use super::OnSnapshot;
 use crate::support::delta;
-use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, Options, RenderCtx, Setup, Topology, View};
+use harness::contract::{Ctx, Node, NodeId, RenderCtx, View};
 
 /// The control.
-pub struct ClaimsNewest;
-
-impl Algorithm for ClaimsNewest {
-    fn name(&self) -> &'static str {
-        "claims-newest"
-    }
-    fn description(&self) -> &'static str {
-        "NEGATIVE CONTROL: snapshot's interpolated picture, named by the newest snapshot's frame"
-    }
-    fn topology(&self) -> Topology {
-        SNAPSHOT.topology()
-    }
-    fn options(&self) -> &'static [OptionSpec] {
-        SNAPSHOT.options()
-    }
-    fn check_options(&self, options: &Options) -> Result<(), String> {
-        SNAPSHOT.check_options(options)
-    }
-    fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
-        SNAPSHOT.waived_contracts()
-    }
-    fn server(&self, setup: &Setup) -> Box<dyn Node> {
-        SNAPSHOT.server(setup)
-    }
-    fn client(&self, setup: &Setup, player: usize) -> Box<dyn Node> {
-        Box::new(Client { inner: SNAPSHOT.client(setup, player), newest: 0 })
-    }
-}
+pub const CLAIMS_NEWEST: OnSnapshot = OnSnapshot {
+    name: "claims-newest",
+    description: "NEGATIVE CONTROL: snapshot's interpolated picture, named by the newest snapshot's frame",
+    wrap: |inner| Box::new(Client { inner, newest: 0 }),
+};
 
 struct Client {
     inner: Box<dyn Node>,

@@ -11,8 +11,8 @@ use crate::frame::lockstep::Lockstep;
 use crate::frame::rollback::Rollback;
 use crate::state::dead_reckoning::DeadReckoning;
 use crate::state::prediction::{Flaw, Prediction};
-use crate::state::snapshot::Snapshots;
-use harness::contract::Algorithm;
+use crate::state::snapshot::{Snapshots, SNAPSHOT};
+use harness::contract::{Algorithm, Node, OptionSpec, Options, Setup, Topology};
 
 /// `lockstep` whose peers seed the game's random generator themselves.
 pub const LOCKSTEP_OWN_SEED: Lockstep = Lockstep { name: "lockstep-own-seed", own_seed: true };
@@ -44,6 +44,45 @@ pub const AOI_NEVER_LEAVES: Snapshots = Snapshots { name: "aoi-never-leaves", de
 /// walls, off the map, without end.
 pub const COAST_BLIND: DeadReckoning = DeadReckoning { name: "coast-blind", periodic: false, blind: true };
 
+/// `snapshot` with its client wrapped: everything else — topology,
+/// options, waivers, the server — is `snapshot`'s, so a control differs
+/// only in what its wrapper does to the client.
+pub struct OnSnapshot {
+    /// Name on the command line.
+    pub name: &'static str,
+    /// One line for `list algorithms --all`.
+    pub description: &'static str,
+    /// Wraps `snapshot`'s client.
+    pub wrap: fn(Box<dyn Node>) -> Box<dyn Node>,
+}
+
+impl Algorithm for OnSnapshot {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn description(&self) -> &'static str {
+        self.description
+    }
+    fn topology(&self) -> Topology {
+        SNAPSHOT.topology()
+    }
+    fn options(&self) -> &'static [OptionSpec] {
+        SNAPSHOT.options()
+    }
+    fn check_options(&self, options: &Options) -> Result<(), String> {
+        SNAPSHOT.check_options(options)
+    }
+    fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
+        SNAPSHOT.waived_contracts()
+    }
+    fn server(&self, setup: &Setup) -> Box<dyn Node> {
+        SNAPSHOT.server(setup)
+    }
+    fn client(&self, setup: &Setup, player: usize) -> Box<dyn Node> {
+        (self.wrap)(SNAPSHOT.client(setup, player))
+    }
+}
+
 /// Every control with the contract that must catch it.
 pub fn all() -> &'static [(&'static dyn Algorithm, &'static str)] {
     static ALL: [(&dyn Algorithm, &str); 9] = [
@@ -54,8 +93,8 @@ pub fn all() -> &'static [(&'static dyn Algorithm, &'static str)] {
         (&EXTRAPOLATE_UNBOUNDED, "remote-on-path"),
         (&AOI_NEVER_LEAVES, "no-leak"),
         (&COAST_BLIND, "on-map"),
-        (&claims_newest::ClaimsNewest, "honest-names"),
-        (&staircase::Staircase, "smooth-remote"),
+        (&claims_newest::CLAIMS_NEWEST, "honest-names"),
+        (&staircase::STAIRCASE, "smooth-remote"),
     ];
     &ALL
 }

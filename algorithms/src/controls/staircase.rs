@@ -6,43 +6,18 @@
 //! passes it; `smooth-remote` catches it: on a 144 Hz screen its remote
 //! players stand still for most renders while they move.
 
-use crate::state::snapshot::SNAPSHOT;
-use harness::contract::{
-    Algorithm, Ctx, EntityView, Node, NodeId, OptionSpec, Options, RenderCtx, Setup, Topology, View,
-};
+use super::OnSnapshot;
+use harness::contract::{Ctx, EntityView, Node, NodeId, RenderCtx, View};
 
 /// Ticks between redraws of the remote players.
 const EVERY: u64 = 3;
 
 /// The control.
-pub struct Staircase;
-
-impl Algorithm for Staircase {
-    fn name(&self) -> &'static str {
-        "staircase"
-    }
-    fn description(&self) -> &'static str {
-        "NEGATIVE CONTROL: snapshot with remote players redrawn every third tick and held between"
-    }
-    fn topology(&self) -> Topology {
-        SNAPSHOT.topology()
-    }
-    fn options(&self) -> &'static [OptionSpec] {
-        SNAPSHOT.options()
-    }
-    fn check_options(&self, options: &Options) -> Result<(), String> {
-        SNAPSHOT.check_options(options)
-    }
-    fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
-        SNAPSHOT.waived_contracts()
-    }
-    fn server(&self, setup: &Setup) -> Box<dyn Node> {
-        SNAPSHOT.server(setup)
-    }
-    fn client(&self, setup: &Setup, player: usize) -> Box<dyn Node> {
-        Box::new(Client { inner: SNAPSHOT.client(setup, player), ticks: 0, redraw: true, held: Vec::new() })
-    }
-}
+pub const STAIRCASE: OnSnapshot = OnSnapshot {
+    name: "staircase",
+    description: "NEGATIVE CONTROL: snapshot with remote players redrawn every third tick and held between",
+    wrap: |inner| Box::new(Client { inner, ticks: 0, redraw: true, held: Vec::new() }),
+};
 
 struct Client {
     inner: Box<dyn Node>,

@@ -43,7 +43,8 @@ const LOSS_WINDOW: u32 = 1_800;
 #[derive(Clone, Debug, Default)]
 struct TickSet {
     bits: Vec<u64>,
-    /// The first and the newest tick recorded.
+    /// The ticks covered: the first recorded (within the window) and the
+    /// newest.
     span: Option<(u32, u32)>,
 }
 
@@ -83,10 +84,9 @@ impl TickSet {
         self.span = Some((first.min(t).max(newest.saturating_sub(LOSS_WINDOW - 1)), newest));
     }
 
-    /// The ticks covered: from the first recorded (within the window) to
-    /// the newest.
-    fn span(&self) -> Option<(u32, u32)> {
-        self.span
+    /// Whether every tick of the 64 from `t` (a multiple of 64) came.
+    fn word_full(&self, t: u32) -> bool {
+        self.bits.get(Self::slot(t).0).is_some_and(|&w| w == u64::MAX)
     }
 
     fn contains(&self, t: u32) -> bool {
@@ -286,9 +286,16 @@ impl<T: Clone> InputQueue<T> {
     /// window (a packet still on its way counts until it comes): (runs,
     /// ticks lost, longest run, ticks spanned).
     pub fn losses(&self) -> (u32, u32, u32, u32) {
-        let Some((first, newest)) = self.ticks.span() else { return (0, 0, 0, 0) };
+        let Some((first, newest)) = self.ticks.span else { return (0, 0, 0, 0) };
         let (mut runs, mut lost, mut longest, mut run) = (0, 0, 0, 0);
-        for t in first..=newest {
+        let mut t = first;
+        while t <= newest {
+            // A word of ticks that all came ends any run at once (most do).
+            if t % 64 == 0 && t + 63 <= newest && self.ticks.word_full(t) {
+                run = 0;
+                t += 64;
+                continue;
+            }
             if self.ticks.contains(t) {
                 run = 0;
             } else {
@@ -297,6 +304,7 @@ impl<T: Clone> InputQueue<T> {
                 lost += 1;
                 longest = longest.max(run);
             }
+            t += 1;
         }
         (runs, lost, longest, newest - first + 1)
     }

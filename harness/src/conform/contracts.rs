@@ -5,7 +5,7 @@ use super::scenario::Scenario;
 use super::Verdict;
 use crate::contract::{Algorithm, Topology};
 use crate::game::Input;
-use crate::metrics::Metrics;
+use crate::metrics::{Checks, Farthest, Metrics};
 use crate::net::netem::{LossModel, Netem, Prob};
 use crate::net::transport::TransportKind;
 use crate::rng::{Purpose, Stream};
@@ -344,11 +344,7 @@ fn check_converges(a: &dyn Algorithm, s: &Scenario) -> Verdict {
     };
     let f = &m.final_divergence_m;
     if f.own > 0.001 || f.remote > 0.001 {
-        let at = m
-            .checks
-            .as_ref()
-            .and_then(|c| c.final_farthest.as_ref())
-            .map_or(String::new(), |w| format!("; the farthest {w}"));
+        let at = worst_note(&m, "; the farthest", |c| &c.final_farthest);
         return Verdict::Fail(format!(
             "at the end the screens are {:.3} m (own) and {:.3} m (remote) from the authority (bound 0.001 m){at}",
             f.own, f.remote
@@ -376,17 +372,22 @@ fn check_frame_rate(a: &dyn Algorithm, s: &Scenario) -> Verdict {
         }
     }
     type Pick = fn(&Metrics) -> (f64, u64);
-    let measures: [(&str, Pick); 8] = [
-        ("snap events", |m| (m.snaps.events as f64, 1)),
-        ("own divergence p50", |m| (m.divergence_m.own.p50, m.divergence_m.own.n)),
-        ("own divergence p90", |m| (m.divergence_m.own.p90, m.divergence_m.own.n)),
-        ("own divergence p99", |m| (m.divergence_m.own.p99, m.divergence_m.own.n)),
-        ("remote divergence p50", |m| (m.divergence_m.remote.p50, m.divergence_m.remote.n)),
-        ("remote divergence p90", |m| (m.divergence_m.remote.p90, m.divergence_m.remote.n)),
-        ("remote divergence p99", |m| (m.divergence_m.remote.p99, m.divergence_m.remote.n)),
-        ("own vs ideal mean", |m| (m.ideal_divergence_m.own.mean, m.ideal_divergence_m.own.n)),
+    // Each measure with the render that locates a failure of it.
+    let measures: [(&str, Pick, Worst); 8] = [
+        ("snap events", |m| (m.snaps.events as f64, 1), |c| &c.largest_snap),
+        ("own divergence p50", |m| (m.divergence_m.own.p50, m.divergence_m.own.n), |c| &c.own_farthest),
+        ("own divergence p90", |m| (m.divergence_m.own.p90, m.divergence_m.own.n), |c| &c.own_farthest),
+        ("own divergence p99", |m| (m.divergence_m.own.p99, m.divergence_m.own.n), |c| &c.own_farthest),
+        ("remote divergence p50", |m| (m.divergence_m.remote.p50, m.divergence_m.remote.n), |c| &c.remote_farthest),
+        ("remote divergence p90", |m| (m.divergence_m.remote.p90, m.divergence_m.remote.n), |c| &c.remote_farthest),
+        ("remote divergence p99", |m| (m.divergence_m.remote.p99, m.divergence_m.remote.n), |c| &c.remote_farthest),
+        (
+            "own vs ideal mean",
+            |m| (m.ideal_divergence_m.own.mean, m.ideal_divergence_m.own.n),
+            |c| &c.own_ideal_farthest,
+        ),
     ];
-    for (name, pick) in measures {
+    for (name, pick, worst) in measures {
         let slack = if name.starts_with("snap") { 2.0 } else { 0.1 };
         for i in 0..runs.len() {
             for j in i + 1..runs.len() {
@@ -397,19 +398,8 @@ fn check_frame_rate(a: &dyn Algorithm, s: &Scenario) -> Verdict {
                 // standard deviations: many comparisons are made).
                 let allowed = if snaps { slack + 3.0 * x.max(y).sqrt() } else { slack + 0.25 * x.max(y) };
                 if nx > 0 && ny > 0 && !hidden && (x - y).abs() > allowed {
-                    let worst = |m: &Metrics| {
-                        let c = m.checks.as_ref()?;
-                        match name.split(' ').next() {
-                            Some("snap") => c.largest_snap.as_ref(),
-                            Some("own") if name.contains("ideal") => c.own_ideal_farthest.as_ref(),
-                            Some("own") => c.own_farthest.as_ref(),
-                            _ => c.remote_farthest.as_ref(),
-                        }
-                        .map(|w| w.to_string())
-                    };
                     let kind = if snaps { "the largest snap" } else { "the farthest" };
-                    let at =
-                        |hz: &u32, m: &Metrics| worst(m).map_or(String::new(), |w| format!("; at {hz} Hz {kind} {w}"));
+                    let at = |hz: &u32, m: &Metrics| worst_note(m, &format!("; at {hz} Hz {kind}"), worst);
                     return Verdict::Fail(format!(
                         "{name}: {x:.3} at {hx} Hz but {y:.3} at {hy} Hz (allowed difference {allowed:.3}){}{}",
                         at(hx, mx),
@@ -420,6 +410,14 @@ fn check_frame_rate(a: &dyn Algorithm, s: &Scenario) -> Verdict {
         }
     }
     Verdict::Pass
+}
+
+/// Which of the located worst renders ([`Checks`]) a failure names.
+type Worst = fn(&Checks) -> &Option<Farthest>;
+
+/// `lead` and the render `worst` picks, or nothing when none was located.
+fn worst_note(m: &Metrics, lead: &str, worst: Worst) -> String {
+    m.checks.as_ref().and_then(|c| worst(c).as_ref()).map_or(String::new(), |w| format!("{lead} {w}"))
 }
 
 /// An impaired link, sometimes with an outage of 1–5 s in the middle.
@@ -469,11 +467,7 @@ fn check_predicted_own(a: &dyn Algorithm, s: &Scenario) -> Verdict {
     // which draws the newest predicted step over the next tick.
     let d = m.ideal_divergence_m.own.mean;
     if d > 0.1 {
-        let at = m
-            .checks
-            .as_ref()
-            .and_then(|c| c.own_ideal_farthest.as_ref())
-            .map_or(String::new(), |w| format!("; the farthest {w}"));
+        let at = worst_note(&m, "; the farthest", |c| &c.own_ideal_farthest);
         return Verdict::Fail(format!(
             "own player shown {d:.3} m (mean, bound 0.100 m) from where its inputs put it{at}"
         ));

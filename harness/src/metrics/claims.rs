@@ -44,6 +44,7 @@
 //! behind the frame it named.
 
 use super::ideal::Frames;
+use super::spot::{worst_by, Spot};
 use crate::time::Micros;
 use std::collections::VecDeque;
 
@@ -109,33 +110,19 @@ pub(super) struct Claim {
 /// The worst overclaim seen: a picture behind the frame it named.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(super) struct Behind {
-    /// Frames the picture lies behind its name, in thousandths of a frame.
-    pub(super) milliframes: u64,
-    /// Render time, µs.
-    pub(super) t: u64,
-    /// The screen's player.
-    pub(super) viewer: usize,
-    /// The entity drawn.
-    pub(super) entity: usize,
+    /// The render; its measure is how far the picture lies behind its
+    /// name, in thousandths of a frame.
+    pub(super) spot: Spot,
     /// The frame named (a sequence number's first applying frame).
     pub(super) named: usize,
     /// Where on the authority's path the picture is, in frames.
     pub(super) shown: f64,
-    /// The drawn position, µm.
-    pub(super) at: [i32; 3],
 }
 
 impl Behind {
-    /// The larger of two, the earlier render (then the lower screen and
-    /// entity) on a tie: the same answer whatever order tallies merge in.
+    /// The worse of two, as [`Spot::worse`] orders them.
     pub(super) fn worse(a: Option<Behind>, b: Option<Behind>) -> Option<Behind> {
-        match (a, b) {
-            (Some(a), Some(b)) => {
-                let key = |o: &Behind| (std::cmp::Reverse(o.milliframes), o.t, o.viewer, o.entity);
-                Some(if key(&b) < key(&a) { b } else { a })
-            }
-            (a, b) => a.or(b),
-        }
+        worst_by(a, b, |o| o.spot)
     }
 }
 
@@ -319,7 +306,8 @@ fn resolve(
         if off <= ON_PATH_UM && shown + BEHIND_FRAMES < named as f64 {
             credit.located.1 += 1;
             let milliframes = ((named as f64 - shown) * 1000.0).round() as u64;
-            let o = Behind { milliframes, t: c.t, viewer, entity, named, shown, at: c.at };
+            let spot = Spot { measure: milliframes, t: c.t, viewer, entity, at: c.at };
+            let o = Behind { spot, named, shown };
             *credit.overclaim = Behind::worse(*credit.overclaim, Some(o));
         }
         // The input of the frame the picture has reached, never past the name.

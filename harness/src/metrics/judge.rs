@@ -21,6 +21,7 @@ use super::ideal::Frames;
 use super::interest::{InterestRow, ShownCounts};
 use super::on_map::{MapCheck, TOLERANCE_UM};
 use super::screen_memory::{anchor, Render, ScreenMemory};
+pub(super) use super::spot::Spot;
 use super::stats::Hist;
 use crate::contract::{EntityView, Topology, View};
 use crate::game::{Game, Input};
@@ -96,31 +97,6 @@ impl SecondSums {
     }
 }
 
-/// A render worth naming: its measure (µm), then time, screen, entity and
-/// drawn position. The larger measure wins; on a tie the earlier render,
-/// then the lower screen and entity — whatever order tallies merge in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Spot {
-    pub(super) measure: u64,
-    pub(super) t: u64,
-    pub(super) viewer: usize,
-    pub(super) entity: usize,
-    pub(super) at: [i32; 3],
-}
-
-impl Spot {
-    /// The worse of `a` and `b` (see the type's docs).
-    pub(super) fn worse(a: Option<Spot>, b: Option<Spot>) -> Option<Spot> {
-        match (a, b) {
-            (Some(a), Some(b)) => {
-                let key = |s: &Spot| (std::cmp::Reverse(s.measure), s.t, s.viewer, s.entity);
-                Some(if key(&b) < key(&a) { b } else { a })
-            }
-            (a, b) => a.or(b),
-        }
-    }
-}
-
 /// What judged renders add up to.
 #[derive(Clone, Default)]
 pub(super) struct Tally {
@@ -154,7 +130,7 @@ pub(super) struct Tally {
     /// moves, and the moving ones (client/server conformance runs).
     pub(super) stepped: (u64, u64),
     /// The earliest such hold: (time, screen, entity, position).
-    pub(super) first_step: Option<(u64, usize, usize, [i32; 3])>,
+    pub(super) first_step: Option<Spot>,
     /// The deepest impossible render: (depth, time, screen, entity, position).
     pub(super) deepest_at: Option<Spot>,
     /// The farthest off-path render: (distance, time, screen, entity, position).
@@ -206,10 +182,7 @@ impl Tally {
         self.own_ideal_far = Spot::worse(self.own_ideal_far, other.own_ideal_far);
         self.far = [Spot::worse(self.far[0], other.far[0]), Spot::worse(self.far[1], other.far[1])];
         self.snap_at = Spot::worse(self.snap_at, other.snap_at);
-        self.first_step = match (self.first_step, other.first_step) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        self.first_step = Spot::worse(self.first_step, other.first_step);
     }
 
     fn violation(&mut self, pos: usize, msg: String) {
@@ -464,8 +437,8 @@ impl Judge<'_> {
         // A hold that began after a move (not from the first render).
         if hold.0 > 0 && hold.2 && t - hold.1 < STEP_HOLD_US {
             tally.stepped.0 += hold.0 as u64;
-            let first = (hold.1, viewer, id, before);
-            tally.first_step = Some(tally.first_step.map_or(first, |f| f.min(first)));
+            let first = Spot { measure: 0, t: hold.1, viewer, entity: id, at: before };
+            tally.first_step = Spot::worse(tally.first_step, Some(first));
         }
         tally.stepped.1 += 1;
         *hold = (0, 0, true);

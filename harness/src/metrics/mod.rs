@@ -76,6 +76,7 @@ pub mod probe;
 pub mod recorder;
 pub mod runs;
 mod screen_memory;
+mod spot;
 pub mod stats;
 
 use serde::{Deserialize, Serialize};

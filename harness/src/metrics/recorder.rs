@@ -9,7 +9,7 @@
 use super::fidelity::Fidelity;
 use super::ideal::{due, Frames, Ideal};
 use super::interest::{InterestRow, InterestTracker};
-use super::judge::{Judge, Screen, SecondSums, Tally, MAX_VIOLATIONS, SNAP_SPAN_TICKS};
+use super::judge::{Judge, Screen, SecondSums, Spot, Tally, MAX_VIOLATIONS, SNAP_SPAN_TICKS};
 use super::on_map::MapCheck;
 use super::runs::Runs;
 use super::stats::{round4, Hist};
@@ -912,7 +912,7 @@ impl Recorder {
                 renders: tally.impossible.0,
                 share: round4(tally.impossible.0 as f64 / tally.impossible.1.max(1) as f64),
                 deepest_m: round4(tally.impossible.2 as f64 / 1e6),
-                deepest_at: tally.deepest_at.map(|s| located(s.t, s.viewer, s.entity, s.at)),
+                deepest_at: tally.deepest_at.map(located),
             },
             trace_facts,
             input_changes_unshown_pct: OwnRemotePct { own: pct(unshown[1]), remote: pct(unshown[0]) },
@@ -933,30 +933,25 @@ impl Recorder {
                 let first_client = self.topology.has_server() as usize;
                 Checks {
                     off_path_max_m: (c.path_samples > 0).then(|| round4(c.off_path_max as f64 / 1e6)),
-                    off_path_at: c.off_path_at.map(|s| located(s.t, s.viewer, s.entity, s.at)),
+                    off_path_at: c.off_path_at.map(located),
                     frames_after_mark: c.mark_us.map(|_| {
                         c.last[first_client..].iter().zip(&c.at_mark[first_client..]).map(|(l, m)| l - m).collect()
                     }),
                     own_named_ahead: c.named_ahead,
                     behind_share: (c.located.0 > 0).then(|| round4(c.located.1 as f64 / c.located.0 as f64)),
                     overclaim: c.overclaim.map(|o| Overclaim {
-                        at: located(o.t, o.viewer, o.entity, o.at),
+                        at: located(o.spot),
                         named_frame: o.named as u64,
                         shown_frame: round4(o.shown),
-                        behind_ms: round4(o.milliframes as f64 * self.dt_us as f64 / 1e6),
+                        behind_ms: round4(o.spot.measure as f64 * self.dt_us as f64 / 1e6),
                     }),
                     stepped_share: (!self.topology.confirms() && c.stepped.1 > 0)
                         .then(|| round4(c.stepped.0 as f64 / (c.stepped.0 + c.stepped.1) as f64)),
-                    first_step: c.first_step.map(|(t, v, e, at)| located(t, v, e, at)),
+                    first_step: c.first_step.map(located),
                     own_ideal_farthest: c.own_ideal_far.map(farthest),
                     own_farthest: c.far[1].map(farthest),
                     remote_farthest: c.far[0].map(farthest),
-                    final_farthest: self
-                        .screens
-                        .iter()
-                        .flat_map(|s| s.last_far)
-                        .fold(None, super::judge::Spot::worse)
-                        .map(farthest),
+                    final_farthest: self.screens.iter().flat_map(|s| s.last_far).fold(None, Spot::worse).map(farthest),
                     largest_snap: c.snap_at.map(farthest),
                 }
             }),
@@ -1004,13 +999,18 @@ impl Recorder {
 
 /// A second's mean divergence in metres from its (µm sum, renders).
 /// Where a render was seen, in a report's units.
-fn located(t_us: u64, client: usize, entity: usize, at: [i32; 3]) -> Located {
-    Located { client, entity, t_s: round4(t_us as f64 / 1e6), position_m: at.map(|v| round4(v as f64 / 1e6)) }
+fn located(s: Spot) -> Located {
+    Located {
+        client: s.viewer,
+        entity: s.entity,
+        t_s: round4(s.t as f64 / 1e6),
+        position_m: s.at.map(|v| round4(v as f64 / 1e6)),
+    }
 }
 
-/// A located render and its distance (a [`super::judge::Spot`] of µm).
-fn farthest(s: super::judge::Spot) -> Farthest {
-    Farthest { at: located(s.t, s.viewer, s.entity, s.at), distance_m: round4(s.measure as f64 / 1e6) }
+/// A located render and its distance (a [`Spot`] of µm).
+fn farthest(s: Spot) -> Farthest {
+    Farthest { at: located(s), distance_m: round4(s.measure as f64 / 1e6) }
 }
 
 fn mean_m((sum, n): (u128, u64)) -> f64 {
@@ -1048,11 +1048,11 @@ struct CheckState {
     located: (u64, u64),
     named_ahead: u64,
     stepped: (u64, u64),
-    first_step: Option<(u64, usize, usize, [i32; 3])>,
-    off_path_at: Option<super::judge::Spot>,
-    own_ideal_far: Option<super::judge::Spot>,
-    far: [Option<super::judge::Spot>; 2],
-    snap_at: Option<super::judge::Spot>,
+    first_step: Option<Spot>,
+    off_path_at: Option<Spot>,
+    own_ideal_far: Option<Spot>,
+    far: [Option<Spot>; 2],
+    snap_at: Option<Spot>,
     path_samples: u64,
     mark_us: Option<u64>,
     at_mark: Vec<u32>,
