@@ -647,11 +647,14 @@ pub struct EntityView {
     /// drawn state includes, when the client knows it itself (its own
     /// predicted player; a peer's inputs); 0 otherwise.
     pub seq: u32,
-    /// The authoritative frame the drawn state of this entity comes from
-    /// (client/server: a frame the server published), 0 if none: the
-    /// harness looks up which input of the entity's player that frame had
-    /// applied, so algorithms need not send input sequence numbers of
-    /// every entity, which no real game does.
+    /// The frame the drawn state of this entity comes from, 0 if none.
+    /// Client/server: a frame the server published; the harness looks up
+    /// which input of the entity's player that frame had applied, so
+    /// algorithms need not send input sequence numbers of every entity,
+    /// which no real game does. Peer-to-peer and relay: the frame of the
+    /// game the peer shows ([`View::show_game`]) — its game time: remote
+    /// divergence is held to the agreed log at that frame, and how far it
+    /// trails the real-time schedule is the lag (see the metrics' docs).
     pub frame: u32,
 }
 
@@ -674,6 +677,18 @@ impl View {
             seq: p.last_seq,
             frame: 0,
         }));
+    }
+
+    /// Shows every entity of a peer's game `state` at its frame (peer to
+    /// peer and relay): as [`View::show_state`], naming `state.frame` as
+    /// the game time the screen is at. A stalled peer is then judged on
+    /// what it shows of that frame and its stall counted as lag, once; a
+    /// name that is not the picture's frame only adds divergence.
+    pub fn show_game(&mut self, state: &State) {
+        self.show_state(state);
+        for e in &mut self.entities {
+            e.frame = state.frame;
+        }
     }
 }
 

@@ -166,7 +166,12 @@ fn a_144_hz_screen_sees_what_a_60_hz_one_does() {
             (a.divergence_m.remote.mean, b.divergence_m.remote.mean),
             (a.divergence_m.own.p99, b.divergence_m.own.p99),
         ] {
-            assert!((x - y).abs() <= 0.01 + 0.05 * x.max(y), "{algo}: divergence {x} vs {y}");
+            // A peer's screen is held to the agreed path into the frame it
+            // names; only a faster screen catches a multi-frame catch-up
+            // mid-chord, off the path's corners (about a centimetre on
+            // wifi), so peers get a centimetre more.
+            let chord = if algo == "server-verified" { 0.0 } else { 0.01 };
+            assert!((x - y).abs() <= 0.01 + chord + 0.05 * x.max(y), "{algo}: divergence {x} vs {y}");
         }
     }
 }

@@ -30,7 +30,10 @@ fn doubling_every_length_doubles_divergence_in_metres_and_keeps_it_in_player_siz
     // integer arithmetic rounds a diagonal step to the micrometre, so
     // "twice" is within a few percent, not exact.)
     // Lengths among the options double too (dead-reckoning's threshold).
-    for algo in ["prediction", "snapshot", "dead-reckoning", "lockstep"] {
+    // (Peers are judged at the frame they show: lockstep's screens are
+    // then exact, rollback's off by mispredictions its lerp's fixed jump
+    // threshold shapes — no scale to test.)
+    for algo in ["prediction", "snapshot", "dead-reckoning"] {
         let run = |game: GameSettings, threshold: &str| {
             let mut c = RunConfig { game, ..cfg(3, 20, 5) };
             if algo == "dead-reckoning" {

@@ -166,6 +166,53 @@ fn oracle_authority_equals_the_ideal_world_and_lags_it_by_one_step() {
 }
 
 #[test]
+fn a_peer_that_names_its_games_frame_is_judged_at_it_and_its_lag_is_measured() {
+    // Screens drawn 6 ticks late. Named by their frame, they show exactly
+    // where the agreed log has everyone at that frame (divergence 0), and
+    // trail the schedule by the oracle's step and the 6 ticks. Unnamed,
+    // the same screens are judged at the schedule's frame: 7 steps of
+    // motion, and no lag measured.
+    let run = |names_game| {
+        let faults = Faults { lag: Some((6, false)), names_game, ..Faults::default() };
+        run_algo(&Oracle::new(faults), "lan", "zigzag", cfg(3, 10, 1))
+    };
+    let (named, unnamed) = (run(Some(0)), run(None));
+    // (The first six ticks show the initial state, frame 0: no name, judged
+    // at the schedule's frame.)
+    for s in [&named.divergence_m.own, &named.divergence_m.remote] {
+        assert_eq!((s.p99, s.n > 1000), (0.0, true), "{s:?}");
+        assert!(s.mean < 0.001, "{s:?}");
+    }
+    assert!(unnamed.divergence_m.remote.mean > 0.1, "{:?}", unnamed.divergence_m.remote);
+    assert_eq!(unnamed.lag_ms, None);
+    let lag = named.lag_ms.expect("named frames give a lag");
+    // The first renders show the initial state (frame 0, no name).
+    let seven = 7.0 * DT as f64 / 1e3;
+    assert!((lag.behind_ms.p50 - seven).abs() < 0.05 && lag.behind_ms.max < seven + 0.05, "{lag:?}");
+    assert!((lag.at_end_ms - seven).abs() < 0.05, "{lag:?}");
+    assert!(named.per_client.iter().all(|c| c.lag_at_end_ms.is_some_and(|l| (l - seven).abs() < 0.05)));
+    // What the screens drew and when their inputs showed did not change.
+    assert_eq!(named.input_latency_ms, unnamed.input_latency_ms);
+    assert_eq!(named.ideal_divergence_m, unnamed.ideal_divergence_m);
+}
+
+#[test]
+fn a_name_other_than_the_drawn_frame_only_adds_divergence() {
+    // Naming a frame 30 ticks newer than drawn cuts the lag the screen
+    // shows, and costs the distance the players moved in those ticks;
+    // naming one more than 10 s ahead is a violation and judged as no name.
+    let run = |more| {
+        let faults = Faults { lag: Some((6, false)), names_game: Some(more), ..Faults::default() };
+        run_algo(&Oracle::new(faults), "lan", "zigzag", cfg(3, 10, 1))
+    };
+    let (honest, newer, wild) = (run(0), run(30), run(1_000_000));
+    assert!(newer.divergence_m.remote.mean > honest.divergence_m.remote.mean + 0.5, "{:?}", newer.divergence_m);
+    assert!(newer.lag_ms.unwrap().behind_ms.p50 < 1.0);
+    assert!(wild.violations.iter().any(|v| v.contains("more than 10 s ahead")), "{:?}", wild.violations);
+    assert_eq!(wild.lag_ms, None);
+}
+
+#[test]
 fn a_perturbed_peer_is_caught_with_the_first_divergent_frame() {
     let m = run_algo(
         &Oracle::new(Faults { perturb: Some((1, 100)), ..Faults::default() }),

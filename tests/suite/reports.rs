@@ -44,7 +44,7 @@ fn matrix_writes_four_files_identically_for_any_thread_count() {
     assert!(html.matches("<svg").count() >= 5, "inline SVG plots");
     // Provenance: each algorithm's options as they took effect, each
     // profile's links, the settings and seeds.
-    assert!(html.contains("How these runs were made") && html.contains("max-ahead=6"), "provenance");
+    assert!(html.contains("How these runs were made") && html.contains("max-ahead=0"), "provenance");
     assert!(html.contains("seeds 1,2") && html.contains("<code>delay"), "provenance");
     assert!(csv.lines().next().unwrap().contains(",options,render_hz,"), "CSV provenance columns");
     assert!(

@@ -293,6 +293,6 @@ impl Node for Peer {
     }
 
     fn render(&mut self, _ctx: &RenderCtx<'_>, view: &mut View) {
-        view.show_state(&self.state);
+        view.show_game(&self.state);
     }
 }

@@ -270,6 +270,6 @@ impl Node for Client {
     }
 
     fn render(&mut self, _ctx: &RenderCtx<'_>, view: &mut View) {
-        view.show_state(&self.state);
+        view.show_game(&self.state);
     }
 }

@@ -3,7 +3,9 @@
 //! Peer to peer. Every tick a peer makes the frames real time says are due
 //! (`maketic` catches up after a wait, as DOOM's `NetUpdate` does), sampling
 //! its player's input for each — unless it is already `max-ahead` frames
-//! ahead of the game, in which case the device is not read — and
+//! ahead of the game, in which case the device is not read (DOOM's buffer
+//! is 6 frames; by default the limit is the round trip to the slowest peer
+//! as measured from acknowledgements, so the buffer suits the link) — and
 //! sends every other peer all its inputs that peer has not acknowledged,
 //! with an acknowledgement of the inputs it holds from that peer. Then it
 //! runs every frame (`gametic`) for which it holds every player's input; a
@@ -36,11 +38,15 @@ const ACCEPT_WINDOW: u32 = 4096;
 
 const MAX_AHEAD: OptionSpec = OptionSpec::count(
     "max-ahead",
-    "6",
-    1,
+    "0",
+    0,
     1000,
-    "frames of input a peer may make before the game has run them (DOOM: BACKUPTICS/2)",
+    "frames of input a peer may make before the game has run them (DOOM: BACKUPTICS/2 = 6); 0: the round trip to the slowest peer as measured, in frames, and 2 more, at least 6",
 );
+
+/// Frames a peer may run ahead when the round trip is not measured yet,
+/// and at least (DOOM's `BACKUPTICS/2`).
+const DOOM_AHEAD: u32 = 6;
 
 const ADAPT: OptionSpec = OptionSpec::count(
     "adapt",
@@ -96,7 +102,9 @@ impl Algorithm for Lockstep {
                 inputs: vec![Vec::new(); n],
                 have: vec![0; n],
                 acked_by: vec![0; n],
-                max_ahead: setup.options.number(&MAX_AHEAD).clamp(1.0, 1000.0) as u32,
+                max_ahead: setup.options.number(&MAX_AHEAD).clamp(0.0, 1000.0) as u32,
+                made_at: Vec::new(),
+                rtt_ticks: vec![0.0; n],
                 frame_inputs: vec![SeqInput::default(); n],
                 received: Vec::new(),
                 adapt: setup.options.number(&ADAPT) != 0.0,
@@ -118,7 +126,13 @@ struct Peer {
     have: Vec<u32>,
     /// Per peer, how many of my inputs it has acknowledged.
     acked_by: Vec<u32>,
+    /// 0: from the measured round trip (see [`Peer::ahead_limit`]).
     max_ahead: u32,
+    /// The tick each of my frames' inputs was made on.
+    made_at: Vec<u64>,
+    /// Per peer, the round trip in ticks: the largest sample, decaying
+    /// toward newer ones (an input made to its acknowledgement).
+    rtt_ticks: Vec<f64>,
     frame_inputs: Vec<SeqInput>,
     /// Scratch: the inputs of the packet being read.
     received: Vec<Input>,
@@ -171,6 +185,19 @@ impl Peer {
         }
     }
 
+    /// How far ahead of the game a peer may make inputs: `max-ahead`, or
+    /// with 0 the round trip to the slowest peer and 2 frames — a frame
+    /// runs once every peer's input for it has come, about a one-way trip
+    /// after it was made, so a buffer of the round trip never throttles a
+    /// link whose paths are alike, as DOOM's 6 throttles a 100 ms one.
+    fn ahead_limit(&self) -> u32 {
+        if self.max_ahead > 0 {
+            return self.max_ahead;
+        }
+        let rtt = self.rtt_ticks.iter().fold(0.0f64, |a, &b| a.max(b));
+        (rtt.ceil() as u32 + 2).clamp(DOOM_AHEAD, 1000)
+    }
+
     fn packet_for(&self, q: usize) -> Vec<u8> {
         let start = self.acked_by[q];
         let end = self.have[self.me].min(start + MAX_BATCH as u32);
@@ -205,9 +232,11 @@ impl Node for Peer {
                 self.frameskip = [false; 4];
             }
         }
-        while self.have[self.me] < due && self.have[self.me] < self.gametic() + self.max_ahead {
+        let limit = self.ahead_limit();
+        while self.have[self.me] < due && self.have[self.me] < self.gametic() + limit {
             let maketic = self.have[self.me];
             let Some(s) = ctx.sample_input() else { break };
+            self.made_at.push(ctx.tick());
             debug_assert_eq!(s.seq, maketic + 1, "one sample per frame");
             self.store(self.me, maketic, s.input);
         }
@@ -231,8 +260,14 @@ impl Node for Peer {
             self.received = inputs;
             return;
         };
-        if ack <= self.have[self.me] {
-            self.acked_by[q] = self.acked_by[q].max(ack);
+        if ack <= self.have[self.me] && ack > self.acked_by[q] {
+            self.acked_by[q] = ack;
+            // The newest input it acknowledges, made `sample` ticks ago.
+            if let Some(&made) = self.made_at.get(ack as usize - 1) {
+                let sample = ctx.tick().saturating_sub(made) as f64;
+                let r = &mut self.rtt_ticks[q];
+                *r = if sample >= *r { sample } else { *r + (sample - *r) / 64.0 };
+            }
         }
         for (k, &input) in inputs.iter().enumerate() {
             let f = start.saturating_add(k as u32);
@@ -244,7 +279,7 @@ impl Node for Peer {
     }
 
     fn render(&mut self, _ctx: &RenderCtx<'_>, view: &mut View) {
-        view.show_state(&self.state);
+        view.show_game(&self.state);
     }
 }
 

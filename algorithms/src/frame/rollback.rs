@@ -9,9 +9,13 @@
 //! When a remote input arrives that differs from what was predicted for
 //! its frame, the peer loads the state of that frame and re-simulates to
 //! the present with the corrected inputs — a rollback, reported with its
-//! depth. A peer never runs more than `window` frames (default 8) past the
-//! last frame whose inputs it has from everyone: beyond that it stalls
-//! rather than predicts. Frames whose inputs are all known are *confirmed*
+//! depth. A peer never runs more than `window` frames past the last frame
+//! whose inputs it has from everyone: beyond that it stalls rather than
+//! predicts. GGPO's window is 8 frames; by default it is the round trip
+//! to the slowest peer as measured from acknowledgements, so it suits the
+//! link. After a stall a peer runs up to `catchup` frames a tick until it
+//! has made up the ticks it lost (DOOM's catch-up; GGPO never
+//! fast-forwards, so its game falls behind the clock for good). Frames whose inputs are all known are *confirmed*
 //! and published, so the harness checks them against the agreed log.
 //!
 //! A late input that confirms its prediction costs nothing: the states
@@ -41,8 +45,23 @@ const MAX_BATCH: u32 = 64;
 const RING: usize = 128;
 
 const DELAY: OptionSpec = OptionSpec::count("delay", "2", 0, 30, "input delay, frames");
-const WINDOW: OptionSpec =
-    OptionSpec::count("window", "8", 1, 64, "prediction window: frames past the last confirmed one before stalling");
+const WINDOW: OptionSpec = OptionSpec::count(
+    "window",
+    "0",
+    0,
+    120,
+    "prediction window: frames past the last confirmed one before stalling (GGPO: 8); 0: the round trip to the slowest peer as measured, in frames, and 2 more, at least 8",
+);
+const CATCHUP: OptionSpec = OptionSpec::count(
+    "catchup",
+    "2",
+    1,
+    8,
+    "frames a peer may run in one tick to make up for ticks it stalled (1: never catches up, as GGPO)",
+);
+
+/// GGPO's prediction window, and the least the measured one is.
+const GGPO_WINDOW: u32 = 8;
 const AHEAD: OptionSpec = OptionSpec::count(
     "ahead",
     "2",
@@ -81,7 +100,7 @@ impl Algorithm for Rollback {
         true
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[DELAY, WINDOW, AHEAD]
+        &[DELAY, WINDOW, CATCHUP, AHEAD]
     }
     fn client(&self, s: &Setup, player: usize) -> Box<dyn Node> {
         let n = s.players;
@@ -106,7 +125,11 @@ impl Algorithm for Rollback {
                 changes: 0,
                 published: 0,
                 delay,
-                window: s.options.number(&WINDOW).clamp(1.0, 120.0) as u32,
+                window: s.options.number(&WINDOW).clamp(0.0, 120.0) as u32,
+                catchup: s.options.number(&CATCHUP).clamp(1.0, 8.0) as u32,
+                behind: 0,
+                made_at: Vec::new(),
+                rtt_ticks: vec![0.0; n],
                 ahead: s.options.number(&AHEAD).clamp(0.0, 120.0) as u32,
                 remote_frame: vec![0; n],
                 skip_resimulation: self.skip_resimulation,
@@ -144,7 +167,17 @@ struct Peer {
     /// Frames published as confirmed.
     published: u32,
     delay: u32,
+    /// 0: from the measured round trip (see [`Peer::window`]).
     window: u32,
+    /// Frames a tick at most, catching up.
+    catchup: u32,
+    /// Ticks stalled and not yet made up for.
+    behind: u32,
+    /// The tick each of my inputs was made on, by frame.
+    made_at: Vec<u64>,
+    /// Per peer, the round trip in ticks: the largest sample, decaying
+    /// toward newer ones (an input made to its acknowledgement).
+    rtt_ticks: Vec<f64>,
     ahead: u32,
     /// Per peer, the newest frame it said it was at.
     remote_frame: Vec<u32>,
@@ -177,6 +210,19 @@ impl Peer {
     /// The frame of the oldest saved state.
     fn base(&self) -> u32 {
         self.saved.front().map_or(0, |s| s.frame)
+    }
+
+    /// The prediction window: `window`, or with 0 the round trip to the
+    /// slowest peer and 2 frames, at least GGPO's 8 — a remote input
+    /// arrives about a one-way trip after its frame, so a window of the
+    /// round trip predicts through a link whose paths are alike instead
+    /// of stalling on it.
+    fn window(&self) -> u32 {
+        if self.window > 0 {
+            return self.window;
+        }
+        let rtt = self.rtt_ticks.iter().fold(0.0f64, |a, &b| a.max(b));
+        (rtt.ceil() as u32 + 2).clamp(GGPO_WINDOW, (RING - 8) as u32)
     }
 
     fn confirmed(&self) -> u32 {
@@ -344,6 +390,33 @@ impl Peer {
     }
 }
 
+impl Peer {
+    /// Whether a frame may run now, and whether the window allows it: none
+    /// runs more than the window past the confirmed frame, and a peer more
+    /// than the latency explains ahead of the slowest one skips a tick.
+    fn can_advance(&self) -> (bool, bool) {
+        let slowest = (0..self.remote_frame.len()).filter(|&q| q != self.me).map(|q| self.remote_frame[q]).min();
+        let lead = slowest.map_or(0, |s| self.frame().saturating_sub(s));
+        let window = self.window();
+        let in_window = self.frame() < self.confirmed() + window;
+        (in_window && lead <= window + self.ahead, in_window)
+    }
+
+    /// Samples the input for frame `frame + delay` unless it is made.
+    fn make_input(&mut self, ctx: &mut Ctx<'_>) {
+        if self.have[self.me] <= self.frame() + self.delay {
+            let f = self.have[self.me];
+            if let Some(s) = ctx.sample_input() {
+                if self.made_at.len() <= f as usize {
+                    self.made_at.resize(f as usize + 1, 0);
+                }
+                self.made_at[f as usize] = ctx.tick();
+                self.store(self.me, f, s.input);
+            }
+        }
+    }
+}
+
 impl Picture for Peer {
     /// Counts every change to the state: a step, a rollback, a stamp.
     fn picture_stamp(&self) -> Option<u64> {
@@ -359,17 +432,11 @@ impl Node for Peer {
         }
         // Time sync: skip a tick when running ahead of the peers by more
         // than the latency explains.
-        let slowest = (0..self.remote_frame.len()).filter(|&q| q != self.me).map(|q| self.remote_frame[q]).min();
-        let lead = slowest.map_or(0, |s| self.frame().saturating_sub(s));
-        let allowed = self.window + self.ahead;
+        let (can_advance, in_window) = self.can_advance();
         // Make this tick's input (frame = now + delay), unless the window
         // is full and we are about to stall anyway.
-        let can_advance = self.frame() < self.confirmed() + self.window && lead <= allowed;
-        if can_advance && self.have[self.me] <= self.frame() + self.delay {
-            let f = self.have[self.me];
-            if let Some(s) = ctx.sample_input() {
-                self.store(self.me, f, s.input);
-            }
+        if can_advance {
+            self.make_input(ctx);
         }
         // Every packet carries the newest published frame's checksum.
         let conf = self.published;
@@ -382,8 +449,24 @@ impl Node for Peer {
         }
         if can_advance && self.have[self.me] > self.frame() {
             self.step_frame(ctx);
+            // Ticks stalled are made up for, `catchup` frames a tick at
+            // most, as DOOM's NetUpdate does: the game keeps to the clock.
+            for _ in 1..self.catchup {
+                if self.behind == 0 || !self.can_advance().0 {
+                    break;
+                }
+                self.make_input(ctx);
+                if self.have[self.me] <= self.frame() {
+                    break;
+                }
+                self.step_frame(ctx);
+                self.behind -= 1;
+            }
         } else {
             ctx.report(Report::Stalled);
+            // A tick the window stalled is made up for later; one given
+            // up to time sync is not.
+            self.behind += !in_window as u32;
         }
         self.publish(ctx);
     }
@@ -395,8 +478,15 @@ impl Node for Peer {
             self.received = inputs;
             return;
         };
-        if p.ack <= self.have[self.me] {
-            self.acked_by[q] = self.acked_by[q].max(p.ack);
+        if p.ack <= self.have[self.me] && p.ack > self.acked_by[q] {
+            self.acked_by[q] = p.ack;
+            // The newest input it acknowledges, made `sample` ticks ago
+            // (the first `delay` frames' inputs were never sent).
+            if let Some(&made) = self.made_at.get(p.ack as usize - 1).filter(|_| p.ack > self.delay) {
+                let sample = ctx.tick().saturating_sub(made) as f64;
+                let r = &mut self.rtt_ticks[q];
+                *r = if sample >= *r { sample } else { *r + (sample - *r) / 64.0 };
+            }
         }
         self.remote_frame[q] = self.remote_frame[q].max(p.frame);
         // New inputs; the earliest misprediction decides the rollback.
@@ -436,7 +526,7 @@ impl Node for Peer {
     }
 
     fn render(&mut self, _ctx: &RenderCtx<'_>, view: &mut View) {
-        view.show_state(&self.state);
+        view.show_game(&self.state);
     }
 }
 

@@ -62,6 +62,10 @@ impl Frames {
         self.pos.resize((self.checksums.len() - self.first) * self.entities + self.entities, [0; 3]);
         self.checksums.push(if self.with_checksums { s.checksum() } else { 0 });
     }
+    /// The oldest frame whose positions are kept.
+    pub(crate) fn first(&self) -> usize {
+        self.first
+    }
     /// Entity `entity`'s position in `frame` (which must be kept).
     pub(crate) fn at(&self, frame: usize, entity: usize) -> [i32; 3] {
         self.pos[(frame - self.first) * self.entities + entity]

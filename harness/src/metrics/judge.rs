@@ -37,6 +37,12 @@ pub(super) const MAX_VIOLATIONS: usize = 20;
 /// screens count the same jumps.
 pub(super) const SNAP_SPAN_TICKS: u64 = 2;
 
+/// Peer-to-peer and relay: a render naming its game's frame `n` is held
+/// to the agreed path back to the frame it named before, at most this
+/// many frames (a catch-up after a stall drawn as one motion; longer
+/// moves jump, see `algorithms::support::render_lerp`).
+pub(super) const NAMED_SPAN: usize = 8;
+
 /// A remote entity drawn in place for less than this between two moves is
 /// a step of a picture updated below the screen's rate (a player's motion
 /// does not stop and restart that fast), µs.
@@ -58,6 +64,12 @@ pub(super) struct Screen {
     pub(super) last_view: Vec<EntityView>,
     /// Renders whose names run ahead of the picture credited so far.
     pub(super) claims: Claims,
+    /// Peer-to-peer and relay: this screen's lag behind the schedule at
+    /// its last render that named its game's frame, µs.
+    pub(super) last_lag: Option<u64>,
+    /// Peer-to-peer and relay: per entity, the game frame this screen's
+    /// last scored render named (0: none).
+    pub(super) named_before: Vec<u32>,
     /// Per slot, the entity's current hold: renders drawn where the one
     /// before was, the first of them's time, and whether the entity has
     /// moved on this screen before (conformance runs).
@@ -75,6 +87,8 @@ impl Screen {
             last_far: [None; 2],
             last_view: Vec::new(),
             claims: Claims::default(),
+            last_lag: None,
+            named_before: Vec::new(),
             holds: Vec::new(),
         }
     }
@@ -106,6 +120,8 @@ pub(super) struct Tally {
     pub(super) ideal_div: [Hist; 2],
     /// Input latency: [remote, own].
     pub(super) latency: [Hist; 2],
+    /// Peer-to-peer and relay: lag behind the schedule per render, µs.
+    pub(super) lag: Hist,
     /// Entity-renders over the snap threshold.
     pub(super) snap_renders: u64,
     /// The largest jump of a snap event, µm.
@@ -157,6 +173,7 @@ impl Tally {
             self.ideal_div[k].merge(&other.ideal_div[k]);
             self.latency[k].merge(&other.latency[k]);
         }
+        self.lag.merge(&other.lag);
         self.snap_renders += other.snap_renders;
         self.largest_jump = self.largest_jump.max(other.largest_jump);
         self.impossible.0 += other.impossible.0;
@@ -211,7 +228,8 @@ pub(super) struct Judge<'a> {
     /// Per frame and player, the input sequence the frame had applied.
     pub(super) authority_seqs: &'a [u32],
     pub(super) ideal: &'a Frames,
-    /// The authority frame in force at the renders judged.
+    /// The authority frame in force at the renders judged (peer-to-peer
+    /// and relay: the schedule's).
     pub(super) now_frame: usize,
     pub(super) map: &'a MapCheck,
     /// Whether remote entities are checked against the authority's path.
@@ -239,12 +257,22 @@ impl Judge<'_> {
     /// in `tally`'s scratch, which the caller gives back. A loop of its
     /// own: each distance is a root whose latency the bookkeeping after it
     /// would otherwise wait out. (An unknown entity's distance is not used.)
+    ///
+    /// With `named` (the agreed log of a peer-to-peer or relay run: the
+    /// game frame the screen last named per entity), an entity whose view
+    /// names a game frame `n` is measured against `timeline`'s motion into
+    /// that frame instead: the nearest point of the agreed path from the
+    /// frame the screen named before (at most [`NAMED_SPAN`] frames back,
+    /// at least one) to `n`, the motion render interpolation draws (see
+    /// [`crate::contract::View::show_game`]).
+    #[allow(clippy::too_many_arguments)]
     fn distances(
         &self,
         timeline: &Frames,
         (frame, into): (usize, u64),
         row: Option<&[[i32; 3]]>,
         entities: &[EntityView],
+        named: Option<&mut Vec<u32>>,
         tally: &mut Tally,
     ) -> Vec<u64> {
         let mut d = std::mem::take(&mut tally.scratch);
@@ -255,9 +283,38 @@ impl Judge<'_> {
         fn fill(d: &mut Vec<u64>, entities: &[EntityView], last: usize, at: impl Fn(usize) -> [i32; 3]) {
             d.extend(entities.iter().map(|e| crate::math::distance(at((e.id as usize).min(last)), [e.x, e.y, e.z])));
         }
-        match row {
-            Some(row) => fill(&mut d, entities, last, |id| row[id]),
-            None => fill(&mut d, entities, last, |id| timeline.between(frame, id, into, self.dt_us)),
+        let at_t = |id| match row {
+            Some(row) => row[id],
+            None => timeline.between(frame, id, into, self.dt_us),
+        };
+        if let Some(before) = named.filter(|_| entities.iter().any(|e| e.frame > 0)) {
+            // The recorder keeps every frame a view names and the span
+            // before it (a name it could not keep it turns into none). A
+            // frame not there would be the recorder's mistake: the newest
+            // frame then, never a panic.
+            let newest = |id| timeline.at(timeline.frames() - 1, id);
+            let sure = frame + usize::from(into > 0) < timeline.frames();
+            if before.len() < self.entities {
+                before.resize(self.entities, 0);
+            }
+            d.extend(entities.iter().map(|e| {
+                let (id, p) = ((e.id as usize).min(last), [e.x, e.y, e.z]);
+                let n = e.frame as usize;
+                if n == 0 {
+                    return crate::math::distance(if sure { at_t(id) } else { newest(id) }, p);
+                }
+                let from = (before[id] as usize).clamp(n.saturating_sub(NAMED_SPAN), n.saturating_sub(1));
+                before[id] = e.frame;
+                if (from..=n).any(|f| timeline.try_at(f, id).is_none()) {
+                    return crate::math::distance(newest(id), p);
+                }
+                nearest_on_path(p, from, n, 0.0, |f| timeline.at(f, id)).round() as u64
+            }));
+        } else {
+            match row {
+                Some(row) => fill(&mut d, entities, last, |id| row[id]),
+                None => fill(&mut d, entities, last, |id| timeline.between(frame, id, into, self.dt_us)),
+            }
         }
         d
     }
@@ -281,7 +338,15 @@ impl Judge<'_> {
         (ideal_at, ideal_row): ((usize, u64), Option<&[[i32; 3]]>),
     ) {
         screen.memory.begin_render(view.entities.len());
-        let ideal = self.distances(self.ideal, ideal_at, ideal_row, &view.entities, tally);
+        let ideal = self.distances(self.ideal, ideal_at, ideal_row, &view.entities, None, tally);
+        if self.topology.confirms() {
+            // The game time the screen is at: the newest frame it names.
+            if let Some(n) = view.entities.iter().map(|e| e.frame as usize).max().filter(|&n| n > 0) {
+                let lag = self.now_frame.saturating_sub(n) as u64 * self.dt_us;
+                tally.lag.record(lag);
+                screen.last_lag = Some(lag);
+            }
+        }
         for e in &view.entities {
             let id = e.id as usize;
             if id >= self.entities {
@@ -291,9 +356,9 @@ impl Judge<'_> {
             // A view that names the authoritative frame gets that frame's input.
             let mut e = *e;
             let mut named_frame = 0;
-            if e.frame > 0 && id < self.players {
+            if e.frame > 0 && id < self.players && !self.topology.confirms() {
                 let f = e.frame as usize;
-                if self.topology.confirms() || f >= self.authority.frames() {
+                if f >= self.authority.frames() {
                     tally.violation(
                         pos,
                         format!("player {viewer}'s view names frame {f}, which the server never published"),
@@ -486,7 +551,8 @@ impl Judge<'_> {
     ) {
         let mut last = [0u64; 2];
         let mut last_far = [None; 2];
-        let d = self.distances(self.authority, (frame, into), row, entities, tally);
+        let named = self.topology.confirms().then_some(&mut screen.named_before);
+        let d = self.distances(self.authority, (frame, into), row, entities, named, tally);
         let mut sums = SecondSums::default();
         for (e, &d) in entities.iter().zip(&d) {
             let id = e.id as usize;

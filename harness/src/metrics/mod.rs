@@ -23,9 +23,12 @@
 //!   authority at `t` is its frame in force, on the straight line to the
 //!   next frame (so the render's phase does not move the number).
 //!   Client/server: the frame in force is the server's latest published
-//!   frame, `t` measured from its publication. Peer-to-peer: the
-//!   harness's own replay of the agreed input log, the frame due at `t`
-//!   (`⌊t/dt⌋ + 1`). A render is scored once the next frame exists;
+//!   frame, `t` measured from its publication. Peer-to-peer and relay: the
+//!   harness's own replay of the agreed input log at the frame the view
+//!   names as its game time ([`crate::contract::View::show_game`]) — where
+//!   the peers agreed the entities are at the moment of the game the screen
+//!   shows — or, for a view that names none, the frame due at `t`
+//!   (`⌊t/dt⌋ + 1`). A render is scored once the frames it needs exist;
 //!   renders for which it never does are counted as `unscored_samples`. The ideal world also reports
 //!   **contact** (frames in which players touch): with contact, `vs ideal`
 //!   is chaotic.
@@ -45,6 +48,9 @@
 //!   algorithm reports them). Consecutive stalled ticks are one stall;
 //!   stalls of 100 ms or more are **freezes** (perceptible); the rest are
 //!   hiccups. Per client: time stalled, time frozen, longest freeze.
+//! - **lag** (peer-to-peer and relay): how far the frame a screen's game
+//!   is at trails the real-time schedule — see [`Lag`]. A stall is counted
+//!   in the stall and lag rows, not as divergence.
 //! - **input fidelity**: sampled inputs the authority applied more often
 //!   than their duration or never — see [`fidelity`].
 //! - **impossible screens**: entity-renders inside a wall or outside the
@@ -344,6 +350,24 @@ pub struct ClientMetrics {
     pub inputs_repeated: u64,
     /// This player's inputs the authority never ran.
     pub inputs_dropped: u64,
+    /// Peer-to-peer and relay: how far this screen's game trailed the
+    /// real-time schedule at its last render, ms (see [`Lag`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag_at_end_ms: Option<f64>,
+}
+
+/// Peer-to-peer and relay: how far the game a screen shows trails the
+/// real-time schedule. At a render at `t` the schedule is at frame
+/// `⌊t/dt⌋ + 1`; a screen whose view names frame `n` (its game time,
+/// [`crate::contract::View::show_game`]) lags `(⌊t/dt⌋ + 1 − n)·dt`, 0 when
+/// at or ahead of it. Stalls accumulate here, not in divergence: a peer
+/// that waited is judged on what it shows of the frame it is at.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Lag {
+    /// Over every render of every screen, ms.
+    pub behind_ms: Stats,
+    /// The screen furthest behind at its last render, ms.
+    pub at_end_ms: f64,
 }
 
 /// Displayed jumps, counted as events (see the module docs).
@@ -492,6 +516,10 @@ pub struct Metrics {
     pub snaps: Snaps,
     /// Time clients spent waiting for input, as stalls and freezes.
     pub stalls: Stalls,
+    /// Peer-to-peer and relay: the game's lag behind the real-time
+    /// schedule (none for client/server, or views that name no frame).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag_ms: Option<Lag>,
     /// Sampled inputs the authority ran too often or never.
     pub input_fidelity: InputFidelity,
     /// Entities shown inside walls or off the map.

@@ -9,12 +9,12 @@
 use super::fidelity::Fidelity;
 use super::ideal::{due, Frames, Ideal};
 use super::interest::{InterestRow, InterestTracker};
-use super::judge::{Judge, Screen, SecondSums, Spot, Tally, MAX_VIOLATIONS, SNAP_SPAN_TICKS};
+use super::judge::{Judge, Screen, SecondSums, Spot, Tally, MAX_VIOLATIONS, NAMED_SPAN, SNAP_SPAN_TICKS};
 use super::on_map::MapCheck;
 use super::runs::Runs;
 use super::stats::{round4, Hist};
 use super::{
-    Bandwidth, Checks, ClientMetrics, ClockError, Desync, Farthest, FinalDivergence, HitAgreement, Impossible,
+    Bandwidth, Checks, ClientMetrics, ClockError, Desync, Farthest, FinalDivergence, HitAgreement, Impossible, Lag,
     LatencyCdf, Located, Metrics, NetworkCounts, Overclaim, OwnRemote, OwnRemotePct, Snaps, Stalls, Timeline,
     TraceFacts,
 };
@@ -34,6 +34,10 @@ const IDEAL_AHEAD: usize = 4;
 
 struct Pending {
     viewer: usize,
+    /// The oldest authority frame the render is scored against, and the
+    /// newest: it is scored once that exists.
+    low: usize,
+    need: usize,
     frame: usize,
     /// µs past the frame's instant (the authority is scored between it and
     /// the next frame).
@@ -93,6 +97,10 @@ macro_rules! judge {
 /// a simulated second).
 const AUTHORITY_KEPT_US: u64 = 3_000_000;
 
+/// How far ahead of the real-time schedule a peer's view may name its
+/// game's frame, µs (a fast clock runs ahead; farther is no game time).
+const NAMED_AHEAD_US: u64 = 10_000_000;
+
 /// An instant of the authority's timeline: a frame and µs past it.
 type Instant = (usize, u64);
 
@@ -130,9 +138,13 @@ pub struct Recorder {
     spare_state: State,
     /// The ideal world, stepped as renders need it.
     ideal: Ideal,
-    /// The authority frame the latest render was judged against (renders
-    /// come in time order: none later asks for an older one).
+    /// The oldest authority frame the latest renders were judged against
+    /// (renders come in time order: none later asks for an older one; a
+    /// peer's screen names its game's frame, which only moves on).
     render_floor: usize,
+    /// Peer-to-peer and relay: per screen, the game frame its latest view
+    /// named (0: none yet).
+    named: Vec<usize>,
     /// Spare rows of every entity's position at one instant (see
     /// [`Frames::row_between`]), reused from batch to batch.
     spare_rows: Vec<Vec<[i32; 3]>>,
@@ -220,6 +232,7 @@ impl Recorder {
             spare_state: State::default(),
             ideal,
             render_floor: 0,
+            named: vec![0; players],
             spare_rows: Vec::new(),
             spare_instants: Vec::new(),
             spare_row_list: Vec::new(),
@@ -574,7 +587,7 @@ impl Recorder {
     /// ahead of the renders when their clocks drift).
     fn forget_old_authority(&mut self) {
         let kept = (AUTHORITY_KEPT_US / self.dt_us) as usize + 2;
-        let asked = self.pending.front().map_or(self.render_floor, |p| p.frame.min(self.render_floor));
+        let asked = self.pending.iter().map(|p| p.low).fold(self.render_floor, usize::min);
         self.authority.forget_before(self.authority.frames().saturating_sub(kept).min(asked));
     }
 
@@ -644,9 +657,11 @@ impl Recorder {
             let f = self.authority.frames() - 1;
             (f, t.0.saturating_sub(self.authority_at[f]).min(self.dt_us))
         };
-        self.render_floor = frame;
+        let (low, need) = self.name_games((frame, into), batch);
+        let span = |n: usize| n.saturating_sub(NAMED_SPAN);
+        self.render_floor = self.named.iter().copied().filter(|&n| n > 0).fold(low.min(frame), |a, n| a.min(span(n)));
         // Every render of one instant is scored now or waits, alike.
-        let score_now = self.pending.is_empty() && self.scorable(frame, into);
+        let score_now = self.pending.is_empty() && need < self.authority.frames();
         // The ideal world as far as renders at t read it: its frame in force
         // and the next — and two more, so that it steps the bots of a large
         // world ahead of the server even when judged on the other core, and
@@ -682,7 +697,10 @@ impl Recorder {
         let worth = entity_renders > self.entities;
         let spare = &mut self.spare_rows;
         let ideal_buf = worth.then(|| row_at(spare, &self.ideal.frames, ideal_at, self.dt_us));
-        let truth_buf = (worth && score_now).then(|| row_at(spare, &self.authority, (frame, into), self.dt_us));
+        // (Peers' renders that name their games' frames may be scored
+        // before the schedule's instant exists: no row then.)
+        let at_t = worth && score_now && frame + usize::from(into > 0) < self.authority.frames();
+        let truth_buf = at_t.then(|| row_at(spare, &self.authority, (frame, into), self.dt_us));
         let (ideal_row, truth_row) = (ideal_buf.as_deref(), truth_buf.as_deref());
         let shown: &[(usize, View)] = batch;
         by_screens(
@@ -709,10 +727,58 @@ impl Recorder {
             if !score_now {
                 let mut entities = self.spare_views.pop().unwrap_or_default();
                 entities.clone_from(&view.entities);
-                self.pending.push_back(Pending { viewer: *viewer, frame, into, t, view: View { entities } });
+                let view = View { entities };
+                self.pending.push_back(Pending { viewer: *viewer, low, need, frame, into, t, view });
             }
             std::mem::swap(&mut screen.last_view, &mut view.entities);
         }
+    }
+
+    /// The oldest and the newest authority frame `batch`'s renders at the
+    /// authority instant `(frame, into)` are scored against. Peer-to-peer
+    /// and relay: an entity whose view names its game's frame is scored at
+    /// that frame, the others at the instant. A name more than
+    /// [`NAMED_AHEAD_US`] ahead of the schedule, or older than the frames
+    /// kept, is a violation and is taken as no name: a render never waits
+    /// for a frame that may never come, nor asks for one forgotten.
+    fn name_games(&mut self, (frame, into): Instant, batch: &mut [(usize, View)]) -> (usize, usize) {
+        let at_t = (frame, frame + usize::from(into > 0));
+        if !self.topology.confirms() {
+            return at_t;
+        }
+        let ahead = frame + (NAMED_AHEAD_US / self.dt_us) as usize;
+        let first = self.authority.first();
+        let (mut low, mut need) = (usize::MAX, 0);
+        for (viewer, view) in batch.iter_mut() {
+            let mut screen_newest = 0;
+            for e in view.entities.iter_mut() {
+                if e.frame == 0 {
+                    (low, need) = (low.min(at_t.0), need.max(at_t.1));
+                    continue;
+                }
+                let f = e.frame as usize;
+                if f > ahead || f < first {
+                    let msg = if f > ahead {
+                        format!("player {viewer}'s view names game frame {f}, more than 10 s ahead of the schedule's {frame}")
+                    } else {
+                        format!("player {viewer}'s view names game frame {f}, older than the frames kept")
+                    };
+                    self.violation(msg);
+                    e.frame = 0;
+                    (low, need) = (low.min(at_t.0), need.max(at_t.1));
+                } else {
+                    screen_newest = screen_newest.max(f);
+                    (low, need) = (low.min(f.saturating_sub(NAMED_SPAN)), need.max(f));
+                }
+            }
+            if let Some(n) = self.named.get_mut(*viewer).filter(|_| screen_newest > 0) {
+                *n = screen_newest;
+            }
+        }
+        if need == 0 {
+            return at_t;
+        }
+        (low, need)
     }
 
     /// Moves the violations the tallies found into the run's, in the
@@ -736,15 +802,10 @@ impl Recorder {
         &mut self.seconds[i]
     }
 
-    /// Whether the frames a render is scored against exist.
-    fn scorable(&self, frame: usize, into: u64) -> bool {
-        frame + usize::from(into > 0) < self.authority.frames()
-    }
-
     /// Scores the waiting renders whose authority frames now exist, in
     /// order; many at once are split by screen over several cores.
     fn drain_pending(&mut self) {
-        let ready = self.pending.iter().take_while(|p| self.scorable(p.frame, p.into)).count();
+        let ready = self.pending.iter().take_while(|p| p.need < self.authority.frames()).count();
         if ready == 0 {
             return;
         }
@@ -766,7 +827,7 @@ impl Recorder {
         rows.extend(
             instants
                 .iter()
-                .filter(|&&(_, n)| n > self.entities)
+                .filter(|&&((f, into), n)| n > self.entities && f + usize::from(into > 0) < self.authority.frames())
                 .map(|&(at, _)| (at, row_at(&mut self.spare_rows, &self.authority, at, self.dt_us))),
         );
         self.spare_instants = instants;
@@ -907,6 +968,10 @@ impl Recorder {
                 renders: tally.snap_renders,
             },
             stalls,
+            lag_ms: (!tally.lag.is_empty()).then(|| Lag {
+                behind_ms: tally.lag.stats(1e3),
+                at_end_ms: round4(self.screens.iter().filter_map(|s| s.last_lag).max().unwrap_or(0) as f64 / 1e3),
+            }),
             input_fidelity: fidelity.clone(),
             impossible: Impossible {
                 renders: tally.impossible.0,
@@ -975,6 +1040,7 @@ impl Recorder {
                         snap_events: self.screens[p].snap_events,
                         inputs_repeated: repeated,
                         inputs_dropped: dropped,
+                        lag_at_end_ms: self.screens[p].last_lag.map(|l| round4(l as f64 / 1e3)),
                     }
                 })
                 .collect(),

@@ -69,6 +69,7 @@ pub const WATCHED: &[Watched] = &[
     w("corrections", |r| r.metrics.corrections as f64, 1.0, "", 1),
     w("stalls.frozen_ms", |r| r.metrics.stalls.freeze_ms_per_client, 1.0, "ms", 0),
     w("stalls.stalled_ms", |r| r.metrics.stalls.stalled_ms_per_client, 1.0, "ms", 0),
+    w("lag.mean_ms", |r| r.metrics.lag_ms.as_ref().map_or(0.0, |l| l.behind_ms.mean), 1.0, "ms", 0),
     w("snaps.per_client_min", |r| r.metrics.snaps.per_client_per_min, 1.0, "/client-min", 2),
     w("impossible.share", |r| r.metrics.impossible.share, 0.0001, "", 4),
     w("inputs.repeated_per_min", |r| r.metrics.input_fidelity.repeated_per_min, 1.0, "/client-min", 1),

@@ -61,6 +61,14 @@ pub const ROWS: &[(&str, Getter, usize)] = &[
     ("clock offset error mean (ms)", |m| m.clock_offset_error.as_ref().map(|c| c.mean_signed_ms), 2),
 ];
 
+/// Rows added after the stalls when a run measured a peer's lag behind
+/// the schedule (peer-to-peer and relay).
+pub const LAG_ROWS: &[(&str, Getter, usize)] = &[
+    ("lag behind schedule mean (ms)", |m| m.lag_ms.as_ref().map(|l| l.behind_ms.mean), 0),
+    ("lag behind schedule max (ms)", |m| m.lag_ms.as_ref().map(|l| l.behind_ms.max), 0),
+    ("lag at end (ms)", |m| m.lag_ms.as_ref().map(|l| l.at_end_ms), 0),
+];
+
 /// Rows added when a run measured an area of interest (`--aoi`).
 pub const INTEREST_ROWS: &[(&str, Getter, usize)] = &[
     ("within radius (%)", |m| m.interest.as_ref().map(|i| i.visible_share * 100.0), 2),
@@ -71,10 +79,18 @@ pub const INTEREST_ROWS: &[(&str, Getter, usize)] = &[
     ("index work per tick (entities)", |m| m.interest.as_ref().and_then(|i| i.index_examined_per_tick), 0),
 ];
 
-/// The rows for `runs`: the interest rows only when one measured them.
-fn rows_for<'a>(runs: impl IntoIterator<Item = &'a RunReport>) -> Vec<&'static (&'static str, Getter, usize)> {
-    let interest = runs.into_iter().any(|r| r.metrics.interest.is_some());
-    ROWS.iter().chain(if interest { INTEREST_ROWS } else { &[] }).collect()
+/// The rows for `runs`: the lag and interest rows only when one
+/// measured them.
+fn rows_for<'a>(runs: impl IntoIterator<Item = &'a RunReport> + Clone) -> Vec<&'static (&'static str, Getter, usize)> {
+    let interest = runs.clone().into_iter().any(|r| r.metrics.interest.is_some());
+    let lag = runs.into_iter().any(|r| r.metrics.lag_ms.is_some());
+    let after_stalls = ROWS.iter().position(|r| r.0 == "stalls per client (all)").map_or(ROWS.len(), |i| i + 1);
+    ROWS[..after_stalls]
+        .iter()
+        .chain(if lag { LAG_ROWS } else { &[] })
+        .chain(&ROWS[after_stalls..])
+        .chain(if interest { INTEREST_ROWS } else { &[] })
+        .collect()
 }
 
 /// At most this many clients are listed one by one in a single run's table.
@@ -338,6 +354,7 @@ pub const COLUMNS: &[(&str, &str, Getter, usize)] = &[
         2,
     ),
     ("frozen", "frozen ms", |m| Some(m.stalls.freeze_ms_per_client), 0),
+    ("lag", "lag ms", |m| m.lag_ms.as_ref().map(|l| l.behind_ms.mean), 0),
     ("snaps", "snaps/min", |m| Some(m.snaps.per_client_per_min), 1),
     ("down", "down B/s", |m| Some(m.bandwidth.down_bytes_per_s), 0),
     ("up", "up B/s", |m| Some(m.bandwidth.up_bytes_per_s), 0),
