@@ -125,6 +125,9 @@ pub(super) fn check_options(m: &mut Matrix, names: &[String], quiet: bool) -> Re
     if m.seeds.is_empty() {
         return Err(bad("--seeds: no seeds to run"));
     }
+    if !quiet {
+        warn_unvalidated(&m.base.transport, &m.profiles.iter().flat_map(|p| &p.clients).collect::<Vec<_>>());
+    }
     let jobs = (m.algos.len().max(1) as u64)
         .saturating_mul(m.profiles.len().max(1) as u64)
         .saturating_mul(m.specs.len().max(1) as u64)

@@ -105,6 +105,25 @@ pub(crate) fn resolve_profile(arg: &str) -> Result<NetworkPlan> {
     NetworkPlan::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))
 }
 
+/// Warns when `tcp-like` is to run over a link past what the model was
+/// validated against Linux at: its numbers there are the model's alone.
+pub(crate) fn warn_unvalidated(transport: &TransportKind, profiles: &[&harness::net::Profile]) {
+    if !matches!(transport, TransportKind::TcpLike(_)) {
+        return;
+    }
+    for p in profiles {
+        let why: Vec<String> =
+            [&p.uplink, &p.downlink].into_iter().filter_map(harness::net::transport::tcp_beyond_validation).collect();
+        if let Some(why) = why.first() {
+            eprintln!(
+                "{}: warning: --transport tcp-like on `{}`: {why}; the TCP model has not been checked against Linux there (reports/transport-validation.md)",
+                crate::program(),
+                p.name
+            );
+        }
+    }
+}
+
 pub(crate) fn resolve_trace(arg: &str) -> Result<TraceSpec> {
     TraceSpec::resolve(arg, &library::dirs("traces")).map_err(|e| bad(e.to_string()))
 }

@@ -140,6 +140,7 @@ pub(super) fn profile_stream(
             _ => return Err(bad("--nagle applies to --transport tcp-like only")),
         }
     }
+    super::warn_unvalidated(&kind, &[&p]);
     let duration_us = parse_duration(duration).map_err(|e| bad(format!("--duration {e}")))?;
     let probe = StreamProbe { rate_hz: rate, size, duration_us, hops, both, seed };
     let r = stream_probe(kind, &p, &probe).map_err(bad)?;

@@ -7,6 +7,7 @@ pub(super) fn run_cmd(a: RunArgs) -> Result<()> {
     let profile = resolve_profile(&a.profile)?;
     let spec = resolve_trace(&a.trace)?;
     let cfg = options_for_one(algo, run_config(&a.common, a.seed, "60s")?)?;
+    warn_unvalidated(&cfg.transport, &profile.clients.iter().collect::<Vec<_>>());
     // On a terminal: the simulated clock while it runs, then the speed
     // (stderr only; the report never holds wall time).
     let show = std::io::stderr().is_terminal() && !cfg.paced;

@@ -783,3 +783,35 @@ fn seeds_take_a_count_or_a_list_with_ranges() {
         assert_bad_input(&a.iter().map(String::as_str).collect::<Vec<_>>(), &[says]);
     }
 }
+
+#[test]
+fn tcp_like_past_its_validation_is_warned_about_and_within_it_is_not() {
+    let stream =
+        |profile: &str| syncbench(&["profile", "stream", profile, "--transport", "tcp-like", "--duration", "2s"]);
+    for (profile, why) in [
+        ("delay 30ms loss 9%", "loss 9% (validated up to 5%)"),
+        ("delay 30ms loss gemodel 3% 30%", "bursty loss"),
+        ("delay 30ms loss 2% 25%", "correlated loss"),
+    ] {
+        let (code, _, err) = stream(profile);
+        assert_eq!(code, 0, "{err}");
+        assert!(err.contains("warning: --transport tcp-like") && err.contains(why), "{profile}: {err}");
+    }
+    let (code, _, err) = stream("delay 30ms loss 5%");
+    assert_eq!((code, err.contains("warning")), (0, false), "{err}");
+    // The real KCP needs no such warning.
+    let (_, _, err) = syncbench(&["profile", "stream", "delay 30ms loss 9%", "--transport", "kcp", "--duration", "2s"]);
+    assert!(!err.contains("warning"), "{err}");
+    let (_, _, err) = syncbench(&[
+        "run",
+        "--algo",
+        "lockstep",
+        "--profile",
+        "delay 30ms loss 9%",
+        "--transport",
+        "tcp-like",
+        "--duration",
+        "1s",
+    ]);
+    assert!(err.contains("warning: --transport tcp-like"), "{err}");
+}

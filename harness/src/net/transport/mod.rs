@@ -35,7 +35,9 @@ mod quic_crypto;
 mod redundant;
 
 pub use kcp::KcpSettings;
-pub use tcp::TcpSettings;
+pub use tcp::{
+    beyond_validation as tcp_beyond_validation, TcpSettings, VALIDATED_LOSS_PERCENT as TCP_VALIDATED_LOSS_PERCENT,
+};
 mod tcp;
 
 use crate::time::Micros;
