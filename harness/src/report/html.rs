@@ -337,7 +337,8 @@ fn overview(runs: &[RunReport], algos: &[&str], styles: &Styles) -> String {
 type Cell = Option<(f64, Option<f64>)>;
 
 /// The section's table: one row per algorithm, means over seeds (the 95%
-/// interval under each with several seeds), the lowest of each column bold.
+/// interval under each with several seeds), the best of each column and
+/// its ties bold.
 fn group_table(g: &Group, styles: &Styles) -> String {
     let mut out = String::from("<table class=\"algos\">\n<tr><th>algorithm</th>");
     for (name, unit, _, _) in COLUMNS {
@@ -357,21 +358,30 @@ fn group_table(g: &Group, styles: &Styles) -> String {
                 .collect()
         })
         .collect();
-    let best: Vec<Option<String>> = COLUMNS
+    // Bold: the best of each column and those indistinguishable from it on
+    // the same seeds (paired t-test, as the Markdown table; all lower is
+    // better here). One seed: the lowest mean as shown.
+    let best: Vec<Vec<bool>> = COLUMNS
         .iter()
         .enumerate()
-        .map(|(ci, (_, _, _, dec))| {
-            let shown: Vec<String> =
-                cells.iter().filter_map(|row| row[ci].map(|(m, _)| format!("{m:.dec$}", dec = *dec))).collect();
-            let min = cells
+        .map(|(ci, (_, _, get, dec))| {
+            let per: Vec<Vec<(u64, f64)>> = g
+                .algos
                 .iter()
-                .filter_map(|row| row[ci].map(|(m, _)| m))
-                .fold(None, |acc: Option<f64>, m| Some(acc.map_or(m, |a| a.min(m))))?;
+                .map(|(_, rs)| rs.iter().filter_map(|r| get(r).map(|v| (r.seed, table::shown(v, *dec)))).collect())
+                .collect();
+            if per.iter().any(|v| v.len() > 1) {
+                return table::tied_best(&per, false).unwrap_or_else(|| vec![false; per.len()]);
+            }
+            let shown: Vec<Option<String>> =
+                cells.iter().map(|row| row[ci].map(|(m, _)| format!("{m:.dec$}", dec = *dec))).collect();
+            let min = cells.iter().filter_map(|row| row[ci].map(|(m, _)| m)).fold(f64::INFINITY, f64::min);
             let min = format!("{min:.dec$}", dec = *dec);
-            (shown.len() > 1 && shown.iter().any(|s| *s != min)).then_some(min)
+            let differ = shown.iter().flatten().any(|s| *s != min) && shown.iter().flatten().count() > 1;
+            shown.iter().map(|s| differ && s.as_deref() == Some(min.as_str())).collect()
         })
         .collect();
-    for ((name, _), row) in g.algos.iter().zip(&cells) {
+    for (ai, ((name, _), row)) in g.algos.iter().zip(&cells).enumerate() {
         out += &format!("<tr data-algo=\"{}\"><td>{}{}</td>", esc(name), svg::swatch(styles.of(name)), esc(name));
         for (ci, cell) in row.iter().enumerate() {
             let dec = COLUMNS[ci].3;
@@ -379,7 +389,7 @@ fn group_table(g: &Group, styles: &Styles) -> String {
                 None => out += "<td class=\"na\">–</td>",
                 Some((m, ci95)) => {
                     let shown = format!("{m:.dec$}");
-                    let class = if best[ci].as_deref() == Some(shown.as_str()) { " class=\"best\"" } else { "" };
+                    let class = if best[ci][ai] { " class=\"best\"" } else { "" };
                     let spread = match ci95 {
                         Some(h) => format!("<br><span class=\"ci\">±{h:.dec$}</span>"),
                         None => String::new(),
@@ -558,7 +568,7 @@ fn section(i: usize, g: &Group, runs: &[RunReport], styles: &Styles) -> String {
     let per_seed = if seeds > 1 { format!(" Each point: mean over {seeds} seeds.") } else { String::new() };
     out += "<div class=\"pair top\">\n<div class=\"tablebox\">\n";
     out += &group_table(g, styles);
-    out += "<p class=\"note\">Lower is better in every column; the lowest is bold. – : not measured.</p>\n</div>\n";
+    out += "<p class=\"note\">Lower is better in every column. Bold: the lowest, and with several seeds every value indistinguishable from it on the same seeds (paired t-test, 95%). – : not measured.</p>\n</div>\n";
     out += &scatter(
         g,
         styles,

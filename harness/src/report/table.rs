@@ -162,6 +162,97 @@ pub fn spread(vals: &[f64]) -> Option<(f64, Option<f64>)> {
     Some((mean, Some(t * (var / n as f64).sqrt())))
 }
 
+/// Which way a row or column is better: `Some(true)` higher, `Some(false)`
+/// lower, `None` neither (counts of work, signed errors).
+pub fn better_higher(label: &str) -> Option<bool> {
+    match label {
+        "hit agreement on hits (%)" | "hit-agreement" => Some(true),
+        "shots hit on either side"
+        | "clock offset error mean (ms)"
+        | "sim steps per s"
+        | "rollbacks"
+        | "re-simulated frames"
+        | "up per client (pkt/s)"
+        | "down per client (pkt/s)" => None,
+        _ => Some(false),
+    }
+}
+
+/// For one metric, each algorithm's `(seed, value)` runs: which are the
+/// best (by mean, `higher` or lower) or indistinguishable from it on the
+/// seeds they share with it — Student's t on the paired differences,
+/// two-sided 95% (as `ab`): every algorithm runs the same seeds, so the
+/// test pairs them, and a difference the seeds all agree on is one. One
+/// shared seed: only an equal value ties. `None` when no algorithm differs
+/// from the best (a row of ties marks nothing) or there is nothing to rank.
+pub fn tied_best(per_algo: &[Vec<(u64, f64)>], higher: bool) -> Option<Vec<bool>> {
+    let means: Vec<Option<f64>> =
+        per_algo.iter().map(|v| (!v.is_empty()).then(|| v.iter().map(|x| x.1).sum::<f64>() / v.len() as f64)).collect();
+    let best = (0..per_algo.len()).filter(|&i| means[i].is_some()).reduce(|a, b| {
+        let (ma, mb) = (means[a].unwrap_or(0.0), means[b].unwrap_or(0.0));
+        if (higher && mb > ma) || (!higher && mb < ma) {
+            b
+        } else {
+            a
+        }
+    })?;
+    let tied: Vec<bool> = per_algo
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            if i == best {
+                return true;
+            }
+            let d: Vec<f64> = v
+                .iter()
+                .filter_map(|&(seed, x)| per_algo[best].iter().find(|b| b.0 == seed).map(|b| x - b.1))
+                .collect();
+            match spread(&d) {
+                None => false,
+                Some((m, None)) => m == 0.0,
+                Some((m, Some(h))) => m.abs() <= h,
+            }
+        })
+        .collect();
+    let ranked = tied.iter().zip(&means).filter(|(_, m)| m.is_some()).count();
+    (tied.iter().filter(|&&t| t).count() < ranked).then_some(tied)
+}
+
+/// Under a table with marked cells: what the mark means.
+fn ties_note(mark: &str) -> String {
+    format!(
+        "({mark}: the best of its row, or indistinguishable from the best on the same seeds — paired t-test, 95%)\n"
+    )
+}
+
+/// The marks of one metric over a group's algorithms (see [`tied_best`]):
+/// none with one seed, one algorithm, or no direction.
+/// Values are compared as shown, rounded to `dec` decimals: a difference
+/// the table cannot show is no difference.
+fn marks(runs: &[&RunReport], algos: &[&str], (label, get, dec): (&str, Getter, usize), seeds: usize) -> Vec<bool> {
+    let none = vec![false; algos.len()];
+    let Some(higher) = better_higher(label) else { return none };
+    if seeds < 2 || algos.len() < 2 {
+        return none;
+    }
+    let per: Vec<Vec<(u64, f64)>> = algos
+        .iter()
+        .map(|a| {
+            runs.iter()
+                .filter(|r| r.algorithm == *a)
+                .filter_map(|r| get(&r.metrics).map(|v| (r.seed, shown(v, dec))))
+                .collect()
+        })
+        .collect();
+    tied_best(&per, higher).unwrap_or(none)
+}
+
+/// `v` rounded to `dec` decimals, as a table shows it.
+pub fn shown(v: f64, dec: usize) -> f64 {
+    let k = 10f64.powi(dec as i32);
+    (v * k).round() / k
+}
+
 fn fmt(v: f64, decimals: usize) -> String {
     let s = format!("{v:.decimals$}");
     // A small negative rounds to zero: no "-0.00".
@@ -288,19 +379,33 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
         }
         let mut header = vec!["metric".to_string()];
         header.extend(algos.iter().map(|a| a.to_string()));
+        let mut marked = false;
         let rows: Vec<Vec<String>> = rows_for(in_group.iter().copied())
             .into_iter()
             .map(|(label, get, dec)| {
                 let mut row = vec![label.to_string()];
-                for a in &algos {
+                let tied = marks(&in_group, &algos, (label, *get, *dec), seeds);
+                for (a, &t) in algos.iter().zip(&tied) {
                     let vals: Vec<f64> =
                         in_group.iter().filter(|r| r.algorithm == *a).filter_map(|r| get(&r.metrics)).collect();
-                    row.push(cell(&vals, *dec, true));
+                    let c = cell(&vals, *dec, true);
+                    marked |= t;
+                    row.push(match (t, markdown) {
+                        (false, _) => c,
+                        (true, true) => format!("**{c}**"),
+                        (true, false) => format!("{c}*"),
+                    });
                 }
                 row
             })
             .collect();
         out.push_str(&render(&header, &rows, markdown));
+        if marked {
+            if markdown {
+                out.push('\n');
+            }
+            out.push_str(&ties_note(if markdown { "bold" } else { "*" }));
+        }
         if markdown {
             // Provenance: every option as it took effect, defaults filled.
             out.push_str("\nOptions as they took effect:\n\n");
@@ -412,6 +517,8 @@ pub fn compare_fit(runs: &[RunReport], width: usize, columns: &[String]) -> Resu
             let vals: Vec<f64> = in_group.iter().filter(|r| r.algorithm == a).filter_map(|r| get(&r.metrics)).collect();
             spread_cell(&vals, dec, how)
         };
+        let tied: Vec<Vec<bool>> =
+            cols.iter().map(|(name, _, get, dec)| marks(&in_group, &algos, (name, *get, *dec), seeds)).collect();
         let mut shown = cols.len();
         let mut how = Spread::Full;
         let table = loop {
@@ -419,9 +526,17 @@ pub fn compare_fit(runs: &[RunReport], width: usize, columns: &[String]) -> Resu
             header.extend(cols[..shown].iter().map(|c| c.1.to_string()));
             let rows: Vec<Vec<String>> = algos
                 .iter()
-                .map(|a| {
+                .enumerate()
+                .map(|(k, a)| {
                     let mut row = vec![a.to_string()];
-                    row.extend(cols[..shown].iter().map(|(_, _, get, dec)| column(a, *get, *dec, how)));
+                    row.extend(cols[..shown].iter().zip(&tied).map(|((_, _, get, dec), t)| {
+                        let c = column(a, *get, *dec, how);
+                        if t.get(k).copied().unwrap_or(false) {
+                            format!("{c}*")
+                        } else {
+                            c
+                        }
+                    }));
                     row
                 })
                 .collect();
@@ -436,6 +551,9 @@ pub fn compare_fit(runs: &[RunReport], width: usize, columns: &[String]) -> Resu
             }
         };
         out.push_str(&table);
+        if tied[..shown].iter().flatten().any(|&t| t) {
+            out.push_str(&ties_note("*"));
+        }
         out.push_str(&options_set(&in_group, &algos));
         if how == Spread::Rounded && seeds > 1 {
             out.push_str(
@@ -629,5 +747,44 @@ mod tests {
         assert_eq!(rounded_cell(-3.0, 1889.8, 1), "0±1900");
         assert_eq!(fmt(-0.001, 2), "0.00");
         assert_eq!(fmt(-0.5, 1), "-0.5");
+    }
+
+    /// `(seed, value)` runs of seeds 1.. .
+    fn seeds(v: &[f64]) -> Vec<(u64, f64)> {
+        v.iter().enumerate().map(|(i, &x)| (i as u64 + 1, x)).collect()
+    }
+
+    #[test]
+    fn a_difference_every_seed_agrees_on_is_no_tie_however_small() {
+        // B is 1 higher than A on every seed, with seeds far apart: the
+        // unpaired intervals overlap, the paired test does not tie them.
+        let a = seeds(&[10.0, 50.0, 90.0]);
+        let b = seeds(&[11.0, 51.0, 91.0]);
+        assert_eq!(tied_best(&[a.clone(), b.clone()], false), Some(vec![true, false]));
+        // Higher is better: B is the best, A the one left out.
+        assert_eq!(tied_best(&[a, b], true), Some(vec![false, true]));
+    }
+
+    #[test]
+    fn a_difference_the_seeds_disagree_on_is_a_tie() {
+        let best = seeds(&[10.0, 20.0, 30.0]);
+        let noisy = seeds(&[15.0, 14.0, 32.0]); // +5, −6, +2: the interval holds 0
+        let worse = seeds(&[20.0, 30.0, 40.0]);
+        assert_eq!(tied_best(&[noisy, best.clone(), worse.clone()], false), Some(vec![true, true, false]));
+        // Nothing but ties: nothing marked.
+        assert_eq!(tied_best(&[best.clone(), best.clone()], false), None);
+        // Seeds not shared with the best are not compared.
+        let elsewhere: Vec<(u64, f64)> = best.iter().map(|&(s, v)| (s + 10, v)).collect();
+        assert_eq!(tied_best(&[best, elsewhere, worse], false), Some(vec![true, false, false]));
+        assert_eq!(tied_best(&[vec![], vec![]], false), None);
+    }
+
+    #[test]
+    fn values_are_compared_as_the_table_shows_them() {
+        assert_eq!(shown(0.00049, 3), 0.0);
+        assert_eq!(shown(61.25, 1), 61.3);
+        assert_eq!(better_higher("hit agreement on hits (%)"), Some(true));
+        assert_eq!(better_higher("own input latency p50 (ms)"), Some(false));
+        assert_eq!(better_higher("rollbacks"), None);
     }
 }
