@@ -178,17 +178,20 @@ fn a_144_hz_screen_sees_what_a_60_hz_one_does() {
 
 #[test]
 fn bucket_playout_delay_trades_latency_for_input_fidelity() {
-    let at = |d: &str| {
+    let at = |d: &str, adapt: &str| {
         let mut c = cfg(4, 30, 1);
-        c.options = harness::contract::Options::parse(&[format!("playout={d}")]).unwrap();
+        c.options = harness::contract::Options::parse(&[format!("playout={d}"), format!("adapt={adapt}")]).unwrap();
         run_named("bucket", "wifi", "random-walk", c)
     };
-    let (latest, delayed) = (at("0"), at("3"));
+    let (latest, delayed, adaptive) = (at("0", "0"), at("3", "0"), at("0", "1"));
     let (a, b) = (&latest.input_fidelity, &delayed.input_fidelity);
     // The latest-input bucket repeats and overwrites about one input in
-    // ten; three frames of playout leave only the inputs the network lost.
+    // ten; three frames of playout leave only the inputs the network lost,
+    // and so does a delay that grows to the inputs' lateness (the default).
     assert!(a.repeated_per_min > 200.0 && a.dropped_per_min > 200.0, "{a:?}");
     assert!(b.repeated_per_min < 0.1 * a.repeated_per_min && b.dropped_per_min < 0.1 * a.dropped_per_min, "{b:?}");
+    let c = &adaptive.input_fidelity;
+    assert!(c.repeated_per_min < 0.1 * a.repeated_per_min && c.dropped_per_min < 0.1 * a.dropped_per_min, "{c:?}");
     assert!(
         delayed.input_latency_ms.own.p50 > latest.input_latency_ms.own.p50 + 25.0,
         "{:?} vs {:?}",

@@ -2,6 +2,7 @@
 
 mod cli;
 mod conformance;
+mod defaults;
 mod determinism;
 mod frame;
 mod game;

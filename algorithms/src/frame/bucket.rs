@@ -13,9 +13,12 @@
 //! server does not stamp the latest input but each player's input `F − D`
 //! on frame `F`: every input runs once, on its own frame, if it arrives
 //! within `D` ticks — a late one is replaced by the previous input and
-//! never runs. `playout=0` (the default) is the seed's latest-input bucket,
+//! never runs. With `adapt=1` (the default) each player's delay starts at
+//! `D` and grows to the lateness its inputs arrive with, so every input
+//! that arrives runs once (the frames skipped while it grows repeat the
+//! input before). `playout=0 adapt=0` is the seed's latest-input bucket,
 //! which repeats an input when the next is late and overwrites one when two
-//! arrive in a tick. `D` buys input fidelity with `D` ticks of latency.
+//! arrive in a tick. The delay buys input fidelity with its ticks of latency.
 //!
 //! Over the unreliable link a client sends, every tick, its newest input
 //! and how many frames it holds contiguously; the server sends each client
@@ -43,6 +46,13 @@ const CATCHUP: OptionSpec =
     OptionSpec::count("catchup", "4", 1, 60, "frames a late client may play in one tick to catch up");
 const BUFFER: OptionSpec =
     OptionSpec::count("buffer", "1", 0, 120, "frames a client keeps in hand before it fast-forwards (a jitter buffer)");
+const ADAPT: OptionSpec = OptionSpec::count(
+    "adapt",
+    "1",
+    0,
+    1,
+    "1: each player's playout delay grows to the lateness its inputs arrive with (at least `playout`), so every input that arrives runs",
+);
 const PLAYOUT: OptionSpec = OptionSpec::count(
     "playout",
     "0",
@@ -68,7 +78,7 @@ impl Algorithm for Bucket {
         true
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[CATCHUP, BUFFER, PLAYOUT]
+        &[CATCHUP, BUFFER, PLAYOUT, ADAPT]
     }
     fn server(&self, s: &Setup) -> Box<dyn Node> {
         Box::new(Server {
@@ -78,6 +88,8 @@ impl Algorithm for Bucket {
             first: 0,
             acked: vec![0; s.players],
             playout: s.options.number(&PLAYOUT).clamp(0.0, 600.0) as u32,
+            adapt: s.options.number(&ADAPT) != 0.0,
+            delay: vec![s.options.number(&PLAYOUT).clamp(0.0, 600.0) as u32; s.players],
             pending: vec![BTreeMap::new(); s.players],
         })
     }
@@ -106,18 +118,23 @@ struct Server {
     first: u32,
     /// Per client, how many frames it holds contiguously.
     acked: Vec<u32>,
-    /// Playout delay, frames (0: stamp the latest input).
+    /// Playout delay, frames (0 without `adapt`: stamp the latest input).
     playout: u32,
+    /// Whether each player's delay follows its inputs' lateness.
+    adapt: bool,
+    /// Per player, the playout delay in force, frames.
+    delay: Vec<u32>,
     /// Per player, inputs waiting for their frame (playout > 0).
     pending: Vec<BTreeMap<u32, Input>>,
 }
 
 impl Node for Server {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
-        if self.playout > 0 {
-            // Frame F runs input F − playout of each player, if it is here.
-            let due = (self.first + self.frames.len() as u32 + 1).saturating_sub(self.playout);
-            for (latest, pending) in self.latest.iter_mut().zip(&mut self.pending) {
+        if self.scheduled() {
+            // Frame F runs input F − delay of each player, if it is here.
+            let next = self.first + self.frames.len() as u32 + 1;
+            for ((latest, pending), &delay) in self.latest.iter_mut().zip(&mut self.pending).zip(&self.delay) {
+                let due = next.saturating_sub(delay);
                 if let Some(input) = pending.remove(&due) {
                     *latest = SeqInput { seq: due, input };
                 }
@@ -168,19 +185,37 @@ impl Node for Server {
         if ack <= newest {
             self.acked[p] = self.acked[p].max(ack);
         }
-        if self.playout > 0 {
-            // Kept for its frame; a late one (its frame stamped) never runs.
-            // Only inputs still to be stamped, and not implausibly far ahead.
+        if self.scheduled() {
+            // Kept for its frame; a late one (its frame stamped) never runs
+            // — with `adapt`, the player's delay grows so that it does (its
+            // frames in between repeat the input before). Only inputs still
+            // to be stamped, and not implausibly far ahead.
             let stamped = self.first + self.frames.len() as u32;
-            let due = seq.checked_add(self.playout);
+            let needed = (stamped + 1).saturating_sub(seq);
+            if self.adapt && needed > self.delay[p] && needed <= MAX_PLAYOUT {
+                self.delay[p] = needed;
+            }
+            let due = seq.checked_add(self.delay[p]);
             let pending = &mut self.pending[p];
-            if due.is_some_and(|d| d > stamped && d <= stamped + 600) && pending.len() < 4 * self.playout as usize + 64
+            if due.is_some_and(|d| d > stamped && d <= stamped + MAX_PLAYOUT)
+                && pending.len() < 4 * self.delay[p] as usize + 64
             {
                 pending.insert(seq, input);
             }
         } else if seq > self.latest[p].seq {
             self.latest[p] = SeqInput { seq, input };
         }
+    }
+}
+
+/// The longest playout delay, frames.
+const MAX_PLAYOUT: u32 = 600;
+
+impl Server {
+    /// Whether frames run each player's inputs on their own frames (a
+    /// playout delay) rather than the latest input.
+    fn scheduled(&self) -> bool {
+        self.adapt || self.playout > 0
     }
 }
 

@@ -11,6 +11,10 @@
 //! K1 has to reach the server and the UPDATE for K2 come back within the
 //! D frames between them, or everyone waits.
 //!
+//! A client that waited makes the ticks up afterwards, up to `catchup`
+//! frames a tick (seed 001's clients never do, so their game falls behind
+//! the clock for good; `catchup=1`).
+//!
 //! Over the unreliable link a client re-sends its latest CTRL every tick
 //! until the UPDATE it enables arrives, and the server re-sends the latest
 //! UPDATE every tick to each client that has not answered it.
@@ -33,9 +37,16 @@ const TAG_UPDATE: u8 = 6;
 const KEY_INIT: OptionSpec =
     OptionSpec::count("key-init", "5", 1, 600, "key-frame distance at the start, frames (the seed's 5)");
 const KEY_MIN: OptionSpec = OptionSpec::count("key-min", "2", 1, 600, "smallest key-frame distance, frames");
-const KEY_MAX: OptionSpec = OptionSpec::count("key-max", "30", 1, 600, "largest key-frame distance, frames");
+const KEY_MAX: OptionSpec = OptionSpec::count("key-max", "600", 1, 600, "largest key-frame distance, frames (seed 001 names none; the distance follows the round trip, and a smaller cap stalls a longer one)");
 const ADAPT: OptionSpec =
     OptionSpec::count("adapt", "1", 0, 1, "1: the server adapts the distance to the largest smoothed RTT");
+const CATCHUP: OptionSpec = OptionSpec::count(
+    "catchup",
+    "2",
+    1,
+    8,
+    "frames a client may play in one tick to make up for ticks it waited (1: never catches up, as seed 001)",
+);
 
 /// The algorithm.
 pub struct Framelock;
@@ -54,7 +65,7 @@ impl Algorithm for Framelock {
         true
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[KEY_INIT, KEY_MIN, KEY_MAX, ADAPT]
+        &[KEY_INIT, KEY_MIN, KEY_MAX, ADAPT, CATCHUP]
     }
     fn check_options(&self, o: &Options) -> Result<(), String> {
         let (init, min, max) = (o.number(&KEY_INIT), o.number(&KEY_MIN), o.number(&KEY_MAX));
@@ -96,6 +107,8 @@ impl Algorithm for Framelock {
                 inputs: vec![SeqInput::default(); s.players],
                 ctrl: None,
                 newest_update: None,
+                catchup: s.options.number(&CATCHUP).clamp(1.0, 8.0) as u32,
+                behind: 0,
             },
             s,
         ))
@@ -177,9 +190,35 @@ struct Client {
     ctrl: Option<Ctrl>,
     /// (server time, local arrival) of the newest UPDATE, for RTT echo.
     newest_update: Option<(i64, i64)>,
+    /// Frames a tick at most, catching up.
+    catchup: u32,
+    /// Ticks waited and not yet made up for.
+    behind: u32,
 }
 
 impl Client {
+    /// Whether the next frame may run: at a key frame, only with its
+    /// UPDATE — then the inputs until the next key frame are taken and
+    /// this key frame's input sampled for the CTRL.
+    fn pass_key(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        if self.state.frame != self.key {
+            return true;
+        }
+        let Some(u) = self.updates.remove(&self.key) else { return false };
+        self.inputs = u.inputs;
+        if let Some(sample) = ctx.sample_input() {
+            self.ctrl = Some(Ctrl { key: self.key, sample });
+        }
+        self.key = u.next;
+        self.updates.retain(|k, _| *k >= self.key);
+        true
+    }
+
+    fn step(&mut self, ctx: &mut Ctx<'_>) {
+        ctx.game().step(&mut self.state, &self.inputs);
+        ctx.publish_confirmed(&self.state, &self.inputs);
+    }
+
     fn ctrl_packet(&self, c: Ctrl, now: i64) -> Vec<u8> {
         let (echo, held) =
             self.newest_update.map_or((0, 0), |(st, at)| (st, (now - at).clamp(0, u32::MAX as i64) as u32));
@@ -202,34 +241,33 @@ impl Picture for Client {
 impl Node for Client {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
         let server = ctx.setup().server();
-        if self.state.frame == self.key {
-            match self.updates.remove(&self.key) {
-                Some(u) => {
-                    // Frame lock passed: take the inputs until the next key
-                    // frame, and send this key frame's input.
-                    self.inputs = u.inputs;
-                    if let Some(sample) = ctx.sample_input() {
-                        self.ctrl = Some(Ctrl { key: self.key, sample });
-                    }
-                    self.key = u.next;
-                    self.updates.retain(|k, _| *k >= self.key);
-                }
-                None => {
-                    if let Some(c) = self.ctrl {
-                        let p = self.ctrl_packet(c, ctx.now());
-                        ctx.send(server, p);
-                    }
-                    ctx.report(Report::Stalled);
-                    return;
-                }
-            }
-        }
+        let ran = self.pass_key(ctx);
         if let Some(c) = self.ctrl {
             let p = self.ctrl_packet(c, ctx.now());
             ctx.send(server, p);
         }
-        ctx.game().step(&mut self.state, &self.inputs);
-        ctx.publish_confirmed(&self.state, &self.inputs);
+        if !ran {
+            ctx.report(Report::Stalled);
+            self.behind += 1;
+            return;
+        }
+        self.step(ctx);
+        // Ticks waited are made up for, `catchup` frames a tick at most,
+        // as DOOM's NetUpdate does: the game keeps to the clock.
+        for _ in 1..self.catchup {
+            let key = self.key;
+            if self.behind == 0 || !self.pass_key(ctx) {
+                break;
+            }
+            if self.key != key {
+                if let Some(c) = self.ctrl {
+                    let p = self.ctrl_packet(c, ctx.now());
+                    ctx.send(server, p);
+                }
+            }
+            self.step(ctx);
+            self.behind -= 1;
+        }
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, _from: NodeId, bytes: &[u8]) {
@@ -355,6 +393,8 @@ mod tests {
             inputs: vec![],
             ctrl: None,
             newest_update: Some((50, 10)),
+            catchup: 1,
+            behind: 0,
         };
         let ctrl = Ctrl { key: 3, sample: SeqInput { seq: 2, input: Input::buttons(Input::JUMP) } };
         let p = c.ctrl_packet(ctrl, 30);

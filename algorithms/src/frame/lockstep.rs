@@ -190,11 +190,18 @@ impl Peer {
     /// runs once every peer's input for it has come, about a one-way trip
     /// after it was made, so a buffer of the round trip never throttles a
     /// link whose paths are alike, as DOOM's 6 throttles a 100 ms one.
-    fn ahead_limit(&self) -> u32 {
+    ///
+    /// An input a peer has not acknowledged yet bounds the round trip from
+    /// below by its age, so the first round trip on a long link is not
+    /// throttled to the floor while the first acknowledgement travels.
+    fn ahead_limit(&self, now: u64) -> u32 {
         if self.max_ahead > 0 {
             return self.max_ahead;
         }
-        let rtt = self.rtt_ticks.iter().fold(0.0f64, |a, &b| a.max(b));
+        let rtt = (0..self.rtt_ticks.len()).filter(|&q| q != self.me).fold(0.0f64, |a, q| {
+            let waiting = self.made_at.get(self.acked_by[q] as usize).map_or(0, |&t| now.saturating_sub(t));
+            a.max(self.rtt_ticks[q]).max(waiting as f64)
+        });
         (rtt.ceil() as u32 + 2).clamp(DOOM_AHEAD, 1000)
     }
 
@@ -232,7 +239,7 @@ impl Node for Peer {
                 self.frameskip = [false; 4];
             }
         }
-        let limit = self.ahead_limit();
+        let limit = self.ahead_limit(ctx.tick());
         while self.have[self.me] < due && self.have[self.me] < self.gametic() + limit {
             let maketic = self.have[self.me];
             let Some(s) = ctx.sample_input() else { break };

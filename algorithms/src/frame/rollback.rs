@@ -217,11 +217,19 @@ impl Peer {
     /// arrives about a one-way trip after its frame, so a window of the
     /// round trip predicts through a link whose paths are alike instead
     /// of stalling on it.
-    fn window(&self) -> u32 {
+    ///
+    /// An input a peer has not acknowledged yet bounds the round trip from
+    /// below by its age, so the first round trip on a long link is not
+    /// held to the floor while the first acknowledgement travels.
+    fn window(&self, now: u64) -> u32 {
         if self.window > 0 {
             return self.window;
         }
-        let rtt = self.rtt_ticks.iter().fold(0.0f64, |a, &b| a.max(b));
+        let rtt = (0..self.rtt_ticks.len()).filter(|&q| q != self.me).fold(0.0f64, |a, q| {
+            let unacked = (self.acked_by[q].max(self.delay) as usize..self.have[self.me] as usize).next();
+            let waiting = unacked.and_then(|f| self.made_at.get(f)).map_or(0, |&t| now.saturating_sub(t));
+            a.max(self.rtt_ticks[q]).max(waiting as f64)
+        });
         (rtt.ceil() as u32 + 2).clamp(GGPO_WINDOW, (RING - 8) as u32)
     }
 
@@ -394,10 +402,10 @@ impl Peer {
     /// Whether a frame may run now, and whether the window allows it: none
     /// runs more than the window past the confirmed frame, and a peer more
     /// than the latency explains ahead of the slowest one skips a tick.
-    fn can_advance(&self) -> (bool, bool) {
+    fn can_advance(&self, now: u64) -> (bool, bool) {
         let slowest = (0..self.remote_frame.len()).filter(|&q| q != self.me).map(|q| self.remote_frame[q]).min();
         let lead = slowest.map_or(0, |s| self.frame().saturating_sub(s));
-        let window = self.window();
+        let window = self.window(now);
         let in_window = self.frame() < self.confirmed() + window;
         (in_window && lead <= window + self.ahead, in_window)
     }
@@ -432,7 +440,7 @@ impl Node for Peer {
         }
         // Time sync: skip a tick when running ahead of the peers by more
         // than the latency explains.
-        let (can_advance, in_window) = self.can_advance();
+        let (can_advance, in_window) = self.can_advance(ctx.tick());
         // Make this tick's input (frame = now + delay), unless the window
         // is full and we are about to stall anyway.
         if can_advance {
@@ -452,7 +460,7 @@ impl Node for Peer {
             // Ticks stalled are made up for, `catchup` frames a tick at
             // most, as DOOM's NetUpdate does: the game keeps to the clock.
             for _ in 1..self.catchup {
-                if self.behind == 0 || !self.can_advance().0 {
+                if self.behind == 0 || !self.can_advance(ctx.tick()).0 {
                     break;
                 }
                 self.make_input(ctx);

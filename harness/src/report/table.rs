@@ -97,6 +97,11 @@ fn rows_for<'a>(runs: impl IntoIterator<Item = &'a RunReport> + Clone) -> Vec<&'
 const CLIENTS_LISTED: usize = 16;
 
 fn render(header: &[String], rows: &[Vec<String>], markdown: bool) -> String {
+    render_spaced(header, rows, markdown, 2)
+}
+
+/// [`render`] with `gap` spaces between a text table's columns.
+fn render_spaced(header: &[String], rows: &[Vec<String>], markdown: bool, gap: usize) -> String {
     let cols = header.len();
     let mut width = vec![0; cols];
     for r in std::iter::once(header).chain(rows.iter().map(|r| r.as_slice())) {
@@ -113,7 +118,7 @@ fn render(header: &[String], rows: &[Vec<String>], markdown: bool) -> String {
         if markdown {
             format!("| {} |", cells.join(" | "))
         } else {
-            cells.join("  ").trim_end().to_string()
+            cells.join(&" ".repeat(gap)).trim_end().to_string()
         }
     };
     let mut out = line(header);
@@ -130,7 +135,7 @@ fn render(header: &[String], rows: &[Vec<String>], markdown: bool) -> String {
             .collect();
         out.push_str(&format!("| {} |\n", sep.join(" | ")));
     } else {
-        out.push_str(&"-".repeat(width.iter().sum::<usize>() + 2 * (cols - 1)));
+        out.push_str(&"-".repeat(width.iter().sum::<usize>() + gap * (cols - 1)));
         out.push('\n');
     }
     for r in rows {
@@ -521,6 +526,7 @@ pub fn compare_fit(runs: &[RunReport], width: usize, columns: &[String]) -> Resu
             cols.iter().map(|(name, _, get, dec)| marks(&in_group, &algos, (name, *get, *dec), seeds)).collect();
         let mut shown = cols.len();
         let mut how = Spread::Full;
+        let mut gap = 2;
         let table = loop {
             let mut header = vec!["algorithm".to_string()];
             header.extend(cols[..shown].iter().map(|c| c.1.to_string()));
@@ -540,14 +546,16 @@ pub fn compare_fit(runs: &[RunReport], width: usize, columns: &[String]) -> Resu
                     row
                 })
                 .collect();
-            let t = render(&header, &rows, false);
+            let t = render_spaced(&header, &rows, false, gap);
             if t.lines().all(|l| l.chars().count() <= width) || shown == 1 {
                 break t;
             }
-            match how {
-                Spread::Full => how = Spread::Rounded,
-                Spread::Rounded => how = Spread::None,
-                Spread::None => shown -= 1,
+            // Rounded spreads fit one space apart before they go.
+            match (how, gap) {
+                (Spread::Full, _) => how = Spread::Rounded,
+                (Spread::Rounded, 2) => gap = 1,
+                (Spread::Rounded, _) => (how, gap) = (Spread::None, 2),
+                (Spread::None, _) => shown -= 1,
             }
         };
         out.push_str(&table);
