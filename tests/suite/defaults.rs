@@ -12,14 +12,8 @@ use harness::runner::RunConfig;
 const SECS: u64 = 30;
 
 /// The shipped profiles, by name.
-fn shipped() -> Vec<String> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("netem-profiles");
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .expect("netem-profiles/")
-        .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".toml").map(str::to_string))
-        .collect();
-    names.sort();
-    names
+fn shipped() -> Vec<&'static str> {
+    harness::library::shipped_profiles().iter().map(|(name, _)| *name).collect()
 }
 
 fn run(algo: &str, profile: &str, opts: &[&str]) -> Metrics {
@@ -41,10 +35,10 @@ fn frames_run(m: &Metrics) -> f64 {
 fn frames_run_where_the_link_allows(algo: &str, generous: &[&str]) {
     let mut short = Vec::new();
     for p in shipped() {
-        let m = run(algo, &p, &[]);
+        let m = run(algo, p, &[]);
         let share = frames_run(&m);
         if share < 0.95 {
-            let best = frames_run(&run(algo, &p, generous));
+            let best = frames_run(&run(algo, p, generous));
             if best > share + 0.01 {
                 short.push(format!("{p}: {share:.3} at defaults, {best:.3} with {}", generous.join(" ")));
             }
@@ -77,30 +71,16 @@ fn bucket_runs_its_frames_where_the_link_allows() {
 /// leaves a sampled input unrun.
 #[test]
 fn no_input_is_dropped_where_the_link_loses_nothing() {
-    let algos = [
-        "server-verified",
-        "prediction",
-        "snapshot",
-        "delta-snapshot",
-        "periodic",
-        "dead-reckoning",
-        "latency-corrected",
-        "shadow-follow",
-        "lockstep",
-        "framelock",
-        "bucket",
-        "rollback",
-    ];
     let mut dropped = Vec::new();
     let mut lossless = 0;
     for p in shipped() {
-        let first = run("server-verified", &p, &[]);
+        let first = run("server-verified", p, &[]);
         if first.network.lost + first.network.limit_dropped > 0 {
             continue;
         }
         lossless += 1;
-        for a in algos {
-            let m = run(a, &p, &[]);
+        for a in algorithms::registry::names() {
+            let m = if a == "server-verified" { first.clone() } else { run(a, p, &[]) };
             let n = &m.network;
             if n.lost + n.limit_dropped == 0 && m.input_fidelity.dropped > 0 {
                 dropped.push(format!("{a} on {p}: {} inputs", m.input_fidelity.dropped));

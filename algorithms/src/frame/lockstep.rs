@@ -26,6 +26,7 @@
 //! frame), so sequence numbers need not travel.
 
 use crate::support::render_lerp::{Picture, Smooth};
+use crate::support::round_trip::RoundTrips;
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
 use harness::game::{Input, SeqInput, State};
@@ -103,8 +104,7 @@ impl Algorithm for Lockstep {
                 have: vec![0; n],
                 acked_by: vec![0; n],
                 max_ahead: setup.options.number(&MAX_AHEAD).clamp(0.0, 1000.0) as u32,
-                made_at: Vec::new(),
-                rtt_ticks: vec![0.0; n],
+                round_trips: RoundTrips::new(n),
                 frame_inputs: vec![SeqInput::default(); n],
                 received: Vec::new(),
                 adapt: setup.options.number(&ADAPT) != 0.0,
@@ -128,11 +128,8 @@ struct Peer {
     acked_by: Vec<u32>,
     /// 0: from the measured round trip (see [`Peer::ahead_limit`]).
     max_ahead: u32,
-    /// The tick each of my frames' inputs was made on.
-    made_at: Vec<u64>,
-    /// Per peer, the round trip in ticks: the largest sample, decaying
-    /// toward newer ones (an input made to its acknowledgement).
-    rtt_ticks: Vec<f64>,
+    /// The round trip to each peer, from acknowledgements of my inputs.
+    round_trips: RoundTrips,
     frame_inputs: Vec<SeqInput>,
     /// Scratch: the inputs of the packet being read.
     received: Vec<Input>,
@@ -198,10 +195,7 @@ impl Peer {
         if self.max_ahead > 0 {
             return self.max_ahead;
         }
-        let rtt = (0..self.rtt_ticks.len()).filter(|&q| q != self.me).fold(0.0f64, |a, q| {
-            let waiting = self.made_at.get(self.acked_by[q] as usize).map_or(0, |&t| now.saturating_sub(t));
-            a.max(self.rtt_ticks[q]).max(waiting as f64)
-        });
+        let rtt = self.round_trips.ticks(self.me, &self.acked_by, now);
         (rtt.ceil() as u32 + 2).clamp(DOOM_AHEAD, 1000)
     }
 
@@ -243,7 +237,7 @@ impl Node for Peer {
         while self.have[self.me] < due && self.have[self.me] < self.gametic() + limit {
             let maketic = self.have[self.me];
             let Some(s) = ctx.sample_input() else { break };
-            self.made_at.push(ctx.tick());
+            self.round_trips.made(maketic, ctx.tick());
             debug_assert_eq!(s.seq, maketic + 1, "one sample per frame");
             self.store(self.me, maketic, s.input);
         }
@@ -269,12 +263,7 @@ impl Node for Peer {
         };
         if ack <= self.have[self.me] && ack > self.acked_by[q] {
             self.acked_by[q] = ack;
-            // The newest input it acknowledges, made `sample` ticks ago.
-            if let Some(&made) = self.made_at.get(ack as usize - 1) {
-                let sample = ctx.tick().saturating_sub(made) as f64;
-                let r = &mut self.rtt_ticks[q];
-                *r = if sample >= *r { sample } else { *r + (sample - *r) / 64.0 };
-            }
+            self.round_trips.acked(q, ack, ctx.tick());
         }
         for (k, &input) in inputs.iter().enumerate() {
             let f = start.saturating_add(k as u32);

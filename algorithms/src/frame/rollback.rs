@@ -35,6 +35,7 @@
 //! the first input carried.
 
 use crate::support::render_lerp::{Picture, Smooth};
+use crate::support::round_trip::RoundTrips;
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
 use harness::game::{Input, SeqInput, State};
@@ -128,8 +129,7 @@ impl Algorithm for Rollback {
                 window: s.options.number(&WINDOW).clamp(0.0, 120.0) as u32,
                 catchup: s.options.number(&CATCHUP).clamp(1.0, 8.0) as u32,
                 behind: 0,
-                made_at: Vec::new(),
-                rtt_ticks: vec![0.0; n],
+                round_trips: RoundTrips::new(n),
                 ahead: s.options.number(&AHEAD).clamp(0.0, 120.0) as u32,
                 remote_frame: vec![0; n],
                 skip_resimulation: self.skip_resimulation,
@@ -173,11 +173,9 @@ struct Peer {
     catchup: u32,
     /// Ticks stalled and not yet made up for.
     behind: u32,
-    /// The tick each of my inputs was made on, by frame.
-    made_at: Vec<u64>,
-    /// Per peer, the round trip in ticks: the largest sample, decaying
-    /// toward newer ones (an input made to its acknowledgement).
-    rtt_ticks: Vec<f64>,
+    /// The round trip to each peer, from acknowledgements of my inputs
+    /// (the first `delay` frames' inputs are never made nor sent).
+    round_trips: RoundTrips,
     ahead: u32,
     /// Per peer, the newest frame it said it was at.
     remote_frame: Vec<u32>,
@@ -225,11 +223,7 @@ impl Peer {
         if self.window > 0 {
             return self.window;
         }
-        let rtt = (0..self.rtt_ticks.len()).filter(|&q| q != self.me).fold(0.0f64, |a, q| {
-            let unacked = (self.acked_by[q].max(self.delay) as usize..self.have[self.me] as usize).next();
-            let waiting = unacked.and_then(|f| self.made_at.get(f)).map_or(0, |&t| now.saturating_sub(t));
-            a.max(self.rtt_ticks[q]).max(waiting as f64)
-        });
+        let rtt = self.round_trips.ticks(self.me, &self.acked_by, now);
         (rtt.ceil() as u32 + 2).clamp(GGPO_WINDOW, (RING - 8) as u32)
     }
 
@@ -415,10 +409,7 @@ impl Peer {
         if self.have[self.me] <= self.frame() + self.delay {
             let f = self.have[self.me];
             if let Some(s) = ctx.sample_input() {
-                if self.made_at.len() <= f as usize {
-                    self.made_at.resize(f as usize + 1, 0);
-                }
-                self.made_at[f as usize] = ctx.tick();
+                self.round_trips.made(f, ctx.tick());
                 self.store(self.me, f, s.input);
             }
         }
@@ -488,13 +479,7 @@ impl Node for Peer {
         };
         if p.ack <= self.have[self.me] && p.ack > self.acked_by[q] {
             self.acked_by[q] = p.ack;
-            // The newest input it acknowledges, made `sample` ticks ago
-            // (the first `delay` frames' inputs were never sent).
-            if let Some(&made) = self.made_at.get(p.ack as usize - 1).filter(|_| p.ack > self.delay) {
-                let sample = ctx.tick().saturating_sub(made) as f64;
-                let r = &mut self.rtt_ticks[q];
-                *r = if sample >= *r { sample } else { *r + (sample - *r) / 64.0 };
-            }
+            self.round_trips.acked(q, p.ack, ctx.tick());
         }
         self.remote_frame[q] = self.remote_frame[q].max(p.frame);
         // New inputs; the earliest misprediction decides the rollback.

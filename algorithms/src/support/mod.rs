@@ -3,7 +3,8 @@
 //! snapshot codecs (and the area-of-interest codec of enter / leave / move
 //! events), the interpolation buffer, render interpolation between ticks,
 //! the own player's prediction and reconciliation, world-aware coasting of
-//! remote entities, and decoded snapshots shared by a process's clients.
+//! remote entities, decoded snapshots shared by a process's clients, and
+//! the round trip to each peer a frame-sync buffer is sized to.
 
 pub mod clock_sync;
 pub mod coast;
@@ -12,6 +13,7 @@ pub mod input_queue;
 pub mod interpolation;
 pub mod own_prediction;
 pub mod render_lerp;
+pub mod round_trip;
 pub mod shared_decode;
 pub mod snapshot;
 pub mod sparse_delta;
