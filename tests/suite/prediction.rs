@@ -142,6 +142,26 @@ fn remote_display_delay_matches_the_buffer() {
     assert!((b - a - 100.0).abs() <= TICK_MS + 0.1, "{a} -> {b}");
 }
 
+/// `interp` is counted from the newest snapshot received in every
+/// algorithm (Source's `cl_interp`): on a link slower than the buffer,
+/// prediction's remotes are as far behind as snapshot's, and still
+/// interpolated rather than held at the newest snapshot.
+#[test]
+fn interp_means_the_same_delay_as_snapshots() {
+    for profile in ["delay 50ms", "delay 120ms"] {
+        let remote = |algo: &str| {
+            let m = run_named(algo, profile, "random-walk", with_opts(cfg(3, 10, 2), &["interp=100"]));
+            m.input_latency_ms.remote.p50
+        };
+        let (prediction, snapshot) = (remote("prediction"), remote("snapshot"));
+        assert!((prediction - snapshot).abs() <= 1.0, "{profile}: prediction {prediction} ms, snapshot {snapshot} ms");
+        // The one-way delay, the buffer and a few ticks of sampling,
+        // queueing and ticking: not the buffer alone.
+        let one_way: f64 = profile[6..profile.len() - 2].parse().unwrap();
+        assert!(prediction >= 2.0 * one_way + 100.0, "{profile}: {prediction} ms");
+    }
+}
+
 #[test]
 fn lag_compensation_makes_the_shooters_screen_count() {
     let hit = |lc: &str| {

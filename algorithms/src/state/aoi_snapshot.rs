@@ -15,6 +15,7 @@
 //! due, and disappears when the view that dropped it is.
 
 use crate::interest::{index_for, InterestSets, Pos, SpatialIndex};
+use crate::support::arrival_clock::ArrivalClock;
 use crate::support::delta::{quantize, Quantized};
 use crate::support::render_lerp::TickLerp;
 use crate::support::sparse_delta::{self, SparseWorld};
@@ -138,8 +139,7 @@ pub(crate) struct AoiClient {
     newest: u32,
     /// The own player, moved to each newer view over a tick.
     own: TickLerp,
-    /// Server time ≈ local time + this: the least-delayed arrival seen.
-    offset: Option<i64>,
+    clock: ArrivalClock,
     interp_us: i64,
     uplink: InputUplink,
 }
@@ -153,7 +153,7 @@ impl AoiClient {
             kept: BTreeMap::new(),
             newest: 0,
             own: TickLerp::new(s.entities(), 1_000_000 / s.tick_hz.max(1) as i64),
-            offset: None,
+            clock: ArrivalClock::default(),
             interp_us,
             uplink: InputUplink::from_options(&s.options),
         }
@@ -188,8 +188,7 @@ impl Node for AoiClient {
         if view.last().is_some_and(|e| e.0 as usize >= self.entities) {
             return;
         }
-        let arrival = (frame as i64 - 1) * self.dt - ctx.now();
-        self.offset = Some(self.offset.map_or(arrival, |o| o.max(arrival)));
+        self.clock.on_frame(frame, self.dt, ctx.now());
         if frame > self.newest {
             if let Some(q) = lookup(&view, self.me) {
                 let at = q.um();
@@ -213,10 +212,9 @@ impl Node for AoiClient {
             view.entities.push(show(self.me, q.um(), self.newest));
         }
         // The view in force at the display time, and the next one.
-        let (fa, a, b, k, span) = match self.offset {
+        let (fa, a, b, k, span) = match self.clock.draw_time(ctx.now(), self.interp_us) {
             None => (self.newest, newest, None, 0, 1),
-            Some(o) => {
-                let t = ctx.now() + o - self.interp_us;
+            Some(t) => {
                 let due = (t.div_euclid(self.dt) + 1).max(0) as u32;
                 let a = self.kept.range(..=due).next_back().or_else(|| self.kept.first_key_value());
                 let Some((&fa, a)) = a else { return };

@@ -43,6 +43,7 @@
 //! [`encode_own`](crate::support::own_prediction::encode_own). (Views name the update's frame; no input sequence
 //! numbers travel.)
 
+use crate::support::arrival_clock::ArrivalClock;
 use crate::support::coast::{distance, Coast};
 use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE, PLAUSIBLE_LEAD};
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE, REDUNDANCY};
@@ -171,7 +172,7 @@ impl Algorithm for DeadReckoning {
             dt,
             models: s.initial.players.iter().map(|p| (Model::of(p, 0, dt, self.blind), None)).collect(),
             blind: self.blind,
-            offset: None,
+            clock: ArrivalClock::default(),
             blend_us: (s.options.number(if self.periodic { &PERIODIC_BLEND } else { &BLEND }).max(0.0) * 1e3) as i64,
             cap_us: self.cap_us(s),
             teleport_um: (s.options.number(&TELEPORT).max(0.0) * 1e6) as i64,
@@ -293,7 +294,8 @@ struct Client {
     /// Per entity: the newest model, and the one it replaced with the
     /// local time the blend started.
     models: Vec<(Model, Option<(Model, i64)>)>,
-    offset: Option<i64>,
+    /// Server time from the least-delayed arrival.
+    clock: ArrivalClock,
     blend_us: i64,
     cap_us: i64,
     teleport_um: i64,
@@ -319,9 +321,8 @@ impl Client {
     /// Takes an update of `frame`'s entities (read into `updates`, which
     /// it empties).
     fn apply(&mut self, ctx: &Ctx<'_>, frame: u32, updates: &mut Vec<(usize, Model)>) {
-        let arrival = (frame as i64 - 1) * self.dt - ctx.now();
-        self.offset = Some(self.offset.map_or(arrival, |o| o.max(arrival)));
-        let (t, now) = (ctx.now() + self.offset.unwrap_or(0), ctx.now());
+        self.clock.on_frame(frame, self.dt, ctx.now());
+        let (t, now) = (ctx.now() + self.clock.offset().unwrap_or(0), ctx.now());
         for (id, mut m) in updates.drain(..) {
             if id >= self.models.len() || m.frame <= self.models[id].0.frame {
                 continue;
@@ -381,7 +382,7 @@ impl Node for Client {
         }
         let samples = self.uplink.sample(ctx);
         // The own player collides with the others where this screen has them.
-        let (t, now) = (ctx.now() + self.offset.unwrap_or(0), ctx.now());
+        let (t, now) = (ctx.now() + self.clock.offset().unwrap_or(0), ctx.now());
         let mut others = std::mem::take(&mut self.others);
         others.clear();
         let me = self.me;
@@ -412,7 +413,7 @@ impl Node for Client {
     }
 
     fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
-        let (t, now) = (ctx.now() + self.offset.unwrap_or(0), ctx.now());
+        let (t, now) = (ctx.now() + self.clock.offset().unwrap_or(0), ctx.now());
         self.own.render(now, view);
         for i in 0..self.models.len() {
             if i == self.me {

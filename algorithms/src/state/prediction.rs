@@ -15,10 +15,11 @@
 //! predicted position to the corrected one instead of snapping.
 //!
 //! Remote players are shown with `remote`:
-//! - `interp` (default): rendered `interp` ms in the past, between the two
-//!   snapshots around that instant, on the server clock estimated by
-//!   [`ClockSync`]; when the buffer runs dry, `dry` decides (hold, or
-//!   extrapolate for at most `extrapolate-max` ms);
+//! - `interp` (default): rendered `interp` ms behind the newest snapshot
+//!   received (Source's `cl_interp`, as `snapshot` draws; see
+//!   [`ArrivalClock`]), between the two snapshots around that instant;
+//!   when the buffer runs dry, `dry` decides (hold, or extrapolate for at
+//!   most `extrapolate-max` ms);
 //! - `raw`: the newest snapshot as is;
 //! - `ghost` (seed 000 §1.3 step 7): each remote player is a *ghost* the
 //!   client simulates with the game rules and the remote's last input the
@@ -44,6 +45,7 @@
 //! [`crate::support::uplink`]; snapshot, server → client: [`WorldSnapshot`]; clock sync:
 //! [`ClockSync`].
 
+use crate::support::arrival_clock::{interp_us, ArrivalClock, INTERP};
 use crate::support::clock_sync::ClockSync;
 use crate::support::input_queue::InputQueue;
 use crate::support::interpolation::{Dry, InterpolationBuffer, Snap};
@@ -60,8 +62,6 @@ use std::collections::VecDeque;
 
 const TAG_INPUT: u8 = 1;
 
-const INTERP: OptionSpec =
-    OptionSpec::number("interp", "100", 0.0, 10000.0, "interpolation delay for remote players, ms");
 const REMOTE: OptionSpec =
     OptionSpec::choice("remote", "interp", &["interp", "raw", "ghost"], "how remote players are shown");
 const GHOST_THRESHOLD: OptionSpec = OptionSpec::number(
@@ -188,12 +188,8 @@ impl Algorithm for Prediction {
             step_inputs: Vec::with_capacity(s.players),
             received: WorldSnapshot::default(),
             clock: ClockSync::new((o.number(&RESYNC).max(0.0) * 1e6) as i64),
-            fallback_offset: None,
-            interp_us: if self.flaw == Flaw::UnboundedExtrapolation {
-                0
-            } else {
-                (o.number(&INTERP).max(0.0) * 1e3) as i64
-            },
+            arrivals: ArrivalClock::default(),
+            interp_us: if self.flaw == Flaw::UnboundedExtrapolation { 0 } else { interp_us(o) },
             raw: o.word(&REMOTE) == "raw",
             ghost: (o.word(&REMOTE) == "ghost").then(|| Ghosts {
                 threshold_um: (o.number(&GHOST_THRESHOLD).max(0.0) * 1e3) as i64,
@@ -266,10 +262,10 @@ struct Client {
     step_inputs: Vec<SeqInput>,
     /// The snapshot being received (its buffers kept).
     received: WorldSnapshot,
+    /// Estimates the server's present (its error is reported).
     clock: ClockSync,
-    /// Before clock sync completes: server time ≈ local time + this
-    /// (learned from the first snapshot, ignoring its one-way delay).
-    fallback_offset: Option<i64>,
+    /// Dates the newest snapshot: remote players are drawn `interp` behind.
+    arrivals: ArrivalClock,
     interp_us: i64,
     raw: bool,
     /// `remote=ghost`: the remotes are simulated in `predicted`.
@@ -331,16 +327,10 @@ impl Client {
         self.own.set(now, &[EntityView { id: self.me as u16, x: p.x, y: p.y, z: p.z, seq: p.last_seq, frame: 0 }]);
     }
 
-    fn server_offset(&self) -> Option<i64> {
-        self.clock.offset().or(self.fallback_offset)
-    }
-
     fn on_snapshot(&mut self, ctx: &mut Ctx<'_>, snap: &WorldSnapshot) {
         let s = &snap.state;
         self.spare_snap = self.interp.push(snap_of(s, self.dt, self.spare_snap.take()));
-        if self.fallback_offset.is_none() {
-            self.fallback_offset = Some(frame_time(s.frame, self.dt) - ctx.now());
-        }
+        self.arrivals.on_frame(s.frame, self.dt, ctx.now());
         if s.frame <= self.newest_frame {
             return; // late: already reconciled against something newer
         }
@@ -502,9 +492,9 @@ impl Node for Client {
             }
             return;
         }
-        let t = match (self.raw, self.server_offset()) {
-            (false, Some(off)) => Some(ctx.now() + off - self.interp_us),
-            _ => None,
+        let t = match self.raw {
+            false => self.arrivals.draw_time(ctx.now(), self.interp_us),
+            true => None,
         };
         // The snapshots around the instant, found once for every remote.
         let (instant, dry) = match t {

@@ -40,6 +40,7 @@
 //! landing), x, y, z, vx, vy, vz: i32)` (views name the frame); own state, server → each
 //! client: [`encode_own`](crate::support::own_prediction::encode_own).
 
+use crate::support::arrival_clock::ArrivalClock;
 use crate::support::coast::{distance, Coast};
 use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE, PLAUSIBLE_LEAD};
 use crate::support::step_grid::{at_least_a_micrometre, round_to_i32, StepGrid};
@@ -127,7 +128,7 @@ impl Algorithm for ShadowFollow {
                 .collect(),
             teleport_um: (o.number(&TELEPORT).max(0.0) * 1e6) as i64,
             own: OwnPlayer::new(&s.initial, player, dt),
-            offset: None,
+            clock: ArrivalClock::default(),
             grid: StepGrid::new(dt),
             chase: Chase {
                 speed: 1.5 * 6_000_000.0,
@@ -236,7 +237,8 @@ struct Client {
     teleport_um: i64,
     own: OwnPlayer,
     entities: Vec<Follower>,
-    offset: Option<i64>,
+    /// Server time from the least-delayed arrival.
+    clock: ArrivalClock,
     /// The grid the chase runs on.
     grid: StepGrid,
     chase: Chase,
@@ -301,7 +303,7 @@ impl Node for Client {
         self.own.render(now, view);
         // From the last step to now: a part-step, shown and not kept.
         let rest = self.grid.since_last(now);
-        let t = now + self.offset.unwrap_or(0);
+        let t = now + self.clock.offset().unwrap_or(0);
         for (i, e) in self.entities.iter_mut().enumerate() {
             if i == self.me {
                 continue;
@@ -323,8 +325,7 @@ impl Client {
     fn take_states(&mut self, ctx: &Ctx<'_>, got: &mut Vec<(usize, Sample)>) {
         for (id, s) in got.drain(..) {
             let Some(e) = self.entities.get_mut(id) else { continue };
-            let arrival = (s.frame as i64 - 1) * self.dt - ctx.now();
-            self.offset = Some(self.offset.map_or(arrival, |o| o.max(arrival)));
+            self.clock.on_frame(s.frame, self.dt, ctx.now());
             if s.kind != 0 && s.frame > e.shadow.frame {
                 e.keys.push_back(s);
             }
@@ -332,7 +333,7 @@ impl Client {
                 e.shadow = s;
                 e.coast = s.coast(self.dt);
                 // After a gap the shadow may be far: jump, don't chase.
-                let t = ctx.now() + self.offset.unwrap_or(0);
+                let t = ctx.now() + self.clock.offset().unwrap_or(0);
                 let at = e.coast.at(ctx.game(), t, self.chase.cap_us, self.chase.arc);
                 if distance(e.shown, at) > self.teleport_um {
                     e.shown = at;
@@ -350,7 +351,8 @@ impl Client {
     /// Called before anything reads or moves the chasers: ticks, packets,
     /// renders.
     fn chase_until(&mut self, game: &harness::game::Game, now: i64) {
-        let (me, offset, chase, entities) = (self.me, self.offset.unwrap_or(0), &self.chase, &mut self.entities);
+        let (me, offset, chase, entities) =
+            (self.me, self.clock.offset().unwrap_or(0), &self.chase, &mut self.entities);
         self.grid.run_until(now, |t, span| {
             for (i, e) in entities.iter_mut().enumerate() {
                 if i == me {

@@ -22,6 +22,7 @@
 //! area of interest).
 
 use super::aoi_snapshot::{AoiClient, AoiServer};
+use crate::support::arrival_clock::{interp_us, ArrivalClock, INTERP};
 use crate::support::delta::{self, quantize, quantize_into, Quantized};
 use crate::support::interpolation::{Dry, InterpolationBuffer, Snap};
 use crate::support::render_lerp::TickLerp;
@@ -38,9 +39,6 @@ use std::sync::Arc;
 /// and server for delta compression", qcommon.h). A client whose newest
 /// acknowledgement the server no longer holds gets a whole snapshot.
 pub(super) const HISTORY: usize = 32;
-
-const INTERP: OptionSpec =
-    OptionSpec::number("interp", "100", 0.0, 10000.0, "interpolation delay for remote players, ms");
 
 /// The algorithm: full snapshots, or deltas against the acknowledged one.
 pub struct Snapshots {
@@ -97,7 +95,7 @@ impl Algorithm for Snapshots {
         })
     }
     fn client(&self, s: &Setup, player: usize) -> Box<dyn Node> {
-        let interp_us = (s.options.number(&INTERP).max(0.0) * 1e3) as i64;
+        let interp_us = interp_us(&s.options);
         if s.aoi.is_some_and(|a| a.filters()) {
             return Box::new(AoiClient::new(s, player, interp_us));
         }
@@ -120,7 +118,7 @@ impl Algorithm for Snapshots {
             kept: BTreeMap::from([(0, world)]),
             newest: 0,
             interp,
-            offset: None,
+            clock: ArrivalClock::default(),
             interp_us,
             uplink: InputUplink::from_options(&s.options),
         })
@@ -207,8 +205,7 @@ struct Client {
     /// The own player, moved to each newer snapshot over a tick.
     own: TickLerp,
     interp: InterpolationBuffer<Arc<Vec<Quantized>>>,
-    /// Server time ≈ local time + this: the least-delayed arrival seen.
-    offset: Option<i64>,
+    clock: ArrivalClock,
     interp_us: i64,
     uplink: InputUplink,
 }
@@ -239,8 +236,7 @@ impl Node for Client {
         if world.len() != ctx.setup().entities() {
             return;
         }
-        let arrival = (frame as i64 - 1) * self.dt - ctx.now();
-        self.offset = Some(self.offset.map_or(arrival, |o| o.max(arrival)));
+        self.clock.on_frame(frame, self.dt, ctx.now());
         self.interp.push(snap(frame, &world, self.dt));
         if frame > self.newest {
             let q = &world[self.me];
@@ -256,7 +252,7 @@ impl Node for Client {
 
     fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
         let Some(newest) = self.kept.get(&self.newest) else { return };
-        let t = self.offset.map(|o| ctx.now() + o - self.interp_us);
+        let t = self.clock.draw_time(ctx.now(), self.interp_us);
         // The snapshots around the instant, found once for every entity.
         let at = t.and_then(|t| self.interp.at(t));
         view.entities.reserve(newest.len());

@@ -6,6 +6,7 @@
 //! remote entities, decoded snapshots shared by a process's clients, and
 //! the round trip to each peer a frame-sync buffer is sized to.
 
+pub mod arrival_clock;
 pub mod clock_sync;
 pub mod coast;
 pub mod delta;
