@@ -142,6 +142,44 @@ fn remote_display_delay_matches_the_buffer() {
     assert!((b - a - 100.0).abs() <= TICK_MS + 0.1, "{a} -> {b}");
 }
 
+/// The zigzag pattern written out as a script, each change `phase(k)` µs
+/// after its round instant.
+fn zigzag_script(players: usize, secs: u64, phase: impl Fn(u64) -> u64) -> String {
+    let mut text = String::from("syncbench-trace 1\n");
+    for p in 0..players as u64 {
+        text += &format!("player {p}\n");
+        if p % 4 != 0 {
+            text += "0s .\n";
+        }
+        for k in 0..secs {
+            let t = k * 1_000_000 + p % 4 * 250_000;
+            let keys = [["RU", "RD"], ["LU", "LD"]][(k / 4 % 2) as usize][(k % 2) as usize];
+            let at = if t == 0 { 0 } else { t + phase(p * secs + k) };
+            text += &format!("{at}us {keys}\n");
+        }
+    }
+    text
+}
+
+/// Own latency includes the wait for the next input sample, so it depends
+/// on where changes fall against the tick. Round instants all fall just
+/// past one (a tick is 16,666 µs) and read most of a tick high; the
+/// `zigzag` generator dithers its instants, and reads as a zigzag at
+/// random phases does.
+#[test]
+fn own_latency_on_zigzag_does_not_depend_on_round_instants() {
+    let (players, secs) = (8, 40);
+    let mean = |trace: &str| run_named("prediction", "lan", trace, cfg(players, secs, 5)).input_latency_ms.own.mean;
+    // A fixed hash of the change's index, uniform enough over 100 ms.
+    let random = |i: u64| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) % 100_000;
+    let dithered = TempTrace::new("zigzag-dithered", &zigzag_script(players, secs, random));
+    let round = TempTrace::new("zigzag-round", &zigzag_script(players, secs, |_| 0));
+    let (generated, dithered, round) = (mean("zigzag"), mean(dithered.path()), mean(round.path()));
+    assert!((generated - dithered).abs() <= 1.0, "zigzag {generated} ms, dithered script {dithered} ms");
+    // The effect the dither removes is there to be seen.
+    assert!(round - dithered > 4.0, "round instants {round} ms, dithered {dithered} ms");
+}
+
 /// `interp` is counted from the newest snapshot received in every
 /// algorithm (Source's `cl_interp`): on a link slower than the buffer,
 /// prediction's remotes are as far behind as snapshot's, and still

@@ -12,7 +12,10 @@
 //! | `lanes` | up, down or a stop every 0.3–1.5 s, sometimes jumping, never sideways: each player keeps to its spawn column, so on the standard arena up to 12 players never touch (contact-free: `vs ideal` without collision chaos) |
 //!
 //! Each player's stream is seeded from `(seed, player)`, so players differ
-//! and the same seed always gives the same trace.
+//! and the same seed always gives the same trace. The periodic patterns
+//! (`zigzag`, `stop-go`) move each change later by a seeded amount under
+//! 100 ms ([`DITHER_US`]) so that it does not phase-lock to the tick; the
+//! random patterns' instants are random to the microsecond already.
 
 use super::Track;
 use crate::error::{InputError, Source};
@@ -128,7 +131,7 @@ impl Generator {
                 while t < duration_us {
                     let h = if (k / 4) % 2 == 0 { Input::RIGHT } else { Input::LEFT };
                     let v = if k % 2 == 0 { Input::UP } else { Input::DOWN };
-                    segs.push((t, Input::buttons(h | v)));
+                    segs.push((dithered(t, period, &mut rng), Input::buttons(h | v)));
                     k += 1;
                     t += period;
                 }
@@ -137,8 +140,8 @@ impl Generator {
                 let mut k = (p % 4) as u64;
                 let mut t = 0;
                 while t < duration_us {
-                    segs.push((t, Input::buttons(dirs[(k % 4) as usize])));
-                    segs.push((t + period, Input::IDLE));
+                    segs.push((dithered(t, period, &mut rng), Input::buttons(dirs[(k % 4) as usize])));
+                    segs.push((dithered(t + period, period, &mut rng), Input::IDLE));
                     k += 1;
                     t += 2 * period;
                 }
@@ -179,6 +182,25 @@ impl Generator {
         out.dedup_by(|b, a| a.1 == b.1);
         Track { segments: out, repeat_us: None }
     }
+}
+
+/// How far a periodic pattern's change may land after its nominal
+/// instant: 100 ms is a whole number of ticks at every tick rate that
+/// divides a second into tenths (10, 20, … 120, 240 Hz), so a uniform
+/// dither over it leaves the change uniform in phase against the tick.
+pub const DITHER_US: u64 = 100_000;
+
+/// `t` moved later by a seeded amount uniform in `[0, DITHER_US)`, less
+/// than `period` so changes keep their order (the first stays at 0).
+/// Round instants would otherwise all land just after a tick (a 60 Hz
+/// tick is 16,666 µs) and every input would wait nearly a whole tick to
+/// be sampled.
+fn dithered(t: u64, period: u64, rng: &mut Stream) -> u64 {
+    let width = DITHER_US.min(period);
+    if t == 0 || width <= 1 {
+        return t;
+    }
+    t + rng.below(width)
 }
 
 impl fmt::Display for Generator {
@@ -231,6 +253,22 @@ mod tests {
         assert_eq!(t.input_at(100_000), Input::buttons(Input::RIGHT | Input::UP));
         assert_eq!(t.input_at(600_000), Input::buttons(Input::RIGHT | Input::DOWN));
         assert_eq!(t.input_at(2_100_000), Input::buttons(Input::LEFT | Input::UP));
+    }
+
+    /// Round instants would all sit just past a 60 Hz tick; dithered, the
+    /// changes' phase within the tick is spread evenly.
+    #[test]
+    fn periodic_changes_do_not_phase_lock_to_the_tick() {
+        let tick = 1_000_000.0 / 60.0;
+        for spec in ["zigzag", "stop-go", "zigzag:period=250ms"] {
+            let t = gen(spec).track(1, 3_600_000_000, 3);
+            let phases: Vec<f64> = t.segments[1..].iter().map(|s| (s.0 as f64 % tick) / tick).collect();
+            let mean = phases.iter().sum::<f64>() / phases.len() as f64;
+            // Uniform phases: mean 1/2 with a standard error under 0.006.
+            assert!((mean - 0.5).abs() < 0.03, "{spec}: mean phase {mean} over {}", phases.len());
+            let early = phases.iter().filter(|&&p| p < 0.5).count() as f64 / phases.len() as f64;
+            assert!((early - 0.5).abs() < 0.05, "{spec}: {early} in the first half");
+        }
     }
 
     #[test]
