@@ -34,7 +34,7 @@
 #![allow(missing_docs)]
 
 use algorithms::support::delta::{self, Quantized};
-use algorithms::support::snapshot::WorldSnapshot;
+use algorithms::support::snapshot::{Codec, WorldSnapshot};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use harness::game::{Game, GameConfig, Input, SeqInput, State};
 use harness::net::Profile;
@@ -162,17 +162,19 @@ fn codec(c: &mut Criterion) {
     for players in [4usize, 32] {
         let s = game.initial_state(players);
         let inputs = vec![Input::buttons(Input::UP); players];
-        let bytes = WorldSnapshot::encode(&s, &inputs);
-        g.throughput(Throughput::Bytes(bytes.len() as u64));
-        // As in a match: an encoded packet's buffer goes back to the pool
-        // once read, and a client decodes into the snapshot it keeps.
-        g.bench_function(format!("snapshot_encode_{players}"), |b| {
-            b.iter(|| given_back(WorldSnapshot::encode(black_box(&s), &inputs)))
-        });
-        let mut kept = WorldSnapshot::decode(&bytes, players).expect("the bench's own snapshot decodes");
-        g.bench_function(format!("snapshot_decode_{players}"), |b| {
-            b.iter(|| kept.decode_into(black_box(&bytes), players).then_some(kept.state.frame))
-        });
+        for (name, codec) in [("", Codec::Raw), ("varint_", Codec::Varint)] {
+            let bytes = WorldSnapshot::encode(codec, &s, &inputs);
+            g.throughput(Throughput::Bytes(bytes.len() as u64));
+            // As in a match: an encoded packet's buffer goes back to the pool
+            // once read, and a client decodes into the snapshot it keeps.
+            g.bench_function(format!("snapshot_{name}encode_{players}"), |b| {
+                b.iter(|| given_back(WorldSnapshot::encode(codec, black_box(&s), &inputs)))
+            });
+            let mut kept = WorldSnapshot::decode(&bytes, players).expect("the bench's own snapshot decodes");
+            g.bench_function(format!("snapshot_{name}decode_{players}"), |b| {
+                b.iter(|| kept.decode_into(black_box(&bytes), players).then_some(kept.state.frame))
+            });
+        }
         // The delta format (`snapshot`/`delta-snapshot`): a world in which
         // a quarter of the entities moved since the baseline.
         let base: Vec<Quantized> = (0..players as i32).map(|i| Quantized::from_um(i * 1000, 0, i * 500)).collect();

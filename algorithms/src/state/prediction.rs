@@ -51,7 +51,7 @@ use crate::support::input_queue::InputQueue;
 use crate::support::interpolation::{Dry, InterpolationBuffer, Snap};
 use crate::support::own_prediction::{differs, Move, MoveLog};
 use crate::support::render_lerp::TickLerp;
-use crate::support::snapshot::WorldSnapshot;
+use crate::support::snapshot::{Codec, WorldSnapshot};
 use crate::support::uplink::{buffer_mode, send_paces, Pacer, INPUT_BUFFER, MAX_QUEUE, REDUNDANCY};
 use crate::wire::{Reader, Writer};
 use harness::contract::{
@@ -93,6 +93,12 @@ const SMOOTHING: OptionSpec =
     OptionSpec::number("smoothing", "0", 0.0, 10000.0, "ease corrections over this long on screen, ms (0: snap)");
 const LAG_COMP: OptionSpec =
     OptionSpec::count("lag-comp", "1", 0, 1, "1: the server rewinds to the shooter's view for hit tests");
+const CODEC: OptionSpec = OptionSpec::choice(
+    "codec",
+    "varint",
+    &["varint", "raw"],
+    "snapshot wire form, both exact: varint (the snapshot codecs' byte-aligned varints) or raw (fixed-width)",
+);
 const RESYNC: OptionSpec =
     OptionSpec::number("resync", "10", 0.0, 3600.0, "re-run clock sync every this many seconds (0: once)");
 
@@ -156,6 +162,7 @@ impl Algorithm for Prediction {
             INPUT_BUFFER,
             MAX_QUEUE,
             RESYNC,
+            CODEC,
         ]
     }
     fn server(&self, s: &Setup) -> Box<dyn Node> {
@@ -168,6 +175,7 @@ impl Algorithm for Prediction {
             lag_comp: s.options.number(&LAG_COMP) != 0.0,
             tick: TickScratch::default(),
             received: Vec::new(),
+            codec: if s.options.word(&CODEC) == "raw" { Codec::Raw } else { Codec::Varint },
         })
     }
     fn client(&self, s: &Setup, player: usize) -> Box<dyn Node> {
@@ -539,6 +547,7 @@ struct Server {
     tick: TickScratch,
     /// The inputs of the packet being read (kept between packets).
     received: Vec<Queued>,
+    codec: Codec,
 }
 
 /// What a server tick works in: the inputs it applies, the views they were
@@ -643,7 +652,7 @@ impl Node for Server {
             self.history.pop_front();
         }
         ctx.publish_authority(&self.state);
-        let msg = WorldSnapshot::encode(&self.state, &self.applied);
+        let msg = WorldSnapshot::encode(self.codec, &self.state, &self.applied);
         ctx.send_to_players(msg);
     }
 
