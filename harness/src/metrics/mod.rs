@@ -244,6 +244,31 @@ pub struct Checks {
     /// The largest snap: the render and how far it jumped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub largest_snap: Option<Farthest>,
+    /// Divergence at every step of [`QuantileGrid::STEPS`], what
+    /// `frame-rate-independent` reads its confidence intervals from (not
+    /// in reports).
+    #[serde(skip)]
+    pub divergence_grid_m: QuantileGrid,
+}
+
+/// A distribution as its value at quantiles `k / STEPS`, `k = 0..=STEPS`
+/// (empty with no samples), own and remote.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QuantileGrid {
+    /// Own entity.
+    pub own: Vec<f64>,
+    /// Remote entities.
+    pub remote: Vec<f64>,
+}
+
+impl QuantileGrid {
+    /// Steps of the grid: every 0.1%.
+    pub const STEPS: usize = 1000;
+
+    /// The quantiles the grid holds.
+    pub fn quantiles() -> Vec<f64> {
+        (0..=Self::STEPS).map(|k| k as f64 / Self::STEPS as f64).collect()
+    }
 }
 
 /// A located render and a distance that made it the worst of its kind.

@@ -15,8 +15,8 @@ use super::runs::Runs;
 use super::stats::{round4, Hist};
 use super::{
     Bandwidth, Checks, ClientMetrics, ClockError, Desync, Farthest, FinalDivergence, HitAgreement, Impossible, Lag,
-    LatencyCdf, Located, Metrics, NetworkCounts, Overclaim, OwnRemote, OwnRemotePct, Snaps, Stalls, Timeline,
-    TraceFacts,
+    LatencyCdf, Located, Metrics, NetworkCounts, Overclaim, OwnRemote, OwnRemotePct, QuantileGrid, Snaps, Stalls,
+    Timeline, TraceFacts,
 };
 use crate::contract::{EntityView, NodeId, Report, Topology, View};
 use crate::game::{Game, Input, PlayerState, SeqInput, State};
@@ -1018,6 +1018,10 @@ impl Recorder {
                     remote_farthest: c.far[0].map(farthest),
                     final_farthest: self.screens.iter().flat_map(|s| s.last_far).fold(None, Spot::worse).map(farthest),
                     largest_snap: c.snap_at.map(farthest),
+                    divergence_grid_m: QuantileGrid {
+                        own: tally.div[1].values_at(&QuantileGrid::quantiles(), 1e6),
+                        remote: tally.div[0].values_at(&QuantileGrid::quantiles(), 1e6),
+                    },
                 }
             }),
             timeline: Timeline {

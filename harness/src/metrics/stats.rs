@@ -227,6 +227,27 @@ impl Hist {
         (found, mean, highest_of(top))
     }
 
+    /// HdrHistogram's `value_at_quantile` of each of `quantiles`
+    /// (ascending), divided by `scale`; empty when there are no values.
+    pub fn values_at(&self, quantiles: &[f64], scale: f64) -> Vec<f64> {
+        if self.is_empty() {
+            return Vec::new();
+        }
+        let n = self.len as f64;
+        let mut out = Vec::with_capacity(quantiles.len());
+        let mut so_far = 0u64;
+        for (i, count) in self.buckets() {
+            so_far += count;
+            while let Some(&q) = quantiles.get(out.len()) {
+                if so_far < ((q.min(1.0) * n).ceil() as u64).max(1) {
+                    break;
+                }
+                out.push(if q == 0.0 { lowest_of(i) } else { highest_of(i) } as f64 / scale);
+            }
+        }
+        out
+    }
+
     /// `(quantile, value / scale)` at each of [`CDF_QUANTILES`].
     pub fn cdf(&self, scale: f64) -> Vec<[f64; 2]> {
         if self.is_empty() {
@@ -257,6 +278,17 @@ impl Hist {
 mod tests {
     use super::*;
     use hdrhistogram::Histogram;
+
+    #[test]
+    fn values_at_agrees_with_the_summary() {
+        let mut h = Hist::default();
+        for v in 1..=5000u64 {
+            h.record(v * v % 7919);
+        }
+        let s = h.stats(1.0);
+        assert_eq!(h.values_at(&[0.5, 0.9, 0.99, 1.0], 1.0), vec![s.p50, s.p90, s.p99, s.max]);
+        assert!(Hist::default().values_at(&[0.5], 1.0).is_empty());
+    }
 
     #[test]
     fn an_empty_distribution_is_null_in_json_not_zero() {
