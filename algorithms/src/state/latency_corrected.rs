@@ -120,6 +120,7 @@ impl Algorithm for LatencyCorrected {
                 cap_us: (o.number(&EXTRAPOLATE_MAX).clamp(0.0, 3.6e6) * 1e3) as i64,
             },
             teleport_um: (o.number(&TELEPORT).max(0.0) * 1e6) as i64,
+            meet_cap_us: (2.0 * o.number(&HEARTBEAT).clamp(1.0, 3.6e6) * 1e3) as i64,
             grid: StepGrid::new(dt),
             own: OwnPlayer::new(&s.initial, player, dt),
             uplink: InputUplink::from_options(&s.options),
@@ -216,6 +217,10 @@ struct Client {
     others: Vec<Other>,
     machine: Machine,
     teleport_um: i64,
+    /// How long a message is run on to meet the own prediction: two
+    /// heartbeats (a newer one is due by then), whatever the screen's
+    /// `extrapolate-max`.
+    meet_cap_us: i64,
     /// The grid the copies' state machine runs on.
     grid: StepGrid,
     own: OwnPlayer,
@@ -270,7 +275,16 @@ impl Node for Client {
             return;
         }
         let samples = self.uplink.sample(ctx);
-        self.own.place_others(ctx, self.others.iter().enumerate().map(|(q, o)| (q, o.shown, [0; 3])));
+        // The own prediction meets the others where the server will have
+        // them when it applies this tick's input: each message run on to
+        // then. Until a move is acknowledged, where this screen shows them.
+        let apply = self.own.apply_time(ctx.tick(), self.dt);
+        let (game, cap) = (ctx.game(), self.meet_cap_us);
+        let others = self.others.iter_mut().enumerate().map(|(q, o)| match (apply, o.msg.as_mut()) {
+            (Some(t), Some(m)) => (q, m.at(game, t, cap, true), m.velocity(t, cap)),
+            _ => (q, o.shown, [0; 3]),
+        });
+        self.own.place_others(ctx, others);
         self.own.play(ctx, &mut self.uplink, samples);
     }
 
@@ -387,13 +401,15 @@ impl Machine {
     fn step(&self, o: &mut Other, game: &harness::game::Game, server_now: Option<i64>, span_us: i64) {
         let Some(m) = o.msg.as_mut() else { return };
         let t = server_now.unwrap_or(m.origin);
-        // Height follows the message's own arc; only a chaser needs where
-        // across the map the message's copy is.
+        // A chaser closes in on the message's copy in all three axes (a
+        // jump reported late is caught up with, not popped to its height
+        // by the delay); a runner or a stopped copy follows the message's
+        // own arc.
         let z = match o.mode {
             Mode::ToTargetBeforeRun | Mode::ToTargetStop => {
                 let target = m.at(game, t, self.cap_us, true);
-                let d = [(target[0] - o.shown[0]) as f64, (target[1] - o.shown[1]) as f64];
-                let dist = (d[0] * d[0] + d[1] * d[1]).sqrt();
+                let d = [0, 1, 2].map(|k| (target[k] - o.shown[k]) as f64);
+                let dist = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
                 let step = self.catch_up * span_us as f64 / 1e6;
                 if dist <= step.max(1.0) {
                     o.shown = target;
@@ -403,10 +419,10 @@ impl Machine {
                         let c = d[k] / dist * step;
                         at_least_a_micrometre(c as i32, c)
                     };
-                    let to = [o.shown[0] + part(0), o.shown[1] + part(1), target[2]];
+                    let to = [o.shown[0] + part(0), o.shown[1] + part(1), o.shown[2] + part(2)];
                     o.shown = game.slide(o.shown, to);
                 }
-                target[2]
+                o.shown[2]
             }
             Mode::ByDirectionRun => {
                 // Runs along the reported direction, through nothing,

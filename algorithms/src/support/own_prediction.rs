@@ -210,8 +210,12 @@ fn carried(p: &PlayerState) -> PlayerState {
 pub struct OwnPlayer {
     me: usize,
     world: State,
-    log: MoveLog<()>,
+    /// Pending moves, each with the local tick it was sampled on.
+    log: MoveLog<u64>,
     newest_frame: u32,
+    /// Server frame minus local tick of the newest acknowledged input:
+    /// how far ahead of the client's tick the server applies its inputs.
+    lead: Option<i64>,
     lerp: TickLerp,
     /// The inputs of the step being simulated (kept: one every tick).
     inputs: Vec<SeqInput>,
@@ -224,7 +228,7 @@ impl OwnPlayer {
         let p = &initial.players[me];
         lerp.set(i64::MIN / 2, &[EntityView { id: me as u16, x: p.x, y: p.y, z: p.z, ..Default::default() }]);
         let inputs = Vec::with_capacity(initial.players.len());
-        OwnPlayer { me, world: initial.clone(), log: MoveLog::new(600), newest_frame: 0, lerp, inputs }
+        OwnPlayer { me, world: initial.clone(), log: MoveLog::new(600), newest_frame: 0, lead: None, lerp, inputs }
     }
 
     fn show(&mut self, now: i64) {
@@ -259,7 +263,8 @@ impl OwnPlayer {
     /// Applies the sampled input at once.
     pub fn tick(&mut self, ctx: &Ctx<'_>, s: SeqInput) {
         step_own(ctx, &mut self.world, self.me, s, &mut self.inputs);
-        self.log.push(Move { seq: s.seq, input: s.input, extra: (), after: carried(&self.world.players[self.me]) });
+        let after = carried(&self.world.players[self.me]);
+        self.log.push(Move { seq: s.seq, input: s.input, extra: ctx.tick(), after });
         self.show(ctx.now());
     }
 
@@ -273,6 +278,9 @@ impl OwnPlayer {
             return; // from the future: damaged, and it would block the rest
         }
         self.newest_frame = frame;
+        if let Some(m) = self.log.pending().find(|m| m.seq == server.last_seq) {
+            self.lead = Some(frame as i64 - m.extra as i64);
+        }
         let shown = carried(&self.world.players[self.me]);
         if self.log.acknowledge(server.last_seq, &server, &shown, 0) {
             let p = &mut self.world.players[self.me];
@@ -293,6 +301,14 @@ impl OwnPlayer {
             ctx.report(Report::Resimulated(n));
             self.show(ctx.now());
         }
+    }
+
+    /// The server time at which the server will apply an input sampled on
+    /// local tick `tick` (ticks of `dt` µs), once an acknowledgement has
+    /// measured the lead: where the other players should stand for the own
+    /// player's prediction to meet them as the server will.
+    pub fn apply_time(&self, tick: u64, dt: i64) -> Option<i64> {
+        self.lead.map(|lead| (tick as i64 + lead - 1) * dt)
     }
 
     /// The own player's position and velocity now (for a client that
