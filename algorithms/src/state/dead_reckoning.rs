@@ -143,7 +143,13 @@ impl Algorithm for DeadReckoning {
                 ),
             ]
         } else {
-            &[("remote-on-path", "extrapolates between updates by design")]
+            &[
+                ("remote-on-path", "extrapolates between updates by design"),
+                (
+                    "honest-names",
+                    "blends each update in over `blend` (100 ms) from the copy it replaces, naming the update's frame: where everyone sets off at once a fifth of its located pictures lag their names (its latency is held to the picture all the same)",
+                ),
+            ]
         }
     }
     fn server(&self, s: &Setup) -> Box<dyn Node> {
