@@ -85,7 +85,7 @@ pub enum Command {
     },
     /// Merge shard reports into one (the same as the unsharded run).
     #[command(
-        after_help = "Example:\n  syncbench merge s1/report.json s2/report.json s3/report.json --out reports/full"
+        after_help = "Examples:\n  syncbench merge s1/report.json s2/report.json s3/report.json --out reports/full\n  syncbench merge s1/report.json --partial --out reports/so-far   # what the shards done so far hold"
     )]
     Merge {
         /// The shard reports.
@@ -94,6 +94,10 @@ pub enum Command {
         /// Where to write the merged reports.
         #[arg(long)]
         out: std::path::PathBuf,
+        /// Merge shards that do not cover their matrix; every format then
+        /// says "partial: k of n runs". Without it such a set is refused.
+        #[arg(long)]
+        partial: bool,
         /// No messages on stderr.
         #[arg(long)]
         quiet: bool,
@@ -305,7 +309,8 @@ pub struct ConformArgs {
     /// Seed of the case generator.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Write JUnit XML here.
+    /// Write JUnit XML here (`-`: standard output; a device or FIFO is
+    /// written through).
     #[arg(long)]
     pub junit: Option<std::path::PathBuf>,
     /// Where failing scenarios are written.
@@ -325,7 +330,8 @@ pub enum TraceCmd {
     Convert {
         /// The CSV recording.
         file: std::path::PathBuf,
-        /// Write the script here instead of stdout.
+        /// Write the script to this file (a symlink is followed, a device
+        /// or FIFO written through; `-` or none: standard output).
         #[arg(long)]
         out: Option<std::path::PathBuf>,
     },

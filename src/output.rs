@@ -1,14 +1,83 @@
-//! Writing output files atomically: a temporary file in the same
-//! directory, then a rename, so a file is either complete or absent — and
-//! report sets (report.json, .csv, .md, .html) marked as a set by a
-//! manifest written last, so a set cut short or mixed with an older run's
-//! files is told apart from a complete one.
+//! Writing output where a path says: a regular file atomically (a
+//! temporary file in the same directory, then a rename, so it is either
+//! complete or absent), a device, FIFO or `/dev/stdout` written through,
+//! `-` standard output — and report sets (report.json, .csv, .md, .html)
+//! marked as a set by a manifest written last, so a set cut short or mixed
+//! with an older run's files is told apart from a complete one.
 
-use anyhow::Context;
-use std::path::Path;
+use anyhow::{bail, Context};
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
-/// Writes `text` to `path` atomically, creating parent directories.
-pub fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
+/// Writes `text` to what `path` names:
+/// - `-`: standard output;
+/// - a regular file, or nothing yet: replaced atomically, parent
+///   directories created;
+/// - a symlink to a regular file: its target replaced atomically (the
+///   link stays a link);
+/// - a device, FIFO or socket, or a symlink to one or through `/proc`
+///   (`/dev/stdout`, `/dev/fd/N`): written through, never replaced;
+/// - a directory, or a symlink to nothing: refused.
+pub fn write_output(path: &Path, text: &str) -> anyhow::Result<()> {
+    if path.as_os_str() == "-" {
+        let mut out = std::io::stdout().lock();
+        return out.write_all(text.as_bytes()).and_then(|()| out.flush()).context("cannot write to standard output");
+    }
+    let Ok(meta) = std::fs::symlink_metadata(path) else { return replace(path, text) };
+    if meta.is_dir() {
+        bail!("{} is a directory: expected a file to write", path.display());
+    }
+    if meta.file_type().is_symlink() {
+        let Ok(target) = std::fs::metadata(path) else {
+            bail!("{} is a symlink to a file that does not exist: write to the target's path", path.display());
+        };
+        if target.is_dir() {
+            bail!("{} is a symlink to a directory: expected a file to write", path.display());
+        }
+        if target.is_file() && !through_proc(path) {
+            let real = std::fs::canonicalize(path).with_context(|| format!("cannot follow {}", path.display()))?;
+            return replace(&real, text);
+        }
+        return write_through(path, text);
+    }
+    if meta.is_file() {
+        replace(path, text)
+    } else {
+        write_through(path, text)
+    }
+}
+
+/// Whether the symlinks from `path` pass through `/proc` (a process's
+/// open descriptor: `/dev/stdout` → `/proc/self/fd/1`), whose target must
+/// be written through the descriptor, not replaced by name.
+fn through_proc(path: &Path) -> bool {
+    let mut at: PathBuf = path.to_path_buf();
+    for _ in 0..40 {
+        if at.starts_with("/proc") || at.starts_with("/dev/fd") {
+            return true;
+        }
+        let Ok(next) = std::fs::read_link(&at) else { return false };
+        at = match at.parent() {
+            Some(dir) if next.is_relative() => dir.join(next),
+            _ => next,
+        };
+    }
+    false
+}
+
+/// Writes into what `path` opens (a device, FIFO, or a descriptor's file).
+fn write_through(path: &Path, text: &str) -> anyhow::Result<()> {
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(path)
+        .with_context(|| format!("cannot open {} for writing", path.display()))?;
+    f.write_all(text.as_bytes()).and_then(|()| f.flush()).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Replaces the regular file `path` atomically, creating parent
+/// directories.
+fn replace(path: &Path, text: &str) -> anyhow::Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create directory {}", dir.display()))?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
@@ -49,10 +118,10 @@ pub fn write_set(dir: &Path, files: &[(&str, String)]) -> anyhow::Result<()> {
     }
     let mut manifest = String::from("# syncbench report set: each file's FNV-1a 64 fingerprint. Written last;\n# a file that does not match, or no manifest, means the set is incomplete.\n");
     for (name, text) in files {
-        write_atomic(&dir.join(name), text)?;
+        write_output(&dir.join(name), text)?;
         manifest.push_str(&format!("{} {name}\n", fingerprint(text.as_bytes())));
     }
-    write_atomic(&dir.join(MANIFEST), &manifest)
+    write_output(&dir.join(MANIFEST), &manifest)
 }
 
 /// Whether the set beside `report` (a `report.json`) is complete: `None`
@@ -94,6 +163,66 @@ pub fn check_set(report: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A scratch directory for one test.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("syncbench-out-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn files_are_replaced_and_links_followed() {
+        let dir = scratch("links");
+        let file = dir.join("a.txt");
+        write_output(&file, "one").unwrap();
+        write_output(&file, "two").unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "two");
+        // A link to it: the target changes, the link stays a link.
+        let link = dir.join("link.txt");
+        std::os::unix::fs::symlink("a.txt", &link).unwrap();
+        write_output(&link, "three").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "three");
+        // A link to nothing, and a directory, are refused.
+        let dangling = dir.join("dangling.txt");
+        std::os::unix::fs::symlink("missing.txt", &dangling).unwrap();
+        let e = write_output(&dangling, "x").unwrap_err().to_string();
+        assert!(e.contains("does not exist"), "{e}");
+        assert!(!dir.join("missing.txt").exists());
+        let e = write_output(&dir, "x").unwrap_err().to_string();
+        assert!(e.contains("is a directory"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn devices_and_fifos_are_written_through() {
+        // /dev/null stays the device (as root a rename would replace it).
+        write_output(Path::new("/dev/null"), "discarded").unwrap();
+        let null = std::fs::symlink_metadata("/dev/null").unwrap();
+        assert!(!null.is_file(), "/dev/null is still a device");
+        // A full device is an error, not "wrote".
+        if Path::new("/dev/full").exists() {
+            let e = format!("{:#}", write_output(Path::new("/dev/full"), "x").unwrap_err());
+            assert!(e.contains("/dev/full"), "{e}");
+            assert!(!std::fs::symlink_metadata("/dev/full").unwrap().is_file());
+        }
+        // A FIFO: a reader gets the text and the FIFO stays one.
+        let dir = scratch("fifo");
+        let fifo = dir.join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let reader = {
+                let fifo = fifo.clone();
+                std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+            };
+            write_output(&fifo, "through").unwrap();
+            assert_eq!(reader.join().unwrap(), "through");
+            assert!(!std::fs::symlink_metadata(&fifo).unwrap().is_file());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn a_set_is_marked_complete_and_a_mix_is_caught() {

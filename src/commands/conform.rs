@@ -24,7 +24,7 @@ pub(super) fn conform(a: ConformArgs) -> Result<()> {
     let mut failed = Vec::new();
     let write_case = |name: &str, contract: &str, s: &harness::conform::Scenario, why: &str| -> Result<String> {
         let path = a.out.join(format!("{name}.{contract}.toml"));
-        write_atomic(&path, &for_this_program(&s.to_toml(&format!("{name} broke `{contract}`: {why}"))))?;
+        write_output(&path, &for_this_program(&s.to_toml(&format!("{name} broke `{contract}`: {why}"))))?;
         Ok(path.display().to_string())
     };
     // Progress on a terminal: cases done of all, with an estimate of what
@@ -152,7 +152,7 @@ pub(super) fn conform(a: ConformArgs) -> Result<()> {
                 seed: a.seed,
             })
             .collect();
-        write_atomic(path, &for_this_program(&junit::render(&jrows)))?;
+        write_output(path, &for_this_program(&junit::render(&jrows)))?;
     }
     if failed.is_empty() {
         Ok(())

@@ -1,6 +1,7 @@
 //! `matrix` and `merge`: algorithms × profiles × traces × seeds run in parallel (or a shard of them), the report set written, shards joined.
 
 use super::*;
+use harness::report::{Partial, Shard};
 
 /// A matrix to run: every algorithm × profile × trace × seed.
 pub(super) struct Matrix {
@@ -32,6 +33,7 @@ pub(super) fn run_matrix(
             }
         }
     }
+    let matrix_runs = jobs.len();
     if let Some((k, n)) = shard {
         jobs.retain(|j| j.0 % n == k - 1);
     }
@@ -97,6 +99,7 @@ pub(super) fn run_matrix(
     }
     let mut report = Report::new(env!("CARGO_PKG_VERSION"), Vec::with_capacity(jobs.len()));
     report.command = command_line();
+    report.shard = shard.map(|(k, n)| Shard { k, n, matrix_runs });
     for (job, r) in jobs.iter().zip(results) {
         match r.into_inner().expect("no poisoning").expect("every job ran") {
             Ok(run) => report.runs.push(run),
@@ -188,12 +191,18 @@ pub(super) fn check_options(m: &mut Matrix, names: &[String], quiet: bool) -> Re
 
 /// Writes report.json, .csv, .md and .html into `dir`.
 pub(super) fn write_reports(dir: &std::path::Path, report: &Report, quiet: bool) -> Result<()> {
+    // A partial merge says so at the top of every file but the JSON,
+    // which has it as a field.
+    let (csv_note, md_note) = match &report.partial {
+        Some(p) => (format!("# {p}\n"), format!("**{p}**\n\n")),
+        None => (String::new(), String::new()),
+    };
     crate::output::write_set(
         dir,
         &[
             ("report.json", report.to_json()),
-            ("report.csv", harness::report::csv::render(&report.runs)),
-            ("report.md", table::compare(&report.runs, true)),
+            ("report.csv", csv_note + &harness::report::csv::render(&report.runs)),
+            ("report.md", md_note + &table::compare(&report.runs, true)),
             ("report.html", harness::report::html::render(report)),
         ],
     )?;
@@ -315,12 +324,14 @@ pub(super) fn without_shard(command: &str) -> String {
     out.join(" ")
 }
 
-pub(super) fn merge(inputs: &[std::path::PathBuf], out: &std::path::Path, quiet: bool) -> Result<()> {
+pub(super) fn merge(inputs: &[std::path::PathBuf], out: &std::path::Path, partial: bool, quiet: bool) -> Result<()> {
     let mut merged = Report::new(env!("CARGO_PKG_VERSION"), Vec::new());
     let mut commands = Vec::new();
+    let mut shards = Vec::new();
     for p in inputs {
         let r = read_report(p)?;
         commands.push(without_shard(&r.command));
+        shards.push((p, r.shard));
         merged.runs.extend(r.runs);
         merged.failed.extend(r.failed);
     }
@@ -332,12 +343,72 @@ pub(super) fn merge(inputs: &[std::path::PathBuf], out: &std::path::Path, quiet:
     };
     merged.runs.sort_by_key(|r| r.index);
     merged.failed.sort_by_key(|f| f.index);
-    if let Some(w) = merged.runs.windows(2).find(|w| w[0].index == w[1].index) {
+    let mut indices: Vec<usize> =
+        merged.runs.iter().map(|r| r.index).chain(merged.failed.iter().map(|f| f.index)).collect();
+    indices.sort_unstable();
+    if let Some(w) = indices.windows(2).find(|w| w[0] == w[1]) {
+        let holders: Vec<String> = inputs
+            .iter()
+            .filter(|p| {
+                read_report(p)
+                    .is_ok_and(|r| r.runs.iter().any(|x| x.index == w[0]) || r.failed.iter().any(|f| f.index == w[0]))
+            })
+            .map(|p| p.display().to_string())
+            .collect();
         return Err(bad(format!(
-            "run {} appears in more than one input: were the shards taken from different matrices?",
-            w[0].index
+            "run {} appears in more than one input ({}): were the shards taken from different matrices?",
+            w[0],
+            holders.join(", ")
         )));
+    }
+    merged.partial = coverage(&shards, &indices)?;
+    if let Some(p) = &merged.partial {
+        if !partial {
+            return Err(bad(format!(
+                "these shards hold {} of the matrix's {} runs (missing shards {}): pass every shard, or --partial to merge what is here",
+                p.runs,
+                p.of,
+                p.missing_shards.join(", ")
+            )));
+        }
+        if !quiet {
+            eprintln!("note: {p}");
+        }
     }
     write_reports(out, &merged, quiet)?;
     finish(&merged)
+}
+
+/// What a merge of `shards` (each input and its shard, if it is one)
+/// holding the runs `indices` (sorted) lacks of its matrix: `None` when it
+/// holds it all, or when the inputs are no matrix's shards.
+fn coverage(shards: &[(&std::path::PathBuf, Option<Shard>)], indices: &[usize]) -> Result<Option<Partial>> {
+    let Some(first) = shards.iter().find_map(|(_, s)| *s) else { return Ok(None) };
+    for (path, s) in shards {
+        match s {
+            Some(s) if s.n == first.n && s.matrix_runs == first.matrix_runs => {}
+            Some(s) => {
+                return Err(bad(format!(
+                    "{}: shard {}/{} of a {}-run matrix, where {}/{} of a {}-run one came first: shards of different matrices",
+                    path.display(),
+                    s.k,
+                    s.n,
+                    s.matrix_runs,
+                    first.k,
+                    first.n,
+                    first.matrix_runs
+                )))
+            }
+            None => return Err(bad(format!("{}: not a shard, merged with shards", path.display()))),
+        }
+    }
+    if indices.len() == first.matrix_runs && indices.iter().enumerate().all(|(i, &x)| i == x) {
+        return Ok(None);
+    }
+    let present: Vec<usize> = shards.iter().filter_map(|(_, s)| s.map(|s| s.k)).collect();
+    Ok(Some(Partial {
+        runs: indices.len(),
+        of: first.matrix_runs,
+        missing_shards: (1..=first.n).filter(|k| !present.contains(k)).map(|k| format!("{k}/{}", first.n)).collect(),
+    }))
 }

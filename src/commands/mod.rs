@@ -26,7 +26,7 @@ use crate::cli::{
     AbArgs, Command, CompareArgs, ConformArgs, Format, ListFormat, ListWhat, LiveArgs, MatchArgs, MatrixArgs, RunArgs,
 };
 use crate::cli::{ProfileCmd, TraceCmd};
-use crate::output::write_atomic;
+use crate::output::write_output;
 use crate::{BadInput, Violation};
 use anyhow::Result;
 use harness::contract::{Algorithm, Options};
@@ -56,7 +56,7 @@ pub fn dispatch(cmd: Command) -> Result<()> {
         Command::Diff { base, new, tolerance, gate, metric, format, accept_input_changes } => {
             diff_cmd(&base, &new, tolerance, gate.as_deref(), &metric, format, accept_input_changes)
         }
-        Command::Merge { inputs, out, quiet } => merge(&inputs, &out, quiet),
+        Command::Merge { inputs, out, partial, quiet } => merge(&inputs, &out, partial, quiet),
         Command::New { dir, name, git, path, quiet } => {
             let source = git.map(new::Source::Git).or(path.map(new::Source::Path));
             new::new_crate(&dir, name.as_deref(), source, quiet)

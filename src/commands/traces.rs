@@ -21,8 +21,10 @@ pub(super) fn trace_convert(file: &std::path::Path, out: Option<&std::path::Path
     let text = harness::trace::csv::to_script_text(&script, &note);
     match out {
         Some(path) => {
-            write_atomic(path, &text)?;
-            eprintln!("wrote {} ({note})", path.display());
+            write_output(path, &text)?;
+            if path.as_os_str() != "-" {
+                eprintln!("wrote {} ({note})", path.display());
+            }
         }
         None => print!("{text}"),
     }

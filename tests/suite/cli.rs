@@ -635,6 +635,26 @@ fn corruption_is_dropped_by_default_as_the_kernels_netem_makes_it() {
     assert_eq!(code, 1, "{err}");
 }
 
+/// `--out` writes to what the path names: `-` and `/dev/stdout` are the
+/// standard output (never replaced), a full device is an error.
+#[test]
+fn out_writes_through_standard_output_and_devices() {
+    let (code, printed, err) = syncbench(&["trace", "convert", "tests/data/duel.csv"]);
+    assert_eq!(code, 0, "{err}");
+    for target in ["-", "/dev/stdout"] {
+        let (code, out, err) = syncbench(&["trace", "convert", "tests/data/duel.csv", "--out", target]);
+        assert_eq!(code, 0, "{target}: {err}");
+        assert_eq!(out, printed, "{target}");
+        assert!(std::fs::symlink_metadata("/dev/stdout").unwrap().file_type().is_symlink());
+    }
+    if std::path::Path::new("/dev/full").exists() {
+        let (code, _, err) = syncbench(&["trace", "convert", "tests/data/duel.csv", "--out", "/dev/full"]);
+        assert_ne!(code, 0, "{err}");
+        assert!(err.contains("/dev/full") && !err.contains("wrote"), "{err}");
+        assert!(!std::fs::symlink_metadata("/dev/full").unwrap().is_file(), "/dev/full is still a device");
+    }
+}
+
 #[test]
 fn a_csv_recording_runs_in_compare_and_converts_to_the_same_trace() {
     // tests/data/duel.csv: two players' inputs as a game would log them.

@@ -79,6 +79,28 @@ fn three_shards_merged_equal_the_whole() {
         assert_eq!(std::fs::read(whole.join(f)).unwrap(), std::fs::read(merged.join(f)).unwrap(), "{f}");
     }
     assert_eq!(syncbench(&["matrix", "--shard", "4/3"]).0, 2);
+    // Two shards of three: refused, naming what is missing ...
+    let part = tmp("partial");
+    let two = [inputs[0].as_str(), inputs[2].as_str()];
+    let (code, _, err) = syncbench(&[&["merge", "--quiet", "--out", part.to_str().unwrap()][..], &two[..]].concat());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("missing shards 2/3") && err.contains("--partial"), "{err}");
+    assert!(!part.join("report.json").exists());
+    // ... or, with --partial, merged and marked so in every format.
+    let (code, _, err) =
+        syncbench(&[&["merge", "--quiet", "--partial", "--out", part.to_str().unwrap()][..], &two[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(part.join("report.json")).unwrap()).unwrap();
+    let (runs, of) = (json["partial"]["runs"].as_u64().unwrap(), json["partial"]["of"].as_u64().unwrap());
+    assert!(runs < of, "{runs} of {of}");
+    let mark = format!("partial: {runs} of {of} runs");
+    for f in ["report.csv", "report.md", "report.html"] {
+        assert!(std::fs::read_to_string(part.join(f)).unwrap().contains(&mark), "{f}");
+    }
+    // A whole matrix's report records no shard and no partial.
+    let whole_json = std::fs::read_to_string(whole.join("report.json")).unwrap();
+    assert!(!whole_json.contains("\"partial\"") && !whole_json.contains("\"shard\""));
 }
 
 #[test]

@@ -671,6 +671,12 @@ pub fn render(report: &Report) -> String {
     let styles = Styles(algos.clone());
     let groups = groups(runs);
     let mut body = header(report, &algos);
+    if let Some(p) = &report.partial {
+        body += &format!(
+            "<p><strong>{}</strong>: this report does not hold the whole matrix its command names.</p>\n",
+            esc(&p.to_string())
+        );
+    }
     body += &provenance(runs);
     if !report.failed.is_empty() {
         body += "<h2>Failed runs</h2>\n<ul>\n";

@@ -180,6 +180,41 @@ pub struct Report {
     /// Runs that could not complete (an error or a panic), with the reason.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed: Vec<FailedRun>,
+    /// A shard's place in its matrix; absent for a whole matrix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+    /// A merge that does not cover its matrix (`merge --partial`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial: Option<Partial>,
+}
+
+/// Which part of a matrix a shard ran: the runs whose index is `k − 1`
+/// modulo `n`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// This shard, 1-based.
+    pub k: usize,
+    /// Shards in all.
+    pub n: usize,
+    /// Runs in the whole matrix.
+    pub matrix_runs: usize,
+}
+
+/// How much of its matrix a partial merge holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Partial {
+    /// Runs present (completed or failed).
+    pub runs: usize,
+    /// Runs in the whole matrix.
+    pub of: usize,
+    /// The shards missing, as `k/n`.
+    pub missing_shards: Vec<String>,
+}
+
+impl std::fmt::Display for Partial {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "partial: {} of {} runs (missing shards {})", self.runs, self.of, self.missing_shards.join(", "))
+    }
 }
 
 /// A run that did not complete.
@@ -202,6 +237,8 @@ impl Report {
             command: String::new(),
             runs,
             failed: Vec::new(),
+            shard: None,
+            partial: None,
         }
     }
 
