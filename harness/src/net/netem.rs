@@ -643,6 +643,17 @@ fn strip_tc_command(text: &str) -> Result<&str, NetemError> {
     if rest.split_whitespace().next() != Some("tc") {
         return Ok(text);
     }
+    // `tc [-options] qdisc add|change|replace …`: a line that deletes or
+    // shows a qdisc applies nothing.
+    let mut words = rest.split_whitespace().skip(1).skip_while(|w| w.starts_with('-'));
+    let (object, verb) = (words.next(), words.next());
+    if object != Some("qdisc") || !matches!(verb, Some("add" | "change" | "replace")) {
+        let said = [object, verb].iter().flatten().copied().collect::<Vec<_>>().join(" ");
+        return Err(NetemError {
+            token: crate::error::echo(if said.is_empty() { "tc" } else { &said }),
+            expected: "`tc qdisc add|change|replace … netem OPTIONS`: only a line that adds netem is a profile".into(),
+        });
+    }
     match rest.find(" netem") {
         Some(i) => Ok(&rest[i + " netem".len()..]),
         None => Err(NetemError {
@@ -849,6 +860,16 @@ mod tests {
             assert_eq!(Netem::parse(line).unwrap(), want, "{line}");
         }
         assert!(Netem::parse("tc qdisc add dev eth0 root tbf rate 1mbit").unwrap_err().to_string().contains("netem"));
+        assert_eq!(Netem::parse("tc -s qdisc replace dev eth0 root netem delay 50ms 10ms loss 1%").unwrap(), want);
+        // Lines that delete or show a qdisc apply nothing.
+        for line in [
+            "tc qdisc del dev eth0 root netem delay 100ms",
+            "tc qdisc show dev eth0 root netem loss 100%",
+            "sudo tc filter add dev eth0 netem delay 5ms",
+        ] {
+            let e = Netem::parse(line).unwrap_err().to_string();
+            assert!(e.contains("add|change|replace"), "{line}: {e}");
+        }
     }
 
     #[test]
