@@ -261,8 +261,12 @@ impl Scenario {
                 .filter(|v| !v.is_empty())
                 .ok_or_else(|| err("render_rate", "`render_rate`: expected a list of rates 1..=1000".into()))?,
         };
-        let transport =
-            TransportKind::parse(str_of("transport").unwrap_or("unreliable")).map_err(|m| err("transport", m))?;
+        let transport = match t.get("transport") {
+            None => TransportKind::Unreliable,
+            Some(_) => TransportKind::parse(str_of("transport")?).map_err(|m| err("transport", m))?,
+        };
+        let seed = u64::try_from(int_of("seed")?)
+            .map_err(|_| err("seed", "`seed`: expected a whole number 0..=9223372036854775807".into()))?;
         let trace_text = str_of("trace")?;
         let trace_line = text.lines().position(|l| l.trim_start().starts_with("trace")).unwrap_or(0);
         let script = Script::parse(trace_text, "scenario", source)
@@ -309,7 +313,7 @@ impl Scenario {
             options,
             clients: clients as usize,
             duration_us,
-            seed: int_of("seed")? as u64,
+            seed,
             tick_hz: tick as u32,
             render_hz,
             transport,
@@ -338,5 +342,33 @@ fn show(n: &Netem) -> String {
         String::new()
     } else {
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "contract = \"converges\"\nalgorithm = \"lockstep\"\nclients = 2\nduration = \"1s\"\nseed = 7\ntick_rate = 60\nuplink = \"delay 5ms\"\ndownlink = \"delay 5ms\"\ntrace = \"\"\"\nsyncbench-trace 1\nplayer *\n0s R\n\"\"\"\n";
+
+    fn parse(text: &str) -> Result<Scenario, InputError> {
+        Scenario::parse(text, &Source::File("case.toml".into()))
+    }
+
+    /// Values of the wrong sign or type are refused with the key's line,
+    /// not read as something else.
+    #[test]
+    fn wrong_values_name_their_key_and_line() {
+        assert_eq!(parse(GOOD).unwrap().seed, 7);
+        for (from, to, key) in [
+            ("seed = 7", "seed = -1", "seed"),
+            ("seed = 7", "seed = -9223372036854775808", "seed"),
+            ("seed = 7", "seed = 7\ntransport = 0", "transport"),
+        ] {
+            let e = parse(&GOOD.replace(from, to)).unwrap_err();
+            let shown = e.to_string();
+            assert!(shown.contains(&format!("`{key}`")) && shown.contains("case.toml"), "{to}: {shown}");
+            assert!(e.line.is_some(), "{to}: {shown}");
+        }
     }
 }
