@@ -15,7 +15,7 @@ use crate::metrics::recorder::Recorder;
 use crate::metrics::Metrics;
 use crate::net::profile::NetworkPlan;
 use crate::net::transport::{Endpoint, Output, TransportKind};
-use crate::net::{Delivery, Link, LinkStats, Profile, UDP_IPV4_HEADER_BYTES};
+use crate::net::{Delivery, Link, LinkStats, Profile, MAX_UDP_PAYLOAD, UDP_IPV4_HEADER_BYTES};
 use crate::parallel;
 use crate::rng::{mix64, Purpose, Stream};
 use crate::time::{LocalClock, Micros, Periodic};
@@ -778,14 +778,18 @@ pub fn run_plan_observed(
             match transports.endpoint(&mut sched, now, from_node, peer) {
                 None => {
                     rec.count_send(from, to, bytes.len());
-                    net.offer(&mut slots, &mut sched, now, from_node, Dir::Up, Packet::new(from, to, bytes));
+                    if bytes.len() <= MAX_UDP_PAYLOAD {
+                        net.offer(&mut slots, &mut sched, now, from_node, Dir::Up, Packet::new(from, to, bytes));
+                    }
                 }
                 Some(ep) => {
                     let mut out = Output::default();
                     ep.send(now, bytes, &mut out);
                     for d in out.send {
                         rec.count_send(from, to, d.len());
-                        net.offer(&mut slots, &mut sched, now, from_node, Dir::Up, Packet::new(from, to, d));
+                        if d.len() <= MAX_UDP_PAYLOAD {
+                            net.offer(&mut slots, &mut sched, now, from_node, Dir::Up, Packet::new(from, to, d));
+                        }
                     }
                     transports.arm(&mut sched, from_node, peer);
                 }

@@ -305,6 +305,21 @@ fn bandwidth_is_payload_plus_header_per_packet() {
     assert_eq!(m.bandwidth.up_packets_per_s, ticks / 10.0);
 }
 
+/// A datagram larger than UDP carries is refused, as the kernel would:
+/// never on the wire, not counted, and a violation naming its size.
+#[test]
+fn datagrams_larger_than_udp_carries_are_refused_and_reported() {
+    let fits =
+        run_algo(&Oracle::new(Faults { chatter: Some(65_507), ..Faults::default() }), "lan", "idle", cfg(2, 2, 1));
+    assert!(fits.violations.is_empty(), "{:?}", fits.violations);
+    assert!(fits.bandwidth.up_bytes_per_s > 0.0);
+    let m = run_algo(&Oracle::new(Faults { chatter: Some(65_508), ..Faults::default() }), "lan", "idle", cfg(2, 2, 1));
+    assert_eq!(m.bandwidth.up_bytes_per_s, 0.0, "{:?}", m.bandwidth);
+    assert_eq!(m.network.packets_delivered, 0);
+    let v = m.violations.first().expect("a violation");
+    assert!(v.contains("65508-byte datagram") && v.contains("65507"), "{v}");
+}
+
 #[test]
 fn each_client_renders_at_its_own_rate() {
     let mut c = cfg(2, 10, 1);

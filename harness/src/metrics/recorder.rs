@@ -408,8 +408,19 @@ impl Recorder {
         }
     }
 
-    /// Counts a packet of `payload` bytes sent from `from` to `to`.
+    /// Counts a packet of `payload` bytes sent from `from` to `to`; one
+    /// UDP cannot carry is a violation and counts nothing (it is never
+    /// sent).
     pub(crate) fn count_send(&mut self, from: NodeId, to: NodeId, payload: usize) {
+        if payload > crate::net::MAX_UDP_PAYLOAD {
+            self.violation(format!(
+                "node {} sent node {} a {payload}-byte datagram: UDP carries at most {} bytes, so it was not sent",
+                from.0,
+                to.0,
+                crate::net::MAX_UDP_PAYLOAD
+            ));
+            return;
+        }
         let bytes = (payload + self.header_bytes) as u64;
         if let Some(t) = self.traffic.get_mut(from.0 as usize) {
             t.up_bytes += bytes;

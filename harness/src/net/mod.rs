@@ -27,5 +27,10 @@ pub use profile::Profile;
 /// in every bandwidth figure.
 pub const UDP_IPV4_HEADER_BYTES: usize = 28;
 
+/// The largest payload a UDP datagram over IPv4 carries (65,535 − 20 −
+/// 8): a larger one is refused by the sender's kernel (`EMSGSIZE`), so
+/// the simulated network refuses it too and the run records a violation.
+pub const MAX_UDP_PAYLOAD: usize = 65_507;
+
 /// Ethernet header bytes counted by netem's `rate` (the qdisc sees L2 frames).
 pub const ETHERNET_HEADER_BYTES: usize = 14;

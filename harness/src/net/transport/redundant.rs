@@ -5,13 +5,23 @@
 //! highest sequence below which it has everything, piggybacked on its own
 //! datagrams.
 //!
+//! A datagram carries the newest message and as many of the older ones,
+//! newest first, as fit in what UDP carries ([`MAX_UDP_PAYLOAD`]).
+//!
 //! Datagram: `'R', ack: u32, n: u8, n × (seq: u32, len: u16, bytes)`.
 
 use super::{seal, Cursor, Output};
+use crate::net::MAX_UDP_PAYLOAD;
 use crate::time::Micros;
 use std::collections::{BTreeSet, VecDeque};
 
 const KIND: u8 = b'R';
+/// Bytes before the copies: kind, ack, count.
+const HEADER: usize = 6;
+/// Bytes before each copy: sequence, length.
+const ENTRY: usize = 6;
+/// Bytes of the check [`seal`] appends.
+const SEAL: usize = 4;
 /// Sequences above the contiguous mark remembered at most.
 const WINDOW: usize = 1024;
 
@@ -43,13 +53,26 @@ impl Redundant {
         while self.unacked.len() > self.n {
             self.unacked.pop_front();
         }
-        let mut d = vec![KIND];
+        // The newest message always; older copies, newest first, while
+        // the datagram stays within what UDP carries. (A newest message
+        // too large on its own makes a datagram the network refuses.)
+        let room = MAX_UDP_PAYLOAD - HEADER - SEAL;
+        let (mut used, mut first) = (0, self.unacked.len());
+        for (i, (_, m)) in self.unacked.iter().enumerate().rev() {
+            let more = ENTRY + m.len();
+            if first < self.unacked.len() && used + more > room {
+                break;
+            }
+            (used, first) = (used + more, i);
+        }
+        let mut d = Vec::with_capacity(HEADER + used + SEAL);
+        d.push(KIND);
         d.extend_from_slice(&self.received_upto.to_le_bytes());
-        d.push(self.unacked.len() as u8);
-        for (seq, m) in &self.unacked {
+        d.push((self.unacked.len() - first) as u8);
+        for (seq, m) in self.unacked.iter().skip(first) {
             d.extend_from_slice(&seq.to_le_bytes());
             d.extend_from_slice(&(m.len().min(u16::MAX as usize) as u16).to_le_bytes());
-            d.extend_from_slice(&m[..m.len().min(u16::MAX as usize)]);
+            d.extend_from_slice(m);
         }
         out.send.push(seal(d));
     }
@@ -85,5 +108,35 @@ impl Redundant {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Copies of large messages fill a datagram up to what UDP carries,
+    /// newest first; the newest always goes.
+    #[test]
+    fn a_datagram_carries_what_fits() {
+        let mut r = Redundant::new(64);
+        let mut last = Vec::new();
+        for k in 0..10u8 {
+            let mut out = Output::default();
+            r.send(Micros(0), vec![k; 20_000], &mut out);
+            last = out.send.pop().unwrap();
+            assert!(last.len() <= MAX_UDP_PAYLOAD, "{} bytes", last.len());
+        }
+        // Three copies of 20,006 bytes fit in 65,497; a fourth does not.
+        assert_eq!(last[5], 3);
+        let mut peer = Redundant::new(64);
+        let mut got = Output::default();
+        peer.receive(Micros(0), &last[..last.len() - SEAL], &mut got);
+        assert_eq!(got.deliver.iter().map(|m| m[0]).collect::<Vec<_>>(), vec![7, 8, 9]);
+        // A message too large on its own still goes, and the network
+        // refuses the datagram (see the runner).
+        let mut out = Output::default();
+        r.send(Micros(0), vec![0; 70_000], &mut out);
+        assert!(out.send[0].len() > MAX_UDP_PAYLOAD);
     }
 }
