@@ -46,6 +46,38 @@ pub fn read_text(path: &Path, cap: u64, what: &str) -> Result<String, InputError
         .map_err(|e| err(format!("{what} is not UTF-8 text (byte {})", e.utf8_error().valid_up_to())))
 }
 
+/// The most entity-renders a run may judge: every client's screen checks
+/// every entity it shows on every render. Here 200 clients × 2,200
+/// entities × 60 Hz × 20 s (5.3·10⁸) ran in 14 s and 1,000 × 1,000 × 60 Hz
+/// × 2 s (1.2·10⁸, a server sending every client every player) in 24 s:
+/// 2·10⁹ is minutes, not hours.
+pub const MAX_ENTITY_RENDERS: u64 = 2_000_000_000;
+
+/// The most client × entity pairs a run may keep: each screen remembers
+/// every entity it has seen, and each client is sent them (1,000 × 1,000
+/// peaked at 634 MB here).
+pub const MAX_CLIENT_ENTITIES: u64 = 2_000_000;
+
+/// Checks the work a run will do, before it starts: `clients` screens
+/// showing up to `entities` entities each, rendering at up to `render_hz`
+/// for `duration_us`.
+pub fn check_work(clients: usize, entities: usize, render_hz: u32, duration_us: u64) -> Result<(), String> {
+    let pairs = (clients as u64).saturating_mul(entities as u64);
+    if pairs > MAX_CLIENT_ENTITIES {
+        return Err(format!(
+            "{clients} clients × {entities} entities = {pairs} screen entries to keep: the limit is {MAX_CLIENT_ENTITIES} (about 1.3 GB; fewer clients or bots)"
+        ));
+    }
+    let renders = pairs.saturating_mul(render_hz as u64).saturating_mul(duration_us) / 1_000_000;
+    if renders > MAX_ENTITY_RENDERS {
+        return Err(format!(
+            "{clients} clients × {entities} entities × {render_hz} renders/s × {:.1} s = {renders:.3e} entity-renders to judge: the limit is {MAX_ENTITY_RENDERS:.0e} (minutes of work; a shorter run, fewer clients or a lower --render-rate)",
+            duration_us as f64 / 1e6
+        ));
+    }
+    Ok(())
+}
+
 /// Checks a run's size before anything is built for it.
 pub fn check_run(entities: usize, duration_us: u64) -> Result<(), String> {
     if duration_us > MAX_DURATION_US {
@@ -81,5 +113,17 @@ mod tests {
         assert!(check_run(usize::MAX, 60_000_000).unwrap_err().contains("entity-seconds"));
         assert!(check_run(4, u64::MAX).unwrap_err().contains("limit is 4 h"));
         assert!(check_run(2_200, 20_000_000).is_ok());
+    }
+
+    #[test]
+    fn the_work_of_many_clients_is_bounded() {
+        // The README's large world, and a thousand players for two seconds.
+        assert!(check_work(200, 2_200, 60, 20_000_000).is_ok());
+        assert!(check_work(1_000, 1_000, 60, 2_000_000).is_ok());
+        let e = check_work(4_096, 4_096, 60, 2_000_000).unwrap_err();
+        assert!(e.contains("4096 clients × 4096 entities") && e.contains("limit"), "{e}");
+        let e = check_work(1_400, 1_400, 60, 45_000_000).unwrap_err();
+        assert!(e.contains("entity-renders"), "{e}");
+        assert!(check_work(usize::MAX, usize::MAX, u32::MAX, u64::MAX).is_err());
     }
 }

@@ -364,6 +364,8 @@ pub fn check_config(algorithm: &dyn Algorithm, plan: &NetworkPlan, cfg: &RunConf
         return Err(RunError::Config(format!("players + bots must be at most {MAX_ENTITIES}, got {entities}")));
     }
     crate::limits::check_run(entities, cfg.duration_us).map_err(RunError::Config)?;
+    let fastest = (0..cfg.clients).map(|i| cfg.render_hz_of(i)).max().unwrap_or(0);
+    crate::limits::check_work(cfg.clients, entities, fastest, cfg.duration_us).map_err(RunError::Config)?;
     if cfg.bots > 0 && !algorithm.handles_bots() {
         return Err(RunError::Config(format!("{} does not handle server-driven bots (--bots)", algorithm.name())));
     }

@@ -150,6 +150,9 @@ pub(crate) fn run_config(m: &MatchArgs, seed: u64, default_duration: &str) -> Re
     // The run's size is bounded before anything (the trace first) is built.
     harness::limits::check_run(m.clients.saturating_add(m.bots), duration_us)
         .map_err(|e| bad(format!("run too large (--clients, --bots, --duration): {e}")))?;
+    let fastest = m.render_rate.iter().copied().max().unwrap_or(60);
+    harness::limits::check_work(m.clients, m.clients.saturating_add(m.bots), fastest, duration_us)
+        .map_err(|e| bad(format!("run too large (--clients, --bots, --duration, --render-rate): {e}")))?;
     let game = match &m.game {
         None => harness::game::GameSettings::default(),
         Some(g) => harness::game::GameSettings::resolve(g).map_err(|e| bad(format!("--game: {e}")))?,

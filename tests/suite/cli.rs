@@ -357,6 +357,16 @@ fn the_hardening_audits_breaches_are_refused_with_exit_2() {
     assert_bad_input(&["run", "--algo", "framelock", "--opt", "key-min=31", "--opt", "key-max=30"], &["key-min (31)"]);
     assert_bad_input(&["run", "--algo", "rollback", "--opt", "delay=2.5"], &["a whole number in 0..=30"]);
     assert_bad_input(&["run", "--algo", "lockstep", "--bots", "18446744073709551615"], &["entity-seconds"]);
+    // Many clients: the work is clients × entities × renders, refused up
+    // front with the estimate.
+    assert_bad_input(
+        &["run", "--algo", "server-verified", "--clients", "4096", "--duration", "2s"],
+        &["4096 clients × 4096 entities", "screen entries", "limit"],
+    );
+    assert_bad_input(
+        &["run", "--algo", "delta-snapshot", "--clients", "1400", "--duration", "45s"],
+        &["entity-renders", "--render-rate"],
+    );
     assert_bad_input(&["run", "--algo", "lockstep", "--profile", "/dev/zero"], &["/dev/zero", "limit of 8 MB"]);
     assert_bad_input(&["run", "--algo", "lockstep", "--trace", "/dev/urandom"], &["/dev/urandom", "limit"]);
     assert_bad_input(&["run", "--algo", "lockstep", "--trace", "zigzag:period=1us"], &["expected 1ms..=1h"]);
