@@ -328,10 +328,13 @@ pub(super) fn merge(inputs: &[std::path::PathBuf], out: &std::path::Path, partia
     let mut merged = Report::new(env!("CARGO_PKG_VERSION"), Vec::new());
     let mut commands = Vec::new();
     let mut shards = Vec::new();
+    // Which input holds each run (to name the files a duplicate is in).
+    let mut holder = Vec::new();
     for p in inputs {
         let r = read_report(p)?;
         commands.push(without_shard(&r.command));
         shards.push((p, r.shard));
+        holder.extend(r.runs.iter().map(|x| x.index).chain(r.failed.iter().map(|f| f.index)).map(|i| (i, p)));
         merged.runs.extend(r.runs);
         merged.failed.extend(r.failed);
     }
@@ -343,18 +346,11 @@ pub(super) fn merge(inputs: &[std::path::PathBuf], out: &std::path::Path, partia
     };
     merged.runs.sort_by_key(|r| r.index);
     merged.failed.sort_by_key(|f| f.index);
-    let mut indices: Vec<usize> =
-        merged.runs.iter().map(|r| r.index).chain(merged.failed.iter().map(|f| f.index)).collect();
-    indices.sort_unstable();
+    holder.sort_by_key(|(i, _)| *i);
+    let indices: Vec<usize> = holder.iter().map(|(i, _)| *i).collect();
     if let Some(w) = indices.windows(2).find(|w| w[0] == w[1]) {
-        let holders: Vec<String> = inputs
-            .iter()
-            .filter(|p| {
-                read_report(p)
-                    .is_ok_and(|r| r.runs.iter().any(|x| x.index == w[0]) || r.failed.iter().any(|f| f.index == w[0]))
-            })
-            .map(|p| p.display().to_string())
-            .collect();
+        let holders: Vec<String> =
+            holder.iter().filter(|(i, _)| *i == w[0]).map(|(_, p)| p.display().to_string()).collect();
         return Err(bad(format!(
             "run {} appears in more than one input ({}): were the shards taken from different matrices?",
             w[0],

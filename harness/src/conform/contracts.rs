@@ -385,13 +385,9 @@ fn check_frame_rate(a: &dyn Algorithm, s: &Scenario) -> Verdict {
         let allowed = 2.0 + 3.0 * x.max(y).sqrt();
         let hidden = *hx == 30 && x < y;
         if !hidden && (x - y).abs() > allowed {
-            let at =
-                |hz: &u32, m: &Metrics| worst_note(m, &format!("; at {hz} Hz the largest snap"), |c| &c.largest_snap);
-            return Verdict::Fail(format!(
-                "snap events: {x:.3} at {hx} Hz but {y:.3} at {hy} Hz (allowed difference {allowed:.3}){}{}",
-                at(hx, mx),
-                at(hy, my)
-            ));
+            let what =
+                format!("snap events: {x:.3} at {hx} Hz but {y:.3} at {hy} Hz (allowed difference {allowed:.3})");
+            return rate_failure(what, &runs[i], &runs[j], "the largest snap", |c| &c.largest_snap);
         }
     }
     let quantiles: [(&str, f64, bool, Worst); 6] = [
@@ -408,12 +404,8 @@ fn check_frame_rate(a: &dyn Algorithm, s: &Scenario) -> Verdict {
             let (Some(x), Some(y)) = (interval(mx, own, q), interval(my, own, q)) else { continue };
             let allowed = 0.1 + 0.25 * x.point.max(y.point);
             if x.low - y.high > allowed || y.low - x.high > allowed {
-                let at = |hz: &u32, m: &Metrics| worst_note(m, &format!("; at {hz} Hz the farthest"), worst);
-                return Verdict::Fail(format!(
-                    "{name}: {x} at {hx} Hz but {y} at {hy} Hz (allowed gap {allowed:.3}){}{}",
-                    at(hx, mx),
-                    at(hy, my)
-                ));
+                let what = format!("{name}: {x} at {hx} Hz but {y} at {hy} Hz (allowed gap {allowed:.3})");
+                return rate_failure(what, &runs[i], &runs[j], "the farthest", worst);
             }
         }
     }
@@ -423,16 +415,25 @@ fn check_frame_rate(a: &dyn Algorithm, s: &Scenario) -> Verdict {
         let ((x, nx), (y, ny)) = (ideal(mx), ideal(my));
         let allowed = 0.1 + 0.25 * x.max(y);
         if nx > 0 && ny > 0 && (x - y).abs() > allowed {
-            let at =
-                |hz: &u32, m: &Metrics| worst_note(m, &format!("; at {hz} Hz the farthest"), |c| &c.own_ideal_farthest);
-            return Verdict::Fail(format!(
-                "own vs ideal mean: {x:.3} at {hx} Hz but {y:.3} at {hy} Hz (allowed difference {allowed:.3}){}{}",
-                at(hx, mx),
-                at(hy, my)
-            ));
+            let what =
+                format!("own vs ideal mean: {x:.3} at {hx} Hz but {y:.3} at {hy} Hz (allowed difference {allowed:.3})");
+            return rate_failure(what, &runs[i], &runs[j], "the farthest", |c| &c.own_ideal_farthest);
         }
     }
     Verdict::Pass
+}
+
+/// `frame-rate-independent`'s failure: `what` differed between two runs
+/// `(render rate, metrics)`, with each run's `worst` render, called `kind`.
+fn rate_failure(
+    what: String,
+    (hx, mx): &(u32, Metrics),
+    (hy, my): &(u32, Metrics),
+    kind: &str,
+    worst: Worst,
+) -> Verdict {
+    let at = |hz: &u32, m: &Metrics| worst_note(m, &format!("; at {hz} Hz {kind}"), worst);
+    Verdict::Fail(format!("{what}{}{}", at(hx, mx), at(hy, my)))
 }
 
 /// A quantile and its distribution-free 99% confidence interval, m.

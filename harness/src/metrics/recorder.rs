@@ -1029,9 +1029,9 @@ impl Recorder {
                     remote_farthest: c.far[0].map(farthest),
                     final_farthest: self.screens.iter().flat_map(|s| s.last_far).fold(None, Spot::worse).map(farthest),
                     largest_snap: c.snap_at.map(farthest),
-                    divergence_grid_m: QuantileGrid {
-                        own: tally.div[1].values_at(&QuantileGrid::quantiles(), 1e6),
-                        remote: tally.div[0].values_at(&QuantileGrid::quantiles(), 1e6),
+                    divergence_grid_m: {
+                        let q = QuantileGrid::quantiles();
+                        QuantileGrid { own: tally.div[1].values_at(&q, 1e6), remote: tally.div[0].values_at(&q, 1e6) }
                     },
                 }
             }),
