@@ -140,6 +140,14 @@ pub(crate) fn program() -> String {
 
 /// `cmd` as `program` calls it: its name in usage lines, and in every
 /// example of every subcommand's help.
+/// Every option takes a negative number as its value (`--clock -5ms@0`,
+/// `--seed -1` is then refused by its own parser, naming the option)
+/// rather than reading it as an unknown flag.
+fn negative_values(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| if a.get_action().takes_values() { a.allow_negative_numbers(true) } else { a })
+        .mut_subcommands(negative_values)
+}
+
 fn named(cmd: clap::Command, program: &str) -> clap::Command {
     if program == "syncbench" {
         return cmd;
@@ -200,7 +208,7 @@ impl Cli {
             return ExitCode::from(2);
         }
         let program = program();
-        let parsed = named(cli::Cli::command(), &program)
+        let parsed = named(negative_values(cli::Cli::command()), &program)
             .try_get_matches_from(args)
             .and_then(|m| cli::Cli::from_arg_matches(&m));
         let args = match parsed {
@@ -214,11 +222,12 @@ impl Cli {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 if let Some(v) = e.downcast_ref::<Violation>() {
-                    eprintln!("{program}: {}", harness::error::escape(&v.to_string()));
+                    eprintln!("{program}: {}", harness::error::printable(&v.to_string()));
                     return ExitCode::from(1);
                 }
-                // Input is echoed in messages: never raw control characters.
-                eprintln!("{program}: error: {}", harness::error::escape(&format!("{e:#}")));
+                // Input is echoed in messages: never raw control characters,
+                // never a whole 100,000-character argument.
+                eprintln!("{program}: error: {}", harness::error::printable(&format!("{e:#}")));
                 ExitCode::from(2)
             }
         }

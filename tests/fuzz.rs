@@ -1,5 +1,8 @@
-//! Fuzzing every parser a user's input reaches: netem strings, profile
-//! files, trace scripts, scenario files and report JSON. Property-based
+//! Fuzzing every parser a user's input reaches — netem strings, profile
+//! files, trace scripts, CSV recordings, scenario files and report JSON —
+//! and the limits around them: datagrams of any size through the links and
+//! transports, run sizes up to absurd client counts, `--out` at every kind
+//! of path, and merges of any set of shards. Property-based
 //! (proptest), grammar-aware: each target mixes mutations of the shipped,
 //! valid files (cut, doubled, spliced, numbers swapped for extremes, tokens
 //! from the grammar inserted) with token soup and raw bytes, so the cases
@@ -286,9 +289,43 @@ const GAME_TOKENS: &[&str] = &[
     "]",
 ];
 const CSV_TOKENS: &[&str] = &[
-    ",", "\n", "#", "time_ms", "time_s", "time_us", "player", "keys", "up", "down", "left", "right", "jump", "shoot",
-    "aim_x", "aim_y", "0", "1", "9999", "10000", "-1", "1e308", "nan", "R", "U+S", "RJ", ".", "true", "x", "-127",
-    "128", "183.4",
+    ",",
+    "\n",
+    "#",
+    "time_ms",
+    "time_s",
+    "time_us",
+    "player",
+    "keys",
+    "up",
+    "down",
+    "left",
+    "right",
+    "jump",
+    "shoot",
+    "aim_x",
+    "aim_y",
+    "0",
+    "1",
+    "9999",
+    "10000",
+    "-1",
+    "1e308",
+    "nan",
+    "R",
+    "U+S",
+    "RJ",
+    ".",
+    "true",
+    "x",
+    "-127",
+    "128",
+    "183.4",
+    "\u{feff}",
+    "time_ms,time_s",
+    "player,player",
+    "\"",
+    "\r\n",
 ];
 const JSON_TOKENS: &[&str] = &[
     "{",
@@ -402,6 +439,64 @@ proptest! {
         }
     }
 
+    /// Any datagram size on any MTU: a fragmented datagram arrives at
+    /// most once, and the link counts what it split; redundant UDP keeps
+    /// to one unfragmented packet unless one message alone is larger.
+    #[test]
+    fn oversized_datagrams(
+        payload in prop_oneof![0usize..3_000, 0usize..=200_000],
+        mtu in prop_oneof![Just(1_500u32), 0u32..=70_000],
+        spec in prop::sample::select(vec!["", "delay 10ms 5ms", "loss 30%", "duplicate 50%", "rate 1mbit", "slot 5ms 5ms packets 2", "reorder 50% gap 2 delay 5ms"]),
+        seed in 0u64..1_000,
+        sizes in prop::collection::vec(prop_oneof![0usize..100, 0usize..100_000], 1..12),
+    ) {
+        use harness::net::{link::{Correlation, Link}, transport::{Endpoint, Output, TransportKind}};
+        let mut link = Link::new(Netem::parse(spec).unwrap(), Correlation::Kernel, harness::rng::Stream::new(seed, harness::rng::Purpose::Uplink, 0)).with_mtu(mtu);
+        let mtu = link.mtu();
+        let out = timed("link", spec, || link.send(harness::time::Micros(1_000), payload));
+        let split = payload > harness::net::unfragmented_payload(mtu);
+        prop_assert_eq!(link.stats().fragmented, split as u64);
+        if split {
+            prop_assert!(out.len() <= 1, "{} copies of a fragmented datagram", out.len());
+        }
+        let mut ends = Endpoint::new(TransportKind::Redundant(64), 0, 1, seed, harness::time::Micros::ZERO).unwrap();
+        for size in sizes {
+            let mut o = Output::default();
+            ends.send(harness::time::Micros(0), vec![7; size], &mut o);
+            for d in &o.send {
+                prop_assert!(d.len() <= harness::net::unfragmented_payload(harness::net::DEFAULT_MTU).max(size + 16), "{} bytes for a {size}-byte message", d.len());
+            }
+        }
+    }
+
+    /// Any run size: refused with its estimate, or within every limit a
+    /// user is told of.
+    #[test]
+    fn many_clients(
+        clients in prop_oneof![1usize..64, 1usize..100_000],
+        bots in prop_oneof![Just(0usize), 0usize..100_000],
+        secs in prop_oneof![1u64..120, 1u64..100_000],
+        render in prop_oneof![Just(60u32), 1u32..=1_000],
+        algo in prop::sample::select(vec!["snapshot", "delta-snapshot", "server-verified", "lockstep", "prediction"]),
+    ) {
+        let a = algorithms::registry::find(algo).unwrap();
+        let cfg = harness::runner::RunConfig {
+            clients, bots, duration_us: secs * 1_000_000, render_hz: vec![render],
+            world: harness::world::World::Field { width_m: 400, height_m: 400 },
+            ..harness::runner::RunConfig::default()
+        };
+        let plan = harness::net::profile::NetworkPlan::uniform(Profile::clean());
+        match harness::runner::check_config(a, &plan, &cfg) {
+            Ok(()) => {
+                let entities = (clients + bots) as u64;
+                prop_assert!(clients as u64 * entities <= harness::limits::MAX_CLIENT_ENTITIES);
+                prop_assert!(clients as u64 * entities * render as u64 * secs <= harness::limits::MAX_ENTITY_RENDERS);
+                prop_assert!(entities * secs <= harness::limits::MAX_ENTITY_SECONDS);
+            }
+            Err(e) => prop_assert!(!e.to_string().is_empty()),
+        }
+    }
+
     #[test]
     fn report_json(s in inputs(vec![report_seed()], JSON_TOKENS)) {
         let r = timed("report", &s, || Report::from_json(&s));
@@ -409,6 +504,156 @@ proptest! {
             prop_assert!(!e.is_empty());
         }
     }
+}
+
+/// The `syncbench` binary: exit code, stdout, stderr.
+fn syncbench(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_syncbench"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("syncbench-fuzz-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `--out` at every kind of path: written (the path keeps its kind — a
+/// link stays a link, a device a device) or refused naming the path, exit
+/// 2; never anything else. Every kind is tried, not a sample.
+#[cfg(unix)]
+#[test]
+fn output_targets() {
+    use std::os::unix::fs::{symlink, FileTypeExt};
+    let d = scratch("out");
+    let kind = |p: &std::path::Path| std::fs::symlink_metadata(p).map(|m| m.file_type());
+    let targets: Vec<(&str, std::path::PathBuf)> = {
+        std::fs::write(d.join("file"), "old").unwrap();
+        std::fs::write(d.join("target"), "old").unwrap();
+        symlink(d.join("target"), d.join("link")).unwrap();
+        symlink(d.join("nowhere"), d.join("dangling")).unwrap();
+        std::fs::create_dir(d.join("dir")).unwrap();
+        symlink(d.join("dir"), d.join("dir-link")).unwrap();
+        symlink("/dev/null", d.join("null-link")).unwrap();
+        vec![
+            ("new file", d.join("sub/new.trace")),
+            ("file", d.join("file")),
+            ("link", d.join("link")),
+            ("dangling", d.join("dangling")),
+            ("dir", d.join("dir")),
+            ("dir-link", d.join("dir-link")),
+            ("null", "/dev/null".into()),
+            ("null-link", d.join("null-link")),
+            ("stdout", "/dev/stdout".into()),
+            ("dash", "-".into()),
+        ]
+    };
+    for (what, path) in targets {
+        let before = kind(&path).ok();
+        let (code, out, err) = syncbench(&["trace", "convert", "tests/data/duel.csv", "--out", path.to_str().unwrap()]);
+        assert!(code == 0 || code == 2, "{what}: exit {code}: {err}");
+        if code == 2 {
+            assert!(err.contains(path.to_str().unwrap()), "{what}: {err}");
+            assert!(matches!(what, "dangling" | "dir" | "dir-link"), "{what} refused: {err}");
+        } else {
+            assert!(!matches!(what, "dangling" | "dir" | "dir-link"), "{what} accepted");
+        }
+        if let Some(before) = before {
+            let after = kind(&path).unwrap();
+            assert_eq!(
+                (before.is_symlink(), before.is_char_device(), before.is_dir()),
+                (after.is_symlink(), after.is_char_device(), after.is_dir()),
+                "{what} changed kind"
+            );
+        }
+        match what {
+            "link" => assert!(std::fs::read_to_string(d.join("target")).unwrap().contains("syncbench-trace")),
+            "file" | "new file" => assert!(std::fs::read_to_string(&path).unwrap().contains("syncbench-trace")),
+            "stdout" | "dash" => assert!(out.contains("syncbench-trace"), "{what}"),
+            _ => {}
+        }
+    }
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// `merge` of every set of three shards, repeats included: the complete
+/// set merges; anything else is refused (exit 2) naming what is wrong,
+/// or with `--partial` merged and marked partial — never passed off as
+/// the whole matrix.
+#[test]
+fn partial_merges() {
+    let d = scratch("merge");
+    let small = [
+        "--algos",
+        "lockstep",
+        "--profiles",
+        "lan",
+        "--traces",
+        "zigzag",
+        "--seeds",
+        "1,2,3",
+        "--duration",
+        "1s",
+        "--clients",
+        "2",
+    ];
+    let shards: Vec<String> = (1..=3)
+        .map(|k| {
+            let out = d.join(format!("shard{k}"));
+            let spec = format!("{k}/3");
+            let mut args = vec!["matrix", "--quiet", "--shard", &spec, "--out", out.to_str().unwrap()];
+            args.extend(small);
+            assert_eq!(syncbench(&args).0, 0);
+            out.join("report.json").to_str().unwrap().to_string()
+        })
+        .collect();
+    // Every list of one to four shard files, in order (repeats allowed).
+    let mut sets: Vec<Vec<usize>> = Vec::new();
+    for len in 1..=4u32 {
+        for code in 0..3usize.pow(len) {
+            sets.push((0..len).map(|i| code / 3usize.pow(i) % 3).collect());
+        }
+    }
+    let out = d.join("merged");
+    for set in sets {
+        let files: Vec<&str> = set.iter().map(|&i| shards[i].as_str()).collect();
+        let mut distinct = set.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let complete = distinct.len() == 3 && set.len() == 3;
+        let repeated = distinct.len() < set.len();
+        for partial in [false, true] {
+            let _ = std::fs::remove_dir_all(&out);
+            let mut args = vec!["merge", "--quiet", "--out", out.to_str().unwrap()];
+            if partial {
+                args.push("--partial");
+            }
+            args.extend(&files);
+            let (code, _, err) = syncbench(&args);
+            let marked = std::fs::read_to_string(out.join("report.md")).is_ok_and(|md| md.contains("partial:"));
+            if complete {
+                assert_eq!((code, marked), (0, false), "{set:?}: {err}");
+            } else if repeated {
+                assert_eq!(code, 2, "{set:?} merged: {err}");
+                assert!(err.contains("shard"), "{set:?}: {err}");
+            } else if partial {
+                assert_eq!((code, marked), (0, true), "{set:?}: {err}");
+            } else {
+                assert_eq!(code, 2, "{set:?}: {err}");
+                assert!(err.contains("missing shards") && !out.join("report.json").exists(), "{set:?}: {err}");
+            }
+        }
+    }
+    std::fs::remove_dir_all(&d).ok();
 }
 
 /// A scenario file as `conform` writes them.

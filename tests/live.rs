@@ -104,6 +104,14 @@ fn a_flooded_server_drops_and_counts_every_bad_datagram_and_plays_on() {
     assert_eq!(attacked.counters.dropped[0], sent, "node 0 dropped exactly what was sent, by kind");
     assert!(attacked.counters.dropped[1..].iter().all(|d| d.total() == 0));
     assert_eq!(clean.counters.dropped[0].total(), 0, "no drops without an attacker");
+    // Every datagram sent to a node's socket was read or dropped by the
+    // kernel (its receive buffer full), bar the few unread at the end.
+    for (i, sock) in attacked.counters.sockets.iter().enumerate() {
+        let (sent, kernel) = (sock.sent_to.expect("syncbench sent it all"), sock.kernel_dropped.unwrap_or(0));
+        assert!(sent >= sock.read + kernel, "node {i}: {sock:?}");
+        assert!(sent - sock.read - kernel <= 64, "node {i}: {sock:?}");
+    }
+    assert!(attacked.counters.sockets[0].read >= attacked.counters.dropped[0].total());
     let (c, a) = (&clean.metrics, &attacked.metrics);
     assert!(a.violations.is_empty(), "{:?}", a.violations);
     close("own latency p50", c.input_latency_ms.own.p50, a.input_latency_ms.own.p50, 2.0 * TICK_MS + 2.0, 0.0);
@@ -190,4 +198,34 @@ fn an_external_forwarder_carries_the_session() {
     assert!(r.counters.dropped.iter().all(|d| d.total() == 0), "{:?}", r.counters.dropped);
     assert!(r.metrics.input_latency_ms.own.p50 <= 4.0 * TICK_MS, "{:?}", r.metrics.input_latency_ms.own);
     assert!(r.metrics.violations.is_empty());
+}
+
+/// A forwarder that never answers: the run says nothing came back and
+/// exits 1, and the report does not claim the profile was applied.
+#[test]
+fn a_silent_forwarder_is_reported_not_measured() {
+    let silent = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let addr = silent.local_addr().unwrap().to_string();
+    let turn = turn();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_syncbench"))
+        .args([
+            "live",
+            "--algo",
+            "lockstep",
+            "--clients",
+            "2",
+            "--duration",
+            "1s",
+            "--relay",
+            &addr,
+            "--profile",
+            "lan",
+        ])
+        .output()
+        .unwrap();
+    drop(turn);
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(&format!("no datagram came back from the forwarder at {addr}")), "{stderr}");
+    assert!(stdout.contains("not applied by syncbench"), "{stdout}");
 }

@@ -195,8 +195,9 @@ impl Network {
         dir: Dir,
         p: Packet,
     ) {
+        let path_mtu = slots[p.from.0 as usize].links[0].mtu().min(slots[p.to.0 as usize].links[0].mtu());
         let link = &mut slots[node].links[dir as usize];
-        let copies = link.send(now, p.bytes.len());
+        let copies = link.send_on_path(now, p.bytes.len(), path_mtu);
         if let Some((last, first)) = copies.as_slice().split_last() {
             // A duplicate gets a clone; the last copy takes the packet.
             for d in first {
@@ -419,6 +420,11 @@ pub(crate) fn prepare(
     if let Some(mark) = cfg.checks {
         recorder.enable_checks(mark);
     }
+    recorder.set_mtus(
+        (0..setup.nodes())
+            .map(|n| setup.player_of_node(NodeId(n as u16)).map_or(plan.server.mtu, |p| plan.client(p).mtu))
+            .collect(),
+    );
     Ok(Prepared { game, setup, recorder })
 }
 
@@ -564,6 +570,7 @@ pub fn run_plan_observed(
         let link = |up: bool| {
             let purpose = if up { Purpose::Uplink } else { Purpose::Downlink };
             Link::scheduled(profile.schedule(up), profile.correlation, Stream::new(cfg.seed, purpose, n as u64))
+                .with_mtu(profile.mtu)
         };
         slots.push(NodeSlot {
             node,

@@ -39,7 +39,10 @@ pub(super) fn diff_cmd(
     };
     if let Some(t) = tolerance {
         if !(0.0..=10_000.0).contains(&t) {
-            return Err(bad(format!("--tolerance {t}: expected a percentage 0..=10000, e.g. 5")));
+            return Err(bad(format!(
+                "--tolerance {}: expected a percentage 0..=10000, e.g. 5",
+                harness::error::number(t)
+            )));
         }
         tol.default = t / 100.0;
     }

@@ -22,6 +22,9 @@ pub(super) fn run_matrix(
     shard: Option<(usize, usize)>,
     quiet: bool,
 ) -> Result<Report> {
+    if !quiet {
+        note_players(&m.specs, m.base.clients);
+    }
     let mut jobs = Vec::new();
     for plan in &m.profiles {
         for spec in &m.specs {

@@ -128,6 +128,14 @@ pub(crate) fn resolve_trace(arg: &str) -> Result<TraceSpec> {
     TraceSpec::resolve(arg, &library::dirs("traces")).map_err(|e| bad(e.to_string()))
 }
 
+/// Says on stderr when a run of `clients` players leaves players of a
+/// recording out.
+pub(crate) fn note_players(specs: &[TraceSpec], clients: usize) {
+    for note in specs.iter().filter_map(|s| s.players_note(clients)) {
+        eprintln!("note: {}", harness::error::escape(&note));
+    }
+}
+
 /// `cfg` with the options meant for `algo` (`--opt ALGO:key=value` names
 /// one algorithm); an option naming another algorithm is an error here,
 /// where only one runs.
@@ -212,11 +220,17 @@ fn digest(text: &str) -> String {
 }
 
 /// The fingerprint of the network a run had: each client's and the
-/// server's links as they behave (netem, events, correlation) — not the
+/// server's links as they behave (netem, events, correlation, an MTU
+/// other than the default) — not the
 /// profiles' names, descriptions or sources.
 fn network_digest(plan: &NetworkPlan, clients: usize) -> String {
-    let behaviour =
-        |p: &harness::net::Profile| format!("{} | {} | {:?} | {:?}", p.uplink, p.downlink, p.events, p.correlation);
+    let behaviour = |p: &harness::net::Profile| {
+        let mut b = format!("{} | {} | {:?} | {:?}", p.uplink, p.downlink, p.events, p.correlation);
+        if p.mtu != harness::net::DEFAULT_MTU {
+            b += &format!(" | mtu {}", p.mtu);
+        }
+        b
+    };
     let all: Vec<String> = (0..clients).map(|i| behaviour(plan.client(i))).chain([behaviour(&plan.server)]).collect();
     digest(&all.join("\n"))
 }

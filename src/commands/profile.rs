@@ -47,7 +47,7 @@ pub(super) fn profile_show(
     if format == ListFormat::Json {
         let v = serde_json::json!({
             "name": p.name, "description": p.description, "source": p.source,
-            "correlation": p.correlation.name(),
+            "correlation": p.correlation.name(), "mtu": p.mtu,
             "uplink": p.uplink.to_string(), "downlink": p.downlink.to_string(),
             "events": events,
             "probe": {"packets": packets, "spacing_us": spacing_us, "payload": payload, "seed": seed},
@@ -64,6 +64,7 @@ pub(super) fn profile_show(
         println!("  source: {}", p.source);
     }
     println!("  correlation: {}", p.correlation.name());
+    println!("  mtu: {} bytes (larger datagrams leave in IP fragments)", p.mtu);
     for note in profile_notes(arg) {
         println!("  note: {note}");
     }

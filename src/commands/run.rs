@@ -8,6 +8,7 @@ pub(super) fn run_cmd(a: RunArgs) -> Result<()> {
     let spec = resolve_trace(&a.trace)?;
     let cfg = options_for_one(algo, run_config(&a.common, a.seed, "60s")?)?;
     warn_unvalidated(&cfg.transport, &profile.clients.iter().collect::<Vec<_>>());
+    note_players(std::slice::from_ref(&spec), cfg.clients);
     // On a terminal: the simulated clock while it runs, then the speed
     // (stderr only; the report never holds wall time).
     let show = std::io::stderr().is_terminal() && !cfg.paced;
@@ -45,6 +46,7 @@ pub(super) fn live_cmd(a: LiveArgs) -> Result<()> {
     if cfg.paced {
         return Err(bad("--paced: a live run is already in real time"));
     }
+    note_players(std::slice::from_ref(&spec), cfg.clients);
     let trace = spec.instantiate(cfg.clients, cfg.duration_us, cfg.seed).map_err(|e| bad(e.to_string()))?;
     let sim = if a.against_sim {
         let result = run_plan(algo, &plan, &trace, &cfg).map_err(|e| bad(e.to_string()))?;
@@ -69,12 +71,29 @@ pub(super) fn live_cmd(a: LiveArgs) -> Result<()> {
         other => anyhow::anyhow!(other),
     })?;
     let mut live = report_of(algo, &plan, &spec, &trace, &cfg, result.metrics, "live");
+    if relay != harness::live::Relay::Userspace {
+        // Whatever impaired the path was outside syncbench.
+        let outside = format!("not applied by syncbench (--relay {})", a.relay);
+        (live.uplink, live.downlink) = (outside.clone(), outside);
+    }
+    let silent = result.counters.sockets.iter().all(|s| s.read == 0);
     live.live = Some(result.counters);
     let runs: Vec<RunReport> = sim.into_iter().chain([live]).collect();
     match a.run.format {
         Format::Json => print!("{}", Report::new(env!("CARGO_PKG_VERSION"), runs.clone()).to_json()),
         f if runs.len() == 2 => print!("{}", table::against_sim(&runs[0], &runs[1], f == Format::Md)),
         f => print!("{}", table::single(&runs[0], f == Format::Md)),
+    }
+    if silent {
+        let via = match relay {
+            harness::live::Relay::External(addr) => format!(
+                "from the forwarder at {addr}: is one running there, sending each datagram on to the address in its envelope?"
+            ),
+            _ => "to any node.".into(),
+        };
+        return Err(
+            Violation(format!("live: no datagram came back {via} The numbers above measured no network.")).into()
+        );
     }
     check_violations(&runs)
 }

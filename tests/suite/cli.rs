@@ -372,6 +372,22 @@ fn the_hardening_audits_breaches_are_refused_with_exit_2() {
     assert_bad_input(&["run", "--algo", "lockstep", "--trace", "zigzag:period=1us"], &["expected 1ms..=1h"]);
     assert_bad_input(&["run", "--algo", "lockstep", "--duration", "999999999s"], &["the limit is 4 h"]);
     assert_bad_input(&["run", "--algo", "lockstep", "--profile", "delay 10000000s"], &["at most 1h"]);
+    // A negative number is the option's value, refused by its own parser.
+    assert_bad_input(&["run", "--algo", "lockstep", "--seed", "-1"], &["--seed", "-1"]);
+    assert_bad_input(&["diff", "a.json", "b.json", "--tolerance", "-5"], &["--tolerance -5"]);
+    // Long input is cut in messages: a 100,000-character trace spec, a
+    // 309-digit tolerance.
+    let long = "z".repeat(100_000);
+    let (code, _, err) = syncbench(&["run", "--algo", "lockstep", "--trace", &long]);
+    assert_eq!(code, 2);
+    assert!(err.len() < 2_000 && err.contains("z…"), "{} bytes", err.len());
+    assert_bad_input(
+        &["diff", "a.json", "b.json", "--tolerance", "1e308"],
+        &["--tolerance 1e308: expected a percentage"],
+    );
+    // netem's words, in capitals or as a bare `seed`.
+    assert_bad_input(&["run", "--algo", "lockstep", "--profile", "DELAY 5ms"], &["lower case (`delay`)"]);
+    assert_bad_input(&["run", "--algo", "lockstep", "--profile", "rate 1bit"], &["from 8bit"]);
     // An ANSI escape in the input is shown escaped, not sent to the terminal.
     let (code, _, err) = syncbench(&["run", "--algo", "rollback", "--opt", "delay=\u{1b}[31m"]);
     assert_eq!(code, 2);
@@ -714,11 +730,25 @@ fn a_csv_recording_runs_in_compare_and_converts_to_the_same_trace() {
     // A recording with fewer players than the run is refused, not padded.
     assert_bad_input(
         &["run", "--algo", "lockstep", "--trace", "tests/data/duel.csv", "--clients", "3"],
-        &["duel.csv", "player 2"],
+        &["duel.csv", "the recording has 2 players; run it with --clients 2 or fewer"],
     );
     let bad = dir.join("bad.csv");
     std::fs::write(&bad, "time_ms,player,keys\n0,0,R\n10,0,X\n").unwrap();
     assert_bad_input(&["trace", "convert", bad.to_str().unwrap()], &["bad.csv:3", "expected keys"]);
+    // Played by fewer clients than it has players, a recording says so.
+    let (code, _, err) = syncbench(&[
+        "run",
+        "--algo",
+        "lockstep",
+        "--trace",
+        "tests/data/duel.csv",
+        "--clients",
+        "1",
+        "--duration",
+        "1s",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("note: tests/data/duel.csv: the recording has 2 players; a run of 1 plays player 0"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -121,3 +121,51 @@ fn one_slow_client_only_slows_its_own_view_in_client_server() {
     assert!(m.input_latency_ms.own.p50 < 70.0, "{:?}", m.input_latency_ms.own);
     assert!(m.input_latency_ms.own.p99 >= 300.0, "{:?}", m.input_latency_ms.own);
 }
+
+/// Snapshots of 300 bots (about 2 KB) cross a 1,500-byte MTU in two IP
+/// fragments: each adds an IP header on the wire, and the datagram is lost
+/// when either fragment is.
+#[test]
+fn datagrams_over_the_mtu_leave_in_fragments() {
+    let c = harness::runner::RunConfig { bots: 300, ..cfg(2, 5, 1) };
+    let trace = TraceSpec::resolve("random-walk", &harness::library::dirs("traces"))
+        .unwrap()
+        .instantiate(c.clients, c.duration_us, c.seed)
+        .unwrap();
+    let algo = algorithms::registry::find("snapshot").unwrap();
+    let go = |profile: &str, mtu: u32| {
+        let plan = NetworkPlan {
+            clients: vec![harness::net::Profile { mtu, ..crate::util::profile_of(profile) }],
+            server: harness::net::Profile { mtu, ..harness::net::Profile::clean() },
+        };
+        run_plan(algo, &plan, &trace, &c).unwrap().metrics
+    };
+    let (ethernet, jumbo) = (go("delay 20ms", 1_500), go("delay 20ms", 9_000));
+    assert_eq!(jumbo.network.fragmented, 0);
+    // The path MTU is the smaller end's: a jumbo client behind a
+    // 1,500-byte server still gets fragments.
+    let mixed = NetworkPlan {
+        clients: vec![harness::net::Profile { mtu: 9_000, ..crate::util::profile_of("delay 20ms") }],
+        server: harness::net::Profile::clean(),
+    };
+    let mixed = run_plan(algo, &mixed, &trace, &c).unwrap().metrics;
+    assert_eq!(mixed.network.fragmented, ethernet.network.fragmented);
+    assert!(ethernet.network.fragmented > 0);
+    assert_eq!(ethernet.network.fragment_lost, 0);
+    assert_eq!(ethernet.network.packets_sent, jumbo.network.packets_sent);
+    // Every snapshot crosses two links (the server's and the client's),
+    // each counting it; on the wire it is one datagram with one extra
+    // 20-byte IP header.
+    let snapshots = ethernet.network.fragmented as f64 / 2.0;
+    let extra_per_client_s = ethernet.bandwidth.down_bytes_per_s - jumbo.bandwidth.down_bytes_per_s;
+    let expected = 20.0 * snapshots / c.clients as f64 / 5.0;
+    assert!((extra_per_client_s - expected).abs() < 0.01, "{extra_per_client_s} vs {expected}");
+    // Loss on the client's downlink takes a two-fragment datagram with
+    // probability 1 − 0.95².
+    let lossy = go("delay 20ms loss 5%", 1_500);
+    let n = lossy.network.fragmented as f64 / 2.0;
+    let p = 1.0 - 0.95f64 * 0.95;
+    let sd = (n * p * (1.0 - p)).sqrt();
+    let lost = lossy.network.fragment_lost as f64;
+    assert!((lost - n * p).abs() < 5.0 * sd, "{lost} of {n} (expected {})", n * p);
+}

@@ -151,7 +151,7 @@ impl GameSettings {
                 return Err(InputError::at(
                     source,
                     key_line(key),
-                    format!("`{key}` = {v}: expected a number of {unit} in {lo}..={hi}"),
+                    format!("`{key}` = {}: expected a number of {unit} in {lo}..={hi}", crate::error::number(v)),
                 ));
             }
         }
@@ -180,13 +180,20 @@ impl GameSettings {
             ));
         }
         if g.jump_speed > 0.0 && g.jump_speed * g.jump_speed / (2.0 * g.gravity) > MAX_JUMP_HEIGHT_M {
+            // Name which of the two the file set: the other is the default.
+            let from = |key: &str| match key_line(key) {
+                Some(l) => format!("`{key}`, line {l}"),
+                None => format!("the default `{key}`"),
+            };
             return Err(InputError::at(
                 source,
-                key_line("jump_speed"),
+                key_line("gravity").or(key_line("jump_speed")),
                 format!(
-                    "a jump of {} m/s under {} m/s² rises {:.0} m: at most {MAX_JUMP_HEIGHT_M} m",
+                    "a jump of {} m/s ({}) under {} m/s² ({}) rises {:.0} m: at most {MAX_JUMP_HEIGHT_M} m (raise `gravity` or lower `jump_speed`)",
                     g.jump_speed,
+                    from("jump_speed"),
                     g.gravity,
+                    from("gravity"),
                     g.jump_speed * g.jump_speed / (2.0 * g.gravity)
                 ),
             ));
@@ -309,6 +316,9 @@ mod tests {
         assert!(e.message.contains("never land") && e.line == Some(2), "{e}");
         let e = GameSettings::parse("jump_speed = 100\ngravity = 1\n", "g.toml").unwrap_err();
         assert!(e.message.contains("rises 5000 m"), "{e}");
+        let e = GameSettings::parse("# tiny gravity\ngravity = 0.001\n", "g.toml").unwrap_err();
+        assert_eq!(e.line, Some(2), "{e}");
+        assert!(e.message.contains("(the default `jump_speed`) under 0.001 m/s² (`gravity`, line 2)"), "{e}");
         // Played in a room --arena chose, the players must still fit.
         let big = GameSettings::parse("player_size = 20\narena = \"1000x1000\"\n", "g.toml").unwrap();
         assert!(big.check_room(World::Field { width_m: 10, height_m: 10 }).unwrap_err().contains("do not fit"));

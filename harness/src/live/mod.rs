@@ -37,6 +37,7 @@
 //! millisecond. Not live: netem's `slot` (refused with a message).
 
 pub mod envelope;
+pub mod socket_drops;
 
 use crate::contract::{Algorithm, Ctx, NodeId, RenderCtx, View};
 use crate::metrics::Metrics;
@@ -49,7 +50,7 @@ use crate::runner::{prepare, Prepared, RunConfig, RunError};
 use crate::time::{LocalClock, Micros, Periodic};
 use crate::trace::Trace;
 use envelope::{Drops, Envelope, Gate, HEADER, MAX_DATAGRAM};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, VecDeque};
 use std::net::{IpAddr, SocketAddr};
 use std::rc::Rc;
@@ -107,6 +108,27 @@ pub struct LiveCounters {
     pub relay_refused: u64,
     /// Datagrams the relay delivered.
     pub relay_delivered: u64,
+    /// Per node, what reached its socket and what became of it.
+    #[serde(default)]
+    pub sockets: Vec<SocketCounts>,
+    /// Datagrams the kernel dropped at the relay's sockets (their receive
+    /// buffers full) before the relay read them, where Linux tells.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relay_kernel_dropped: Option<u64>,
+}
+
+/// One node's socket: sent to it = read + dropped by the kernel + left
+/// unread when the run ended.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SocketCounts {
+    /// Datagrams sent to it by syncbench (the relay, a peer with no relay,
+    /// the attacker); `None` when a forwarder outside syncbench sends.
+    pub sent_to: Option<u64>,
+    /// Datagrams the node read (each then went through its gate).
+    pub read: u64,
+    /// Datagrams the kernel dropped with its receive buffer full (Linux's
+    /// per-socket count in `/proc/net/udp`), where it can be read.
+    pub kernel_dropped: Option<u64>,
 }
 
 /// A live run's outcome.
@@ -187,6 +209,28 @@ struct Net {
     relay_socks: Vec<Rc<UdpSocket>>,
     node_addrs: Vec<SocketAddr>,
     relay_addrs: Vec<SocketAddr>,
+    /// Per node socket: datagrams sent to it from inside syncbench, and
+    /// datagrams it read.
+    sent_to: Vec<Cell<u64>>,
+    read: Vec<Cell<u64>>,
+}
+
+impl Net {
+    /// What each node's socket saw, with the kernel's drops read now
+    /// (while the sockets are open); `counted_sends`: whether every
+    /// datagram sent to a node came from inside syncbench.
+    fn socket_counts(&self, counted_sends: bool) -> (Vec<SocketCounts>, Option<u64>) {
+        let sockets = (0..self.node_addrs.len())
+            .map(|i| SocketCounts {
+                sent_to: counted_sends.then(|| self.sent_to[i].get()),
+                read: self.read[i].get(),
+                kernel_dropped: socket_drops::kernel_drops(self.node_addrs[i]),
+            })
+            .collect();
+        let relay: Option<Vec<u64>> =
+            self.relay_socks.iter().map(|s| s.local_addr().ok().and_then(socket_drops::kernel_drops)).collect();
+        (sockets, relay.map(|r| r.iter().sum()))
+    }
 }
 
 /// Runs `algorithm` live for `cfg.duration_us` of wall time.
@@ -227,6 +271,7 @@ pub fn run_live(
         let link = |up: bool| {
             let purpose = if up { Purpose::Uplink } else { Purpose::Downlink };
             Link::scheduled(profile.schedule(up), profile.correlation, Stream::new(cfg.seed, purpose, i as u64))
+                .with_mtu(profile.mtu)
         };
         let pair = [link(true), link(false)];
         if pair.iter().any(Link::has_slots) && userspace {
@@ -308,10 +353,11 @@ pub fn run_live(
             tokio::task::spawn_local(hostile_task(sess.clone(), net.clone(), stranger, opts.hostile, duration_us));
         }
         sleep_until(end).await;
-        Ok::<_, LiveError>(sess)
+        let counts = net.socket_counts(!matches!(opts.relay, Relay::External(_)));
+        Ok::<_, LiveError>((sess, counts))
     });
     drop(local); // ends the tasks and their references to the session
-    let sess = result?;
+    let (sess, (sockets, relay_kernel_dropped)) = result?;
     let sess = Rc::try_unwrap(sess).map_err(|_| LiveError::Io("a task outlived the session".into()))?.into_inner();
     let link_stats: Vec<LinkStats> = sess.links.iter().flat_map(|l| [l[0].stats(), l[1].stats()]).collect();
     let steps = sess.prepared.game.steps_executed();
@@ -329,13 +375,21 @@ pub fn run_live(
             hostile_sent: (opts.hostile > 0).then_some(sess.hostile_sent),
             relay_refused: sess.relay_refused,
             relay_delivered: sess.relay_delivered,
+            sockets,
+            relay_kernel_dropped: relay_kernel_dropped.filter(|_| userspace),
         },
     })
 }
 
 async fn bind(n: usize, ip: IpAddr) -> Result<Net, LiveError> {
-    let mut net =
-        Net { node_socks: Vec::new(), relay_socks: Vec::new(), node_addrs: Vec::new(), relay_addrs: Vec::new() };
+    let mut net = Net {
+        node_socks: Vec::new(),
+        relay_socks: Vec::new(),
+        node_addrs: Vec::new(),
+        relay_addrs: Vec::new(),
+        sent_to: (0..n).map(|_| Cell::new(0)).collect(),
+        read: (0..n).map(|_| Cell::new(0)).collect(),
+    };
     for _ in 0..n {
         let a = UdpSocket::bind((ip, 0)).await.map_err(io)?;
         let b = UdpSocket::bind((ip, 0)).await.map_err(io)?;
@@ -447,6 +501,7 @@ async fn receive_task(sess: Rc<RefCell<Session>>, net: Rc<Net>, i: usize) {
     loop {
         // Errors are ICMP echoes of earlier sends (port unreachable): skip.
         if let Ok((len, src)) = sock.recv_from(&mut buf).await {
+            net.read[i].set(net.read[i].get() + 1);
             receive(&sess, i, src, &buf, len, &mut out);
             flush(&net, i, &mut out).await;
         }
@@ -575,7 +630,9 @@ async fn flush(net: &Net, i: usize, out: &mut Outgoing) {
     for (j, d) in out.drain(..) {
         let to = if direct { net.node_addrs[j] } else { net.relay_addrs[i] };
         // Loopback refuses a datagram only when the receiver is gone.
-        let _ = net.node_socks[i].send_to(&d, to).await;
+        if net.node_socks[i].send_to(&d, to).await.is_ok() && direct {
+            net.sent_to[j].set(net.sent_to[j].get() + 1);
+        }
     }
 }
 
@@ -596,7 +653,8 @@ async fn relay_task(sess: Rc<RefCell<Session>>, net: Rc<Net>, i: usize, drop_cor
         let copies: Vec<_> = {
             let mut s = sess.borrow_mut();
             let now = s.now();
-            s.links[i][0].send(now, len - HEADER).iter().collect()
+            let path_mtu = s.links[i][0].mtu().min(s.links[e.to as usize][0].mtu());
+            s.links[i][0].send_on_path(now, len - HEADER, path_mtu).iter().collect()
         };
         for c in copies {
             let Some(d) = copy_through(&datagram, &c, drop_corrupted) else { continue };
@@ -633,11 +691,12 @@ async fn core(
     let copies: Vec<_> = {
         let mut s = sess.borrow_mut();
         let now = s.now();
+        let path_mtu = s.links[from][0].mtu().min(s.links[to][0].mtu());
         let link = &mut s.links[to][1];
         if link.is_clean() {
             vec![Delivery { time: now, corrupt_bit: None, held: None }]
         } else {
-            link.send(now, d.len() - HEADER).iter().collect()
+            link.send_on_path(now, d.len() - HEADER, path_mtu).iter().collect()
         }
     };
     for c in copies {
@@ -647,6 +706,7 @@ async fn core(
         tokio::task::spawn_local(async move {
             sleep_until(at(start, t2)).await;
             if net.relay_socks[from].send_to(&d2, net.node_addrs[to]).await.is_ok() {
+                net.sent_to[to].set(net.sent_to[to].get() + 1);
                 let mut s = sess.borrow_mut();
                 s.relay_delivered += 1;
                 if from == 1 && to == 0 {
@@ -701,6 +761,7 @@ async fn hostile_task(sess: Rc<RefCell<Session>>, net: Rc<Net>, stranger: Rc<Udp
                 },
             };
             if via.send_to(&bytes, victim).await.is_ok() {
+                net.sent_to[0].set(net.sent_to[0].get() + 1);
                 let mut s = sess.borrow_mut();
                 let c = &mut s.hostile_sent;
                 match kind {

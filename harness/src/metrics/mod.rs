@@ -151,6 +151,13 @@ pub struct NetworkCounts {
     pub corrupted: u64,
     /// Copies tail-dropped at a queue limit.
     pub limit_dropped: u64,
+    /// Datagrams over a link's MTU, sent in IP fragments (counted per
+    /// link crossed; the counts above count each fragment).
+    #[serde(default)]
+    pub fragmented: u64,
+    /// Of those, the ones lost because a fragment was.
+    #[serde(default)]
+    pub fragment_lost: u64,
     /// Datagrams a reliable transport sent again.
     pub retransmissions: u64,
 }

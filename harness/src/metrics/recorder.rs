@@ -121,6 +121,8 @@ pub struct Recorder {
     entities: usize,
     dt_us: u64,
     header_bytes: usize,
+    /// Per node, its MTU: a path's is the smaller of its ends'.
+    mtus: Vec<u32>,
     trace: Trace,
     game: Game,
     samples: Vec<Vec<(Micros, Input)>>,
@@ -221,6 +223,7 @@ impl Recorder {
             entities,
             dt_us,
             header_bytes,
+            mtus: Vec::new(),
             trace,
             game,
             samples: vec![Vec::new(); players],
@@ -263,6 +266,13 @@ impl Recorder {
             interest: None,
             index_work: (0, 0),
         }
+    }
+
+    /// The MTU of each node (by node id; [`crate::net::DEFAULT_MTU`] for a
+    /// node not listed): a datagram over its path MTU, the smaller of its
+    /// ends', is counted with the IP header of every fragment.
+    pub fn set_mtus(&mut self, mtus: Vec<u32>) {
+        self.mtus = mtus;
     }
 
     /// Sizes the render memory of the snap test for screens of up to
@@ -421,7 +431,9 @@ impl Recorder {
             ));
             return;
         }
-        let bytes = (payload + self.header_bytes) as u64;
+        let mtu_of = |n: NodeId| self.mtus.get(n.0 as usize).copied().unwrap_or(crate::net::DEFAULT_MTU);
+        let mtu = mtu_of(from).min(mtu_of(to));
+        let bytes = crate::net::wire_bytes(payload, mtu, self.header_bytes) as u64;
         if let Some(t) = self.traffic.get_mut(from.0 as usize) {
             t.up_bytes += bytes;
             t.up_packets += 1;
@@ -961,6 +973,8 @@ impl Recorder {
             net.reordered += l.reordered;
             net.corrupted += l.corrupted;
             net.limit_dropped += l.limit_dropped;
+            net.fragmented += l.fragmented;
+            net.fragment_lost += l.fragment_lost;
         }
         net.packets_sent = self.traffic.iter().map(|t| t.up_packets).sum();
         let split = |h: &[Hist; 2], scale: f64| OwnRemote { own: h[1].stats(scale), remote: h[0].stats(scale) };

@@ -11,6 +11,15 @@
 //! running maximum. `slot` gates departures in bursts and is applied when
 //! packets leave ([`Link::release`]), as the kernel's dequeue does.
 //!
+//! A datagram larger than its path MTU (the smaller of its two ends' MTUs)
+//! leaves in IP fragments, each its own packet through all of the above;
+//! the far end has the datagram when every fragment has arrived (its first
+//! copy of each), and loses it when any fragment is lost — as IPv4
+//! reassembly does. A packet from node A to node B is reassembled after
+//! each access link it crosses, not only at B: exact when one of the two
+//! links is clean (client/server runs by default), a bound on the delay
+//! otherwise.
+//!
 //! Internally times are nanoseconds, as in the kernel; deliveries are
 //! rounded up to the microsecond clock of the simulator.
 //!
@@ -32,11 +41,11 @@
 
 use super::dist::tabledist;
 use super::netem::{LossModel, Netem, Prob};
-use super::{ETHERNET_HEADER_BYTES, UDP_IPV4_HEADER_BYTES};
+use super::{DEFAULT_MTU, ETHERNET_HEADER_BYTES, IPV4_HEADER_BYTES, UDP_IPV4_HEADER_BYTES};
 use crate::rng::Stream;
 use crate::time::Micros;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap};
 
 /// How correlation parameters are applied.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -128,11 +137,17 @@ impl Deliveries {
     }
 }
 
-/// Counters of what the link did.
+/// Counters of what the link did. A datagram split into fragments counts
+/// once in `offered`, `fragmented` and `fragment_lost`; every other counter
+/// counts packets on the wire, each fragment one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LinkStats {
-    /// Packets offered to the link.
+    /// Datagrams offered to the link.
     pub offered: u64,
+    /// Datagrams larger than the MTU, sent in fragments.
+    pub fragmented: u64,
+    /// Fragmented datagrams lost because a fragment was.
+    pub fragment_lost: u64,
     /// Copies that left the link (duplicates included).
     pub delivered: u64,
     /// Packets or copies lost to the loss model.
@@ -230,6 +245,11 @@ pub struct Link {
     last_tts_ns: u64,
     held: BinaryHeap<Reverse<Held>>,
     next_token: u64,
+    /// Held fragments: their datagram's token and their index in it.
+    fragment_of: BTreeMap<u64, (u64, usize)>,
+    /// Held datagrams still missing a fragment: which have left.
+    reassembling: BTreeMap<u64, Vec<bool>>,
+    mtu: u32,
     slot_next_ns: u64,
     slot_packets_left: i64,
     slot_bytes_left: i64,
@@ -327,6 +347,9 @@ impl Link {
             last_tts_ns: 0,
             held: BinaryHeap::new(),
             next_token: 0,
+            fragment_of: BTreeMap::new(),
+            reassembling: BTreeMap::new(),
+            mtu: DEFAULT_MTU,
             slot_next_ns: 0,
             slot_packets_left: 0,
             slot_bytes_left: 0,
@@ -334,6 +357,18 @@ impl Link {
         };
         link.configure_slot(0);
         link
+    }
+
+    /// The link with a path MTU of `mtu` bytes (at least
+    /// [`super::MIN_MTU`]) in place of [`DEFAULT_MTU`].
+    pub fn with_mtu(mut self, mtu: u32) -> Link {
+        self.mtu = mtu.max(super::MIN_MTU);
+        self
+    }
+
+    /// The MTU of the interface this link belongs to, bytes.
+    pub fn mtu(&self) -> u32 {
+        self.mtu
     }
 
     /// The description in force now.
@@ -387,11 +422,81 @@ impl Link {
     /// for `rate`) at `now`; returns the copies that survive and when each
     /// arrives.
     pub fn send(&mut self, now: Micros, payload: usize) -> Deliveries {
+        self.send_on_path(now, payload, self.mtu)
+    }
+
+    /// [`Link::send`] for a datagram whose path MTU is `path_mtu` (the
+    /// smaller of its two ends': it leaves its sender in fragments of that
+    /// size and crosses every link in them).
+    pub fn send_on_path(&mut self, now: Micros, payload: usize, path_mtu: u32) -> Deliveries {
         self.advance_schedule(now);
         self.stats.offered += 1;
         let mut out = Deliveries::default();
-        self.enqueue(now.0 * 1000, payload, true, &mut out);
+        if payload <= super::unfragmented_payload(path_mtu) {
+            let ip_len = payload + UDP_IPV4_HEADER_BYTES;
+            self.enqueue(now.0 * 1000, ip_len, (0, payload), true, &mut out);
+        } else {
+            self.send_fragments(now.0 * 1000, payload, path_mtu.max(super::MIN_MTU), &mut out);
+        }
         out
+    }
+
+    /// A datagram over the MTU: each fragment through the link, then
+    /// reassembled (see the module docs). Out: at most one copy.
+    fn send_fragments(&mut self, now_ns: u64, payload: usize, mtu: u32, out: &mut Deliveries) {
+        self.stats.fragmented += 1;
+        let udp_header = UDP_IPV4_HEADER_BYTES - IPV4_HEADER_BYTES;
+        let (mut complete, mut arrival, mut corrupt_bit) = (true, Micros::ZERO, None);
+        let mut held = Vec::new();
+        let mut offset = 0; // of the fragment's data in the UDP datagram
+        for (i, data) in super::fragments(payload, mtu).enumerate() {
+            // The bytes of the UDP payload this fragment carries.
+            let start = offset.max(udp_header) - udp_header;
+            let carried = (offset + data).saturating_sub(udp_header) - start;
+            offset += data;
+            let mut copies = Deliveries::default();
+            self.enqueue(now_ns, data + IPV4_HEADER_BYTES, (start, carried), true, &mut copies);
+            let Some(first) = copies.iter().min_by_key(|d| d.time) else {
+                complete = false;
+                continue;
+            };
+            arrival = arrival.max(first.time);
+            corrupt_bit = corrupt_bit.or(first.corrupt_bit);
+            held.extend(copies.iter().filter_map(|d| d.held).map(|t| (t, i)));
+        }
+        if !complete {
+            self.stats.fragment_lost += 1;
+        }
+        if held.is_empty() {
+            if complete {
+                out.push(Delivery { time: arrival, corrupt_bit, held: None });
+            }
+            return;
+        }
+        // Slot links: the datagram leaves when its last fragment does.
+        let token = self.next_token;
+        self.next_token += 1;
+        let count = super::fragments(payload, mtu).count();
+        for (t, i) in held {
+            self.fragment_of.insert(t, (token, i));
+        }
+        if complete {
+            self.reassembling.insert(token, vec![false; count]);
+            out.push(Delivery { time: arrival, corrupt_bit, held: Some(token) });
+        }
+    }
+
+    /// A held copy with `token` left the link: the token of what the far
+    /// end now has — the copy itself, or the datagram it completes.
+    fn reassemble(&mut self, token: u64) -> Option<u64> {
+        let Some((datagram, i)) = self.fragment_of.remove(&token) else { return Some(token) };
+        let arrived = self.reassembling.get_mut(&datagram)?;
+        arrived[i] = true;
+        if arrived.iter().all(|a| *a) {
+            self.reassembling.remove(&datagram);
+            return Some(datagram);
+        }
+        None
     }
 
     fn loss_event(&mut self) -> bool {
@@ -451,7 +556,17 @@ impl Link {
         }
     }
 
-    fn enqueue(&mut self, now_ns: u64, payload: usize, may_duplicate: bool, out: &mut Deliveries) {
+    /// One packet of `ip_len` bytes (IP header included) into the queue;
+    /// `payload` is the part of the UDP payload it carries (`(start, len)`),
+    /// where corruption flips a bit.
+    fn enqueue(
+        &mut self,
+        now_ns: u64,
+        ip_len: usize,
+        payload: (usize, usize),
+        may_duplicate: bool,
+        out: &mut Deliveries,
+    ) {
         let model = self.correlation;
         let mut count = 1;
         let (dup, dup_corr) = (self.spec().duplicate, self.spec().duplicate_corr);
@@ -467,8 +582,8 @@ impl Link {
         }
         let mut corrupt_bit = None;
         let (cor, cor_corr) = (self.spec().corrupt, self.spec().corrupt_corr);
-        if cor.is_set() && payload > 0 && cor.0 >= self.corrupt_cor.next(cor_corr, model, &mut self.rng) {
-            let byte = self.rng.below(payload as u64) as u32;
+        if cor.is_set() && payload.1 > 0 && cor.0 >= self.corrupt_cor.next(cor_corr, model, &mut self.rng) {
+            let byte = (payload.0 as u64 + self.rng.below(payload.1 as u64)) as u32;
             let bit = self.rng.below(8) as u32;
             corrupt_bit = Some(byte * 8 + bit);
             self.stats.corrupted += 1;
@@ -477,7 +592,7 @@ impl Link {
             // The clone goes through the whole enqueue path first, with
             // duplication off, as the kernel does.
             self.stats.duplicated += 1;
-            self.enqueue(now_ns, payload, false, out);
+            self.enqueue(now_ns, ip_len, payload, false, out);
         }
         // Limit: copies still held (waiting out their delay) count.
         if self.queue.waiting(now_ns, self.spec.limit as usize) >= self.spec.limit as usize {
@@ -485,7 +600,7 @@ impl Link {
             return;
         }
         let s = &self.spec;
-        let qdisc_len = (payload + UDP_IPV4_HEADER_BYTES + ETHERNET_HEADER_BYTES) as u64;
+        let qdisc_len = (ip_len + ETHERNET_HEADER_BYTES) as u64;
         let tts_ns = if s.gap == 0
             || self.counter < s.gap - 1
             || s.reorder.0 < self.reorder_cor.next(s.reorder_corr, model, &mut self.rng)
@@ -549,7 +664,7 @@ impl Link {
                     break;
                 }
                 self.held.pop();
-                out.push(h.seq);
+                out.extend(self.reassemble(h.seq));
             }
             return out;
         };
@@ -559,7 +674,7 @@ impl Link {
             }
             if h.tts_ns <= now_ns && self.slot_next_ns <= now_ns {
                 self.held.pop();
-                out.push(h.seq);
+                out.extend(self.reassemble(h.seq));
                 if self.slot_next_ns != 0 {
                     self.slot_packets_left -= 1;
                     self.slot_bytes_left -= h.len as i64;
@@ -949,5 +1064,102 @@ mod tests {
             let bit = d.iter().next().unwrap().corrupt_bit.unwrap();
             assert!(bit < 80);
         }
+    }
+
+    /// A datagram over the MTU arrives whole or not at all: a 3-fragment
+    /// datagram survives `loss 20%` with probability 0.8³.
+    #[test]
+    fn a_fragment_lost_loses_the_datagram() {
+        let (mut small, mut large) = (link("loss 20%", 21), link("loss 20%", 22));
+        let n = 20_000;
+        let mut arrived = [0u64; 2];
+        for i in 0..n {
+            arrived[0] += small.send(Micros(i * 1_000), 1_472).len() as u64;
+            let copies = large.send(Micros(i * 1_000), 3_000);
+            assert!(copies.len() <= 1);
+            arrived[1] += copies.len() as u64;
+        }
+        assert!(within_binomial(arrived[0], n, 0.8), "{arrived:?}");
+        assert!(within_binomial(arrived[1], n, 0.8f64.powi(3)), "{arrived:?}");
+        let st = large.stats();
+        assert_eq!((st.offered, st.fragmented, st.fragment_lost), (n, n, n - arrived[1]));
+        assert_eq!(small.stats().fragmented, 0);
+    }
+
+    /// The datagram arrives with its last fragment: under jitter, the
+    /// latest of three delays.
+    #[test]
+    fn a_datagram_arrives_with_its_last_fragment() {
+        let (mut small, mut large) = (link("delay 50ms 20ms", 23), link("delay 50ms 20ms", 23));
+        let mean = |l: &mut Link, bytes: usize| {
+            let n = 10_000u64;
+            let total: u64 = (0..n).map(|i| l.send(Micros(i * 10_000), bytes).as_slice()[0].time.0 - i * 10_000).sum();
+            total as f64 / n as f64 / 1000.0
+        };
+        // Uniform on [30, 70] ms: the mean is 50, the largest of three 60.
+        let (one, three) = (mean(&mut small, 100), mean(&mut large, 2_961));
+        assert!((one - 50.0).abs() < 0.5, "{one}");
+        assert!((three - 60.0).abs() < 0.5, "{three}");
+    }
+
+    /// Every fragment is serialised at `rate` with its own IP and Ethernet
+    /// headers: 3,000 bytes leave as 1,480 + 1,480 + 48 bytes of IP payload.
+    #[test]
+    fn fragments_serialise_with_their_own_headers() {
+        let mut l = link("rate 1mbit", 24);
+        let d = l.send(Micros::ZERO, 3_000);
+        let wire = (1_480 + 20 + 14) * 2 + (48 + 20 + 14);
+        assert_eq!(d.as_slice()[0].time, Micros((wire as u64 * 8 * 1_000_000).div_ceil(1_000_000)));
+        assert_eq!(crate::net::fragments(3_000, 1_500).collect::<Vec<_>>(), vec![1_480, 1_480, 48]);
+        assert_eq!(crate::net::wire_bytes(3_000, 1_500, 28), 3_000 + 28 + 40);
+        assert_eq!(crate::net::wire_bytes(1_472, 1_500, 28), 1_500);
+        // A smaller MTU splits sooner.
+        let mut l = link("delay 1ms", 25).with_mtu(576);
+        l.send(Micros::ZERO, 1_000);
+        assert_eq!(l.stats().fragmented, 1);
+        assert_eq!(crate::net::fragments(1_000, 576).collect::<Vec<_>>(), vec![552, 456]);
+    }
+
+    /// A corrupted fragment flips a bit of the datagram's payload, at the
+    /// offset that fragment carries.
+    #[test]
+    fn corruption_in_a_fragment_lands_in_its_part_of_the_payload() {
+        // 4,000 bytes: fragments carry payload bytes [0, 1472), [1472,
+        // 2952) and [2952, 4000). At `corrupt 30%` each gets hit.
+        let mut l = link("corrupt 30%", 26);
+        let mut hit = [0u32; 3];
+        for i in 0..600 {
+            if let Some(bit) = l.send(Micros(i), 4_000).as_slice()[0].corrupt_bit {
+                assert!(bit < 4_000 * 8, "{bit}");
+                hit[[1_472 * 8, 2_952 * 8].iter().filter(|&&b| bit >= b).count()] += 1;
+            }
+        }
+        assert!(hit.iter().all(|&h| h > 20), "{hit:?}");
+        let mut l = link("corrupt 100%", 27);
+        let d = l.send(Micros(0), 3_000).as_slice()[0];
+        let mut payload = vec![0u8; 3_000];
+        assert!(d.corrupt(&mut payload));
+        assert_eq!(payload.iter().map(|b| b.count_ones()).sum::<u32>(), 1);
+    }
+
+    /// On a slotted link a fragmented datagram leaves when its last
+    /// fragment gets a slot: one token, released once.
+    #[test]
+    fn slotted_fragments_release_their_datagram_once() {
+        let mut l = link("slot 10ms 10ms packets 1", 28);
+        let d = l.send(Micros::ZERO, 3_000);
+        let token = d.as_slice()[0].held.unwrap();
+        let mut released = Vec::new();
+        let mut t = 0;
+        while let Some(w) = l.next_wake() {
+            let w = w.0.max(t);
+            released.extend(l.release(Micros(w)).into_iter().map(|x| (x, w)));
+            t = w + 1;
+            assert!(t < 1_000_000, "never drained");
+        }
+        // Three fragments, one per 10 ms slot: the datagram leaves with the third.
+        assert_eq!(released.len(), 1, "{released:?}");
+        assert_eq!(released[0].0, token);
+        assert!(released[0].1 >= 20_000, "{released:?}");
     }
 }

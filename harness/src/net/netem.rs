@@ -217,7 +217,7 @@ pub struct NetemError {
 
 impl fmt::Display for NetemError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "netem: at `{}`: {}", self.token, self.expected)
+        write!(f, "netem: at `{}`: {}", crate::error::echo(&self.token), self.expected)
     }
 }
 
@@ -242,6 +242,7 @@ pub const KEYWORDS: &[&str] = &[
     "slot",
     "distribution",
     "ecn",
+    "seed",
 ];
 
 struct Tokens<'a> {
@@ -355,6 +356,9 @@ impl Netem {
                     )?;
                 }
                 "rate" => {
+                    if t.peek().and_then(rate_bytes).is_some() && t.peek().and_then(rate).is_none() {
+                        return Err(t.err(RATE_RANGE));
+                    }
                     let bytes_per_s =
                         t.required(rate, "a rate, e.g. `5mbit`, `500kbit`, `100kbps` (a bare number is bit/s)")?;
                     let mut r = Rate { bytes_per_s, packet_overhead: 0, cell_size: 0, cell_overhead: 0 };
@@ -696,8 +700,18 @@ pub fn size(t: &str) -> Option<u32> {
     (0.0..=u32::MAX as f64).contains(&v).then_some(v as u32)
 }
 
-/// Parses a rate with iproute2's units into bytes per second.
+/// Parses a rate with iproute2's units into bytes per second, within
+/// [`RATE_RANGE`].
 pub fn rate(t: &str) -> Option<u64> {
+    rate_bytes(t).filter(|b| (1.0..1e15).contains(b)).map(|b| b as u64)
+}
+
+/// The rates [`rate`] takes, as a message says it.
+pub const RATE_RANGE: &str = "a rate from 8bit (1 byte/s) to 8pbit (10¹⁵ bytes/s)";
+
+/// A rate's bytes per second (rounded), in or out of range; `None` when
+/// it is not written as a rate.
+pub fn rate_bytes(t: &str) -> Option<f64> {
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let value: f64 = num.parse().ok()?;
@@ -722,8 +736,7 @@ pub fn rate(t: &str) -> Option<u64> {
         "tbps" => 8e12,
         _ => return None,
     };
-    let bytes = (value * bits / 8.0).round();
-    (1.0..1e15).contains(&bytes).then_some(bytes as u64)
+    Some((value * bits / 8.0).round())
 }
 
 #[cfg(test)]
@@ -883,6 +896,13 @@ mod tests {
         assert_eq!(e.token, "gaussian");
         let e = Netem::parse("loss gemodel").unwrap_err();
         assert_eq!(e.token, "end of input");
+        // A rate written right but out of range says so.
+        let e = Netem::parse("rate 1bit").unwrap_err();
+        assert!(e.expected.contains("from 8bit"), "{e}");
+        assert!(Netem::parse("rate 1banana").unwrap_err().expected.contains("e.g. `5mbit`"));
+        // A long token is cut in the message.
+        let e = Netem::parse(&format!("delay {}", "9".repeat(1_000))).unwrap_err();
+        assert!(e.to_string().len() < 400, "{}", e.to_string().len());
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! uplink = "delay 20ms 6ms loss 0.5%"
 //! downlink = "delay 18ms 5ms loss 0.3%"
 //! correlation = "netem-compatible"   # or "correct" (see net::link)
+//! mtu = 1400                         # this end's MTU, bytes (1,500 unless set)
 //!
 //! [[event]]                          # a 2 s outage 20 s in
 //! at = "20s"
@@ -130,6 +131,9 @@ pub struct Profile {
     pub correlation: Correlation,
     /// Timed events, in file order.
     pub events: Vec<Event>,
+    /// The MTU of the node's interface, bytes: a datagram to or from it
+    /// fragments above the smaller of this and the other end's.
+    pub mtu: u32,
 }
 
 impl Profile {
@@ -143,14 +147,26 @@ impl Profile {
             downlink: Netem::clean(),
             correlation: Correlation::Kernel,
             events: Vec::new(),
+            mtu: super::DEFAULT_MTU,
         }
     }
 
     /// Resolves one `--profile` item (see the module docs).
     pub fn resolve(arg: &str, dirs: &[PathBuf]) -> Result<Profile, InputError> {
         let first = arg.split_whitespace().next().unwrap_or("");
+        let lower = first.to_ascii_lowercase();
+        if lower != first && (KEYWORDS.contains(&lower.as_str()) || lower == "tc") {
+            return Err(InputError::at(
+                &Source::Inline(format!("--profile \"{}\"", crate::error::echo(arg))),
+                None,
+                format!(
+                    "`{}`: netem's keywords are lower case (`{lower}`), as tc takes them",
+                    crate::error::echo(first)
+                ),
+            ));
+        }
         if KEYWORDS.contains(&first) || first == "tc" || first == "sudo" {
-            let source = Source::Inline(format!("--profile \"{arg}\""));
+            let source = Source::Inline(format!("--profile \"{}\"", crate::error::echo(arg)));
             let n = Netem::parse(arg).map_err(|e| InputError::at(&source, None, e.to_string()))?;
             return Ok(Profile {
                 name: arg.to_string(),
@@ -175,10 +191,11 @@ impl Profile {
         }
         let known: Vec<String> = list(dirs).into_iter().map(|p| p.name).collect();
         Err(InputError::at(
-            &Source::Inline(format!("--profile {arg}")),
+            &Source::Inline(format!("--profile {}", crate::error::echo(arg))),
             None,
             format!(
-                "unknown profile `{arg}`: expected a name ({}), a path to a .toml file, or a netem string such as \"delay 50ms 10ms loss 1%\"",
+                "unknown profile `{}`: expected a name ({}), a path to a .toml file, or a netem string such as \"delay 50ms 10ms loss 1%\"",
+                crate::error::echo(arg),
                 if known.is_empty() { "none found".to_string() } else { known.join(", ") }
             ),
         ))
@@ -219,6 +236,27 @@ impl Profile {
                 }
                 continue;
             }
+            if key == "mtu" {
+                p.mtu = value
+                    .as_integer()
+                    .and_then(|m| u32::try_from(m).ok())
+                    .filter(|m| (super::MIN_MTU..=u16::MAX as u32).contains(m))
+                    .ok_or_else(|| {
+                        InputError::at(
+                            source,
+                            line,
+                            format!(
+                                "`mtu`: expected a whole number of bytes from {} (IPv4's minimum) to 65535, found {}",
+                                super::MIN_MTU,
+                                match value {
+                                    toml::Value::Integer(i) => i.to_string(),
+                                    v => format!("a {}", v.type_str()),
+                                }
+                            ),
+                        )
+                    })?;
+                continue;
+            }
             let s = value.as_str().ok_or_else(|| InputError::at(source, line, format!("`{key}` must be a string")))?;
             let netem = |s: &str| Netem::parse(s).map_err(|e| InputError::at(source, line, format!("`{key}`: {e}")));
             match key.as_str() {
@@ -246,7 +284,7 @@ impl Profile {
                     return Err(InputError::at(
                         source,
                         line,
-                        format!("unknown key `{key}`: expected description, source, uplink, downlink, link, correlation or [[event]]"),
+                        format!("unknown key `{key}`: expected description, source, uplink, downlink, link, correlation, mtu or [[event]]"),
                     ))
                 }
             }
@@ -384,8 +422,10 @@ fn parse_event(t: &toml::Table, source: &Source, lines: &LineFinder<'_>, start: 
             let r = get("rate")?.ok_or_else(|| {
                 InputError::at(source, Some(start), "a bandwidth event needs `rate`, e.g. `rate = \"256kbit\"`")
             })?;
-            let bytes_per_s =
-                netem::rate(r).ok_or_else(|| err("rate", format!("rate `{r}`: expected e.g. 256kbit, 2mbit")))?;
+            let bytes_per_s = netem::rate(r).ok_or_else(|| {
+                let expected = if netem::rate_bytes(r).is_some() { netem::RATE_RANGE } else { "e.g. 256kbit, 2mbit" };
+                err("rate", format!("rate `{}`: expected {expected}", crate::error::echo(r)))
+            })?;
             EventKind::Bandwidth {
                 duration_us: dur("duration")?,
                 rate: Rate { bytes_per_s, packet_overhead: 0, cell_size: 0, cell_overhead: 0 },
@@ -524,6 +564,22 @@ mod tests {
         assert_eq!(e.line, Some(12), "{e}");
         let e = Profile::parse("link = \"\"\n[[event]]\nat = \"1s\"\nkind = \"meteor\"\n", "p", &src()).unwrap_err();
         assert_eq!(e.line, Some(4), "{e}");
+        // A table where [[event]] or a value belongs is found on its line.
+        let e = Profile::parse("link = \"\"\n\n[event]\nat = \"1s\"\n", "p", &src()).unwrap_err();
+        assert_eq!(e.line, Some(3), "{e}");
+        let e = Profile::parse("link = \"\"\n[table]\nx = 1\n", "p", &src()).unwrap_err();
+        assert_eq!(e.line, Some(2), "{e}");
+    }
+
+    #[test]
+    fn mtu_is_a_whole_number_of_bytes_in_range() {
+        assert_eq!(Profile::parse("link = \"\"\n", "p", &src()).unwrap().mtu, crate::net::DEFAULT_MTU);
+        assert_eq!(Profile::parse("link = \"\"\nmtu = 1280\n", "p", &src()).unwrap().mtu, 1_280);
+        for bad in ["67", "65536", "-1", "\"1500\"", "1500.5"] {
+            let e = Profile::parse(&format!("link = \"\"\nmtu = {bad}\n"), "p", &src()).unwrap_err();
+            assert_eq!(e.line, Some(2), "{e}");
+            assert!(e.message.contains("`mtu`: expected a whole number of bytes from 68"), "{e}");
+        }
     }
 
     #[test]
@@ -557,6 +613,11 @@ mod tests {
         assert!(e.to_string().contains("banana"), "{e}");
         let e = Profile::resolve("marsnet", &[]).unwrap_err();
         assert!(e.message.contains("unknown profile"), "{e}");
+        let e = Profile::resolve("DELAY 5ms", &[]).unwrap_err();
+        assert!(e.message.contains("netem's keywords are lower case (`delay`)"), "{e}");
+        assert_eq!(Profile::resolve("seed 5 delay 1ms", &[]).unwrap().uplink.seed, Some(5));
+        let e = Profile::resolve(&"x".repeat(100_000), &[]).unwrap_err();
+        assert!(e.to_string().len() < 2_000, "{}", e.to_string().len());
         let plan = NetworkPlan::resolve("delay 1ms, delay 2ms,delay 90ms", &[]).unwrap();
         assert_eq!(plan.client(0).uplink.delay_us, 1_000);
         assert_eq!(plan.client(2).uplink.delay_us, 90_000);

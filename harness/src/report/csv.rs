@@ -60,6 +60,8 @@ const COLUMNS: &[Column] = &[
     ("up_packets_per_s", |r| num(r.metrics.bandwidth.up_packets_per_s)),
     ("down_packets_per_s", |r| num(r.metrics.bandwidth.down_packets_per_s)),
     ("retransmissions", |r| r.metrics.network.retransmissions.to_string()),
+    ("fragmented", |r| r.metrics.network.fragmented.to_string()),
+    ("fragment_lost", |r| r.metrics.network.fragment_lost.to_string()),
     ("sim_steps_per_s", |r| num(r.metrics.sim_steps_per_s)),
     ("hit_agreement", |r| r.metrics.hit_agreement.as_ref().and_then(|h| h.share).map_or(String::new(), num)),
     ("hit_shots", |r| r.metrics.hit_agreement.as_ref().map_or(String::new(), |h| h.hit_shots.to_string())),

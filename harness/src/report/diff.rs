@@ -232,9 +232,7 @@ impl Tolerances {
     /// floors in each metric's unit.
     pub fn parse(text: &str, source: &crate::error::Source) -> Result<Tolerances, crate::error::InputError> {
         use crate::error::InputError;
-        let line_of = |key: &str| {
-            text.lines().position(|l| l.trim_start().trim_start_matches('"').starts_with(key)).map(|i| i + 1)
-        };
+        let line_of = |key: &str| crate::error::line_of_key(text, key, 0);
         let t: toml::Table = text.parse().map_err(|e: toml::de::Error| {
             let line = e.span().map(|s| crate::error::line_at(text, s.start));
             InputError::at(source, line, format!("invalid TOML: {}", e.message()))
@@ -576,6 +574,9 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("gate.toml:4: `latency.own.p99`: expected a percentage"), "{e}");
+        // An empty key is on its own line, not the first.
+        let e = Tolerances::parse("tolerance = 5\n[metrics]\n# none yet\n\"\" = 5\n", &src).unwrap_err().to_string();
+        assert!(e.contains("gate.toml:4: unknown metric ``"), "{e}");
     }
 
     #[test]

@@ -662,7 +662,31 @@ fn live_counters(r: &RunReport) -> String {
             h.unknown_address, h.oversized, h.truncated, h.garbage, h.forged, h.replayed
         ));
     }
+    for (node, s) in c.sockets.iter().enumerate() {
+        out.push_str(&socket_line(node, s, c.dropped.get(node).map_or(0, |d| d.total())));
+    }
+    if let Some(k) = c.relay_kernel_dropped.filter(|k| *k > 0) {
+        out.push_str(&format!("relay sockets: {k} datagrams dropped by the kernel (receive buffers full)\n"));
+    }
     out
+}
+
+/// `node N socket: S sent to it = R read (G dropped by its gate, A
+/// admitted) + K dropped by the kernel (receive buffer full) + U unread`.
+fn socket_line(node: usize, s: &crate::live::SocketCounts, gated: u64) -> String {
+    let read = format!("{} read ({gated} dropped by its gate, {} admitted)", s.read, s.read.saturating_sub(gated));
+    let kernel = match s.kernel_dropped {
+        Some(k) => format!("{k} dropped by the kernel (receive buffer full)"),
+        None => "kernel drops unknown (no /proc/net/udp)".into(),
+    };
+    match (s.sent_to, s.kernel_dropped) {
+        (Some(sent), Some(k)) => {
+            let unread = sent as i128 - s.read as i128 - k as i128;
+            format!("node {node} socket: {sent} sent to it = {read} + {kernel} + {unread} unread at the end\n")
+        }
+        (Some(sent), None) => format!("node {node} socket: {sent} sent to it, {read}; {kernel}\n"),
+        (None, _) => format!("node {node} socket: {read}, {kernel}\n"),
+    }
 }
 
 /// One run as a two-column list, with its configuration on top.

@@ -27,7 +27,7 @@
 
 use super::script::{parse_keys, Body, Players, Script};
 use super::Track;
-use crate::error::{InputError, Source};
+use crate::error::{echo, InputError, Source};
 use crate::game::Input;
 
 /// The button columns, in the order of [`Input`]'s bits.
@@ -181,7 +181,7 @@ pub fn parse(text: &str, name: &str, source: &Source) -> Result<Script, InputErr
         }
         sections.push((Players::One(p), Body::Segments(Track { segments, repeat_us: None })));
     }
-    Ok(Script { name: name.to_string(), description, sections, exact: None, source: source.clone() })
+    Ok(Script { name: name.to_string(), description, sections, exact: None, recorded: true, source: source.clone() })
 }
 
 /// A recording as trace-script text (`syncbench trace convert`): one
@@ -226,11 +226,18 @@ impl Columns {
     /// The columns of a header, and the time column's µs per unit.
     fn find(names: &[String]) -> Result<(Columns, f64), String> {
         let at = |n: &str| names.iter().position(|x| x == n);
+        if let Some((_, twice)) = names.iter().enumerate().find(|(i, n)| names[..*i].contains(n)) {
+            return Err(format!("column `{}` appears twice: which one to read is not clear", echo(twice)));
+        }
+        let times: Vec<&str> = ["time_ms", "time_s", "time_us"].into_iter().filter(|n| at(n).is_some()).collect();
+        if times.len() > 1 {
+            return Err(format!("the header has {} time columns ({}): keep one", times.len(), times.join(", ")));
+        }
         let (time, scale) = [("time_ms", 1e3), ("time_s", 1e6), ("time_us", 1.0)]
             .iter()
             .find_map(|(n, s)| at(n).map(|i| (i, *s)))
             .ok_or_else(|| {
-                format!("header `{}`: expected a time column time_ms, time_s or time_us", names.join(","))
+                format!("header `{}`: expected a time column time_ms, time_s or time_us", echo(&names.join(",")))
             })?;
         let player = at("player").ok_or("the header has no `player` column")?;
         let keys = at("keys");
@@ -246,7 +253,8 @@ impl Columns {
         let known = ["time_ms", "time_s", "time_us", "player", "keys", "aim_x", "aim_y"];
         if let Some(other) = names.iter().find(|n| !known.contains(&n.as_str()) && !BUTTONS.iter().any(|b| b.0 == *n)) {
             return Err(format!(
-                "unknown column `{other}`: expected time_ms|time_s|time_us, player, keys or up/down/left/right/jump/shoot, aim_x, aim_y"
+                "unknown column `{}`: expected time_ms|time_s|time_us, player, keys or up/down/left/right/jump/shoot, aim_x, aim_y",
+                echo(other)
             ));
         }
         Ok((Columns { time, player, keys, buttons, aim_x: at("aim_x"), aim_y: at("aim_y") }, scale))
@@ -314,5 +322,33 @@ mod tests {
         assert!(line("time_ms,player,keys\n0,1,R\n").message.contains("player 0 has no rows"));
         assert!(line("# nothing\n").message.contains("no header"));
         assert!(line("time_ms,player,keys,speed\n").message.contains("unknown column `speed`"));
+    }
+
+    #[test]
+    fn a_header_says_one_thing_once() {
+        let line = |text: &str| parse(text, "x", &src()).unwrap_err();
+        let e = line("time_s,time_ms,player,keys\n1,1000,0,R\n");
+        assert!(e.message.contains("2 time columns (time_ms, time_s): keep one"), "{e}");
+        assert_eq!(e.line, Some(1));
+        let e = line("time_ms,player,keys,player\n0,0,R,1\n");
+        assert!(e.message.contains("column `player` appears twice"), "{e}");
+        // A second byte-order mark is not stripped, and shows in the message.
+        let e = line("\u{feff}\u{feff}time_ms,player,keys\n0,0,R\n");
+        assert!(crate::error::escape(&e.message).contains("\\u{feff}time_ms"), "{e}");
+    }
+
+    #[test]
+    fn a_recording_says_how_many_players_it_has() {
+        let two = parse("time_ms,player,keys\n0,0,R\n0,1,L\n", "duel", &src()).unwrap();
+        let e = two.instantiate(4, 1_000_000, 1).unwrap_err();
+        assert!(e.message.contains("the recording has 2 players; run it with --clients 2 or fewer"), "{e}");
+        assert_eq!(two.players_note(2), None);
+        let note = two.players_note(1).unwrap();
+        assert!(
+            note.contains("the recording has 2 players; a run of 1 plays player 0 and leaves the other 1 out"),
+            "{note}"
+        );
+        let script = Script::parse("player 0\n0ms R\nplayer 1\n0ms L\n", "s", &src()).unwrap();
+        assert_eq!(script.players_note(1), None, "a script's extra sections are not a recording's players");
     }
 }

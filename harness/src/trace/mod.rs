@@ -171,6 +171,15 @@ impl TraceSpec {
         }
     }
 
+    /// A note for a run of `players` players that leaves players of a
+    /// recording out.
+    pub fn players_note(&self, players: usize) -> Option<String> {
+        match self {
+            TraceSpec::Script(s) => s.players_note(players),
+            TraceSpec::Generator(_) => None,
+        }
+    }
+
     /// The concrete trace for `players` players over `duration_us`.
     /// Generators without their own seed use `seed`.
     pub fn instantiate(&self, players: usize, duration_us: u64, seed: u64) -> Result<Trace, InputError> {

@@ -69,6 +69,9 @@ pub struct Script {
     pub sections: Vec<(Players, Body)>,
     /// The exact per-tick form: rate and rows.
     pub exact: Option<(u32, Vec<Vec<Input>>)>,
+    /// A recording (a CSV): one section per recorded player, and nothing
+    /// to add for players it does not have.
+    pub recorded: bool,
     /// Where it came from (for errors at instantiation).
     pub source: Source,
 }
@@ -81,6 +84,7 @@ impl Script {
             description: String::new(),
             sections: Vec::new(),
             exact: None,
+            recorded: false,
             source: source.clone(),
         };
         let mut current: Option<(Players, Body, usize)> = None;
@@ -242,6 +246,20 @@ impl Script {
         Ok(script)
     }
 
+    /// What a run of `players` players leaves out of a recording with more,
+    /// said so that it is not a surprise.
+    pub fn players_note(&self, players: usize) -> Option<String> {
+        let recorded = self.sections.len();
+        (self.recorded && recorded > players).then(|| {
+            let played = if players == 1 { "player 0".to_string() } else { format!("players 0–{}", players - 1) };
+            format!(
+                "{}: the recording has {recorded} players; a run of {players} plays {played} and leaves the other {} out",
+                self.source,
+                recorded - players
+            )
+        })
+    }
+
     /// The trace for `players` players.
     pub fn instantiate(&self, players: usize, duration_us: u64, seed: u64) -> Result<Trace, InputError> {
         if let Some((rate, rows)) = &self.exact {
@@ -275,7 +293,12 @@ impl Script {
                 .or_else(|| self.sections.iter().find(|(w, _)| *w == Players::Rest))
                 .map(|(_, b)| b)
                 .ok_or_else(|| {
-                    InputError::at(&self.source, None, format!("no section for player {p} (the run has {players} players): add `player {p}` or a `player *` section"))
+                    let advice = if self.recorded {
+                        format!("the recording has {p} players; run it with --clients {p} or fewer")
+                    } else {
+                        format!("no section for player {p} (the run has {players} players): add `player {p}` or a `player *` section")
+                    };
+                    InputError::at(&self.source, None, advice)
                 })?;
             tracks.push(match body {
                 Body::Segments(t) => t.clone(),

@@ -85,7 +85,8 @@ pub fn stream_probe(kind: TransportKind, profile: &Profile, p: &StreamProbe) -> 
     for (dir, spec) in [&profile.uplink, &profile.downlink].into_iter().enumerate() {
         for h in 0..p.hops {
             let purpose = if dir == 0 { Purpose::Uplink } else { Purpose::Downlink };
-            let link = Link::new(spec.clone(), profile.correlation, Stream::new(p.seed, purpose, h as u64));
+            let link = Link::new(spec.clone(), profile.correlation, Stream::new(p.seed, purpose, h as u64))
+                .with_mtu(profile.mtu);
             if link.has_slots() {
                 return Err("profiles with `slot` cannot be probed as a stream".into());
             }

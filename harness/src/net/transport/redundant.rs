@@ -6,12 +6,15 @@
 //! datagrams.
 //!
 //! A datagram carries the newest message and as many of the older ones,
-//! newest first, as fit in what UDP carries ([`MAX_UDP_PAYLOAD`]).
+//! newest first, as fit in one unfragmented datagram on the default
+//! 1,500-byte MTU ([`ROOM`]): a copy that made the datagram fragment
+//! would make losing it likelier. A newest message larger than that goes
+//! alone, fragmented by the network.
 //!
 //! Datagram: `'R', ack: u32, n: u8, n × (seq: u32, len: u16, bytes)`.
 
 use super::{seal, Cursor, Output};
-use crate::net::MAX_UDP_PAYLOAD;
+use crate::net::{unfragmented_payload, DEFAULT_MTU};
 use crate::time::Micros;
 use std::collections::{BTreeSet, VecDeque};
 
@@ -22,6 +25,8 @@ const HEADER: usize = 6;
 const ENTRY: usize = 6;
 /// Bytes of the check [`seal`] appends.
 const SEAL: usize = 4;
+/// The datagram size older copies are added up to (1,472 bytes).
+pub const ROOM: usize = unfragmented_payload(DEFAULT_MTU);
 /// Sequences above the contiguous mark remembered at most.
 const WINDOW: usize = 1024;
 
@@ -54,9 +59,8 @@ impl Redundant {
             self.unacked.pop_front();
         }
         // The newest message always; older copies, newest first, while
-        // the datagram stays within what UDP carries. (A newest message
-        // too large on its own makes a datagram the network refuses.)
-        let room = MAX_UDP_PAYLOAD - HEADER - SEAL;
+        // the datagram stays within one unfragmented packet.
+        let room = ROOM - HEADER - SEAL;
         let (mut used, mut first) = (0, self.unacked.len());
         for (i, (_, m)) in self.unacked.iter().enumerate().rev() {
             let more = ENTRY + m.len();
@@ -115,28 +119,27 @@ impl Redundant {
 mod tests {
     use super::*;
 
-    /// Copies of large messages fill a datagram up to what UDP carries,
-    /// newest first; the newest always goes.
+    /// Copies of large messages fill a datagram up to one unfragmented
+    /// packet, newest first; the newest always goes.
     #[test]
     fn a_datagram_carries_what_fits() {
         let mut r = Redundant::new(64);
         let mut last = Vec::new();
         for k in 0..10u8 {
             let mut out = Output::default();
-            r.send(Micros(0), vec![k; 20_000], &mut out);
+            r.send(Micros(0), vec![k; 400], &mut out);
             last = out.send.pop().unwrap();
-            assert!(last.len() <= MAX_UDP_PAYLOAD, "{} bytes", last.len());
+            assert!(last.len() <= ROOM, "{} bytes", last.len());
         }
-        // Three copies of 20,006 bytes fit in 65,497; a fourth does not.
+        // Three copies of 406 bytes fit in 1,462; a fourth does not.
         assert_eq!(last[5], 3);
         let mut peer = Redundant::new(64);
         let mut got = Output::default();
         peer.receive(Micros(0), &last[..last.len() - SEAL], &mut got);
         assert_eq!(got.deliver.iter().map(|m| m[0]).collect::<Vec<_>>(), vec![7, 8, 9]);
-        // A message too large on its own still goes, and the network
-        // refuses the datagram (see the runner).
+        // A message too large on its own still goes, alone.
         let mut out = Output::default();
-        r.send(Micros(0), vec![0; 70_000], &mut out);
-        assert!(out.send[0].len() > MAX_UDP_PAYLOAD);
+        r.send(Micros(0), vec![0; 3_000], &mut out);
+        assert_eq!((out.send[0].len(), out.send[0][5]), (HEADER + ENTRY + 3_000 + SEAL, 1));
     }
 }

@@ -34,7 +34,10 @@
 //! - **Headers as on the wire**: 20 bytes of TCP header and 12 of the
 //!   timestamp option per segment, plus 8 per SACK block and 4 of option
 //!   framing — with the simulator's 28-byte IP/UDP allowance, 52 bytes per
-//!   segment as Linux sends them.
+//!   segment as Linux sends them. The SACK option comes out of a new
+//!   segment's 1,448 bytes (Linux's current MSS), so every datagram
+//!   crosses a 1,500-byte MTU whole; a resent full segment carries the
+//!   blocks that fit where Linux would split it.
 //!
 //! Not modelled (measured to make no difference for a 60 Hz stream, or
 //! absent from games): tail loss probes (which Linux fires when about one
@@ -67,6 +70,21 @@ const BETA: f64 = 0.7;
 const CUBIC_C: f64 = 0.4;
 /// SACK blocks per ACK (with the timestamp option, 3 fit).
 const MAX_SACK_BLOCKS: usize = 3;
+/// Datagram bytes besides SACK blocks and payload: the fields before
+/// them and the check.
+const HEADER: usize = 24;
+/// The largest datagram: one unfragmented packet on a 1,500-byte MTU
+/// (1,448 bytes of payload and the 24 above).
+const ROOM: usize = crate::net::unfragmented_payload(crate::net::DEFAULT_MTU);
+
+/// Option bytes `n` SACK blocks add: 8 each and 4 of framing.
+fn sack_option_bytes(n: usize) -> usize {
+    if n == 0 {
+        0
+    } else {
+        4 + 8 * n
+    }
+}
 /// Bytes queued for sending, and held out of order, at most (a dead or
 /// hostile peer).
 const MAX_BUFFERED: usize = 16 << 20;
@@ -304,8 +322,14 @@ impl Tcp {
         if seg.is_some() {
             self.last_data_sent = Some(now);
         }
-        let blocks = self.sack_blocks();
-        let mut d = Vec::with_capacity(24 + 4 + 8 * blocks.len() + seg.map_or(0, |s| s.1.len()));
+        let mut blocks = self.sack_blocks();
+        // Within one unfragmented packet: a resent full segment carries
+        // the SACK blocks that fit (Linux would split the segment).
+        let data_len = seg.map_or(0, |s| s.1.len());
+        while !blocks.is_empty() && HEADER + sack_option_bytes(blocks.len()) + data_len > ROOM {
+            blocks.pop();
+        }
+        let mut d = Vec::with_capacity(HEADER + sack_option_bytes(blocks.len()) + data_len);
         d.push(KIND);
         d.push(!blocks.is_empty() as u8);
         d.extend_from_slice(&(self.rcv_nxt as u32).to_le_bytes());
@@ -389,7 +413,9 @@ impl Tcp {
             if !self.settings.nodelay && self.unsent.len() < MSS && small_in_flight {
                 break; // Nagle: wait for the small segment's ACK
             }
-            let n = self.unsent.len().min(MSS);
+            // Linux's current MSS: the SACK option this segment carries
+            // comes out of it, so the packet stays within the MTU.
+            let n = self.unsent.len().min(MSS - sack_option_bytes(self.sack_blocks().len()));
             let data: Vec<u8> = self.unsent.drain(..n).collect();
             let seq = self.snd_nxt;
             self.snd_nxt += n as u64;

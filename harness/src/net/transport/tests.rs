@@ -22,6 +22,19 @@ fn exchange(kind: TransportKind, spec: &str, n: u32, seed: u64, horizon_us: u64)
     (got, last, retx)
 }
 
+/// [`exchange_ends`] with every message padded to `size` bytes; also the
+/// largest datagram either end sent.
+fn exchange_sized(
+    kind: TransportKind,
+    spec: &str,
+    n: u32,
+    size: usize,
+    seed: u64,
+    horizon_us: u64,
+) -> (Vec<Vec<u32>>, Micros, u64, bool, usize) {
+    exchange_with(kind, spec, n, size, seed, horizon_us)
+}
+
 /// [`exchange`], also telling whether either end gave its connection up.
 fn exchange_ends(
     kind: TransportKind,
@@ -30,6 +43,18 @@ fn exchange_ends(
     seed: u64,
     horizon_us: u64,
 ) -> (Vec<Vec<u32>>, Micros, u64, bool) {
+    let (got, last, retx, gave_up, _) = exchange_with(kind, spec, n, 4, seed, horizon_us);
+    (got, last, retx, gave_up)
+}
+
+fn exchange_with(
+    kind: TransportKind,
+    spec: &str,
+    n: u32,
+    size: usize,
+    seed: u64,
+    horizon_us: u64,
+) -> (Vec<Vec<u32>>, Micros, u64, bool, usize) {
     let netem = Netem::parse(spec).unwrap();
     let mut links = [
         Link::new(netem.clone(), Correlation::Kernel, Stream::new(seed, Purpose::Uplink, 0)),
@@ -52,7 +77,7 @@ fn exchange_ends(
         }
     }
     let mut last = Micros::ZERO;
-    let mut retx = 0;
+    let (mut retx, mut largest) = (0, 0);
     while let Some((now, ev)) = sched.pop() {
         if now.0 > horizon_us {
             break;
@@ -60,7 +85,9 @@ fn exchange_ends(
         let mut out = Output::default();
         let side = match ev {
             Ev::SendMsg(s, i) => {
-                ends[s].send(now, i.to_le_bytes().to_vec(), &mut out);
+                let mut m = i.to_le_bytes().to_vec();
+                m.resize(size.max(4), 0);
+                ends[s].send(now, m, &mut out);
                 s
             }
             Ev::Arrive(s, d) => {
@@ -78,10 +105,11 @@ fn exchange_ends(
         };
         retx += out.retransmitted;
         for m in out.deliver {
-            got[side].push(u32::from_le_bytes(m.try_into().unwrap()));
+            got[side].push(u32::from_le_bytes(m[..4].try_into().unwrap()));
             last = now;
         }
         for d in out.send {
+            largest = largest.max(d.len());
             for copy in links[side].send(now, d.len()).iter() {
                 let mut b = d.clone();
                 if let Some(bit) = copy.corrupt_bit {
@@ -98,7 +126,22 @@ fn exchange_ends(
         }
     }
     let gave_up = ends.iter().any(Endpoint::gave_up);
-    (got, last, retx, gave_up)
+    (got, last, retx, gave_up, largest)
+}
+
+/// Streams of 3 KB messages over a lossy, reordering link: reliable
+/// transports segment them into datagrams that cross a 1,500-byte MTU
+/// whole (TCP's SACK option comes out of the segment, as Linux's current
+/// MSS does), and still deliver everything in order.
+#[test]
+fn reliable_transports_send_datagrams_within_the_mtu() {
+    let room = crate::net::unfragmented_payload(crate::net::DEFAULT_MTU);
+    for kind in reliable() {
+        let (got, _, _, _, largest) =
+            exchange_sized(kind, "delay 30ms 10ms loss 10% reorder 10% gap 3", 200, 3_000, 7, 600_000_000);
+        assert_eq!(got[0], (0..200).collect::<Vec<u32>>(), "{kind}");
+        assert!(largest <= room, "{kind}: a {largest}-byte datagram");
+    }
 }
 
 #[test]
