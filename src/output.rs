@@ -10,18 +10,32 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Writes `text` to what `path` names:
-/// - `-`: standard output;
+/// - `-`, or a name of this process's standard output or error
+///   (`/dev/stdout`, `/dev/fd/2`, `/proc/self/fd/1`): that descriptor;
 /// - a regular file, or nothing yet: replaced atomically, parent
 ///   directories created;
 /// - a symlink to a regular file: its target replaced atomically (the
 ///   link stays a link);
 /// - a device, FIFO or socket, or a symlink to one or through `/proc`
-///   (`/dev/stdout`, `/dev/fd/N`): written through, never replaced;
+///   (another descriptor's `/dev/fd/N`): written through, never replaced;
 /// - a directory, or a symlink to nothing: refused.
 pub fn write_output(path: &Path, text: &str) -> anyhow::Result<()> {
-    if path.as_os_str() == "-" {
-        let mut out = std::io::stdout().lock();
-        return out.write_all(text.as_bytes()).and_then(|()| out.flush()).context("cannot write to standard output");
+    // Our own standard output or error, however named: written through the
+    // descriptor we hold (reopening it by name fails for a socket, or for
+    // a pipe another user created).
+    match (path.as_os_str() == "-").then_some(1).or_else(|| descriptor(path)) {
+        Some(1) => {
+            let mut out = std::io::stdout().lock();
+            return out
+                .write_all(text.as_bytes())
+                .and_then(|()| out.flush())
+                .context("cannot write to standard output");
+        }
+        Some(2) => {
+            let mut err = std::io::stderr().lock();
+            return err.write_all(text.as_bytes()).and_then(|()| err.flush()).context("cannot write to standard error");
+        }
+        _ => {}
     }
     let Ok(meta) = std::fs::symlink_metadata(path) else { return replace(path, text) };
     if meta.is_dir() {
@@ -63,6 +77,28 @@ fn through_proc(path: &Path) -> bool {
         };
     }
     false
+}
+
+/// The descriptor of this process `path` names, following symlinks:
+/// `/dev/stdout` → `/proc/self/fd/1` → 1; `/dev/fd/N`, `/proc/PID/fd/N`.
+fn descriptor(path: &Path) -> Option<u32> {
+    let mut at: PathBuf = path.to_path_buf();
+    let own = [
+        PathBuf::from("/proc/self/fd"),
+        PathBuf::from("/dev/fd"),
+        PathBuf::from(format!("/proc/{}/fd", std::process::id())),
+    ];
+    for _ in 0..40 {
+        if let Some(n) = own.iter().find_map(|dir| at.strip_prefix(dir).ok()?.to_str()?.parse().ok()) {
+            return Some(n);
+        }
+        let next = std::fs::read_link(&at).ok()?;
+        at = match at.parent() {
+            Some(dir) if next.is_relative() => dir.join(next),
+            _ => next,
+        };
+    }
+    None
 }
 
 /// Writes into what `path` opens (a device, FIFO, or a descriptor's file).

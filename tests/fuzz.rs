@@ -529,56 +529,83 @@ fn scratch(name: &str) -> std::path::PathBuf {
 
 /// `--out` at every kind of path: written (the path keeps its kind — a
 /// link stays a link, a device a device) or refused naming the path, exit
-/// 2; never anything else. Every kind is tried, not a sample.
+/// 2; never anything else. Every kind is tried, not a sample — as the
+/// user running the tests and, when that is root and `setpriv` is here,
+/// again as `nobody` (a rename over a device fails differently for each).
 #[cfg(unix)]
 #[test]
 fn output_targets() {
-    use std::os::unix::fs::{symlink, FileTypeExt};
-    let d = scratch("out");
+    output_targets_as(&[]);
+    let root = std::process::Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    let setpriv = std::path::Path::new("/usr/bin/setpriv").exists();
+    if root && setpriv {
+        output_targets_as(&["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]);
+    }
+}
+
+#[cfg(unix)]
+fn output_targets_as(prefix: &[&str]) {
+    use std::os::unix::fs::{symlink, FileTypeExt, PermissionsExt};
+    let d = scratch(if prefix.is_empty() { "out" } else { "out-nobody" });
+    let open =
+        |p: &std::path::Path, mode: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    open(&d, 0o777);
     let kind = |p: &std::path::Path| std::fs::symlink_metadata(p).map(|m| m.file_type());
-    let targets: Vec<(&str, std::path::PathBuf)> = {
-        std::fs::write(d.join("file"), "old").unwrap();
-        std::fs::write(d.join("target"), "old").unwrap();
-        symlink(d.join("target"), d.join("link")).unwrap();
-        symlink(d.join("nowhere"), d.join("dangling")).unwrap();
-        std::fs::create_dir(d.join("dir")).unwrap();
-        symlink(d.join("dir"), d.join("dir-link")).unwrap();
-        symlink("/dev/null", d.join("null-link")).unwrap();
-        vec![
-            ("new file", d.join("sub/new.trace")),
-            ("file", d.join("file")),
-            ("link", d.join("link")),
-            ("dangling", d.join("dangling")),
-            ("dir", d.join("dir")),
-            ("dir-link", d.join("dir-link")),
-            ("null", "/dev/null".into()),
-            ("null-link", d.join("null-link")),
-            ("stdout", "/dev/stdout".into()),
-            ("dash", "-".into()),
-        ]
-    };
+    for f in ["file", "target"] {
+        std::fs::write(d.join(f), "old").unwrap();
+        open(&d.join(f), 0o666);
+    }
+    symlink(d.join("target"), d.join("link")).unwrap();
+    symlink(d.join("nowhere"), d.join("dangling")).unwrap();
+    std::fs::create_dir(d.join("dir")).unwrap();
+    symlink(d.join("dir"), d.join("dir-link")).unwrap();
+    symlink("/dev/null", d.join("null-link")).unwrap();
+    let targets: Vec<(&str, std::path::PathBuf)> = vec![
+        ("new file", d.join("sub/new.trace")),
+        ("file", d.join("file")),
+        ("link", d.join("link")),
+        ("dangling", d.join("dangling")),
+        ("dir", d.join("dir")),
+        ("dir-link", d.join("dir-link")),
+        ("null", "/dev/null".into()),
+        ("null-link", d.join("null-link")),
+        ("stdout", "/dev/stdout".into()),
+        ("dash", "-".into()),
+    ];
+    let who = if prefix.is_empty() { "as this user" } else { "as nobody" };
     for (what, path) in targets {
         let before = kind(&path).ok();
-        let (code, out, err) = syncbench(&["trace", "convert", "tests/data/duel.csv", "--out", path.to_str().unwrap()]);
-        assert!(code == 0 || code == 2, "{what}: exit {code}: {err}");
-        if code == 2 {
-            assert!(err.contains(path.to_str().unwrap()), "{what}: {err}");
-            assert!(matches!(what, "dangling" | "dir" | "dir-link"), "{what} refused: {err}");
-        } else {
-            assert!(!matches!(what, "dangling" | "dir" | "dir-link"), "{what} accepted");
+        let mut command = prefix.to_vec();
+        command.push(env!("CARGO_BIN_EXE_syncbench"));
+        command.extend(["trace", "convert", "tests/data/duel.csv", "--out", path.to_str().unwrap()]);
+        let out = std::process::Command::new(command[0])
+            .args(&command[1..])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("binary runs");
+        let (code, out, err) = (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(code == 0 || code == 2, "{what} {who}: exit {code}: {err}");
+        let refused = matches!(what, "dangling" | "dir" | "dir-link");
+        assert_eq!(code == 2, refused, "{what} {who}: exit {code}: {err}");
+        if refused {
+            assert!(err.contains(path.to_str().unwrap()), "{what} {who}: {err}");
         }
         if let Some(before) = before {
             let after = kind(&path).unwrap();
             assert_eq!(
                 (before.is_symlink(), before.is_char_device(), before.is_dir()),
                 (after.is_symlink(), after.is_char_device(), after.is_dir()),
-                "{what} changed kind"
+                "{what} {who} changed kind"
             );
         }
         match what {
             "link" => assert!(std::fs::read_to_string(d.join("target")).unwrap().contains("syncbench-trace")),
             "file" | "new file" => assert!(std::fs::read_to_string(&path).unwrap().contains("syncbench-trace")),
-            "stdout" | "dash" => assert!(out.contains("syncbench-trace"), "{what}"),
+            "stdout" | "dash" => assert!(out.contains("syncbench-trace"), "{what} {who}"),
             _ => {}
         }
     }
