@@ -494,7 +494,7 @@ pub struct MatchArgs {
     #[arg(long, default_value_t = 0)]
     pub bots: usize,
     /// Area of interest: the server tells each client only about entities within the radius
-    /// (grid: seed 004's nine-grid; crosslist: its orthogonal lists). `none` filters nothing
+    /// (grid: antsmallant's nine-grid; crosslist: its orthogonal lists). `none` filters nothing
     /// but still measures leaks and awareness against the radius.
     #[arg(long, value_parser = ["none", "grid", "crosslist"])]
     pub aoi: Option<String>,

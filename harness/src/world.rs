@@ -74,9 +74,9 @@ pub enum AoiMethod {
     /// Everyone is told about everything (the measurement baseline: leaks
     /// and awareness are still measured against the radius).
     None,
-    /// The nine-grid of seed 004.
+    /// The nine-grid of antsmallant.
     Grid,
-    /// The orthogonal (cross) linked lists of seed 004.
+    /// The orthogonal (cross) linked lists of antsmallant.
     CrossList,
 }
 

@@ -53,7 +53,7 @@ fn shipped_profiles_measure_what_they_describe() {
         let down = probe(&p.downlink, p.correlation, 5_000, 2_000, 100, 1);
         up.delay_p50_ms + down.delay_p50_ms
     };
-    // The seed article's networks: RTT 100-120 ms, 40-50 ms, 200 ms.
+    // The source articles' networks: RTT 100-120 ms, 40-50 ms, 200 ms.
     assert!((100.0..=120.0).contains(&rtt("cn-2005")), "{}", rtt("cn-2005"));
     assert!((40.0..=50.0).contains(&rtt("cn-2012")), "{}", rtt("cn-2012"));
     assert!((rtt("design-200ms") - 200.0).abs() < 0.5);

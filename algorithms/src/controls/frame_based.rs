@@ -1,5 +1,5 @@
 //! `frame-based` (negative control): movement by graphics frame, the wrong
-//! way seed 000 §1.2 starts from.
+//! way Liang & Chen §1.2 starts from.
 //!
 //! The server is right (it steps the game at its fixed rate, like
 //! `server-verified`), but the client moves its own player itself, by a
@@ -22,7 +22,7 @@ impl Algorithm for FrameBased {
         "frame-based"
     }
     fn description(&self) -> &'static str {
-        "NEGATIVE CONTROL: the client moves its player a fixed step per rendered frame (seed 000 §1.2)"
+        "NEGATIVE CONTROL: the client moves its player a fixed step per rendered frame (Liang & Chen §1.2)"
     }
     fn topology(&self) -> Topology {
         Topology::ClientServer

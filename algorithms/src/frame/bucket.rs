@@ -1,8 +1,8 @@
-//! `bucket`: optimistic lockstep without waiting (seed 001 "帧间无等待改进",
-//! DOOM 3 in seed 003).
+//! `bucket`: optimistic lockstep without waiting (Wei "帧间无等待改进",
+//! DOOM 3 in Ushen).
 //!
 //! The server ticks at a fixed rate (the run's tick rate: `--tick-rate 50`
-//! gives the seed's 50 Hz) and each tick stamps a new frame with every
+//! gives Wei's 50 Hz) and each tick stamps a new frame with every
 //! player's latest input, whether or not it changed — a player whose input
 //! is late simply keeps the previous one. Clients play the frames like a
 //! recording: one per tick; if none has arrived they wait; if they fall
@@ -16,13 +16,13 @@
 //! never runs. With `adapt=1` (the default) each player's delay starts at
 //! `D` and grows to the lateness its inputs arrive with, so every input
 //! that arrives runs once (the frames skipped while it grows repeat the
-//! input before). `playout=0 adapt=0` is the seed's latest-input bucket,
+//! input before). `playout=0 adapt=0` is Wei's latest-input bucket,
 //! which repeats an input when the next is late and overwrites one when two
 //! arrive in a tick. The delay buys input fidelity with its ticks of latency.
 //!
 //! Over the unreliable link a client sends, every tick, its newest input
 //! and how many frames it holds contiguously; the server sends each client
-//! every frame it has not acknowledged (up to 32 per datagram). (The seed's
+//! every frame it has not acknowledged (up to 32 per datagram). (Wei's
 //! clients send only when a key changes, over TCP; here the ACK has to
 //! travel anyway, so the input rides along.)
 //!
@@ -69,7 +69,7 @@ impl Algorithm for Bucket {
         "bucket"
     }
     fn description(&self) -> &'static str {
-        "optimistic lockstep: the server stamps a frame every tick with everyone's latest input; no one waits for a slow player (seeds 001, 003)"
+        "optimistic lockstep: the server stamps a frame every tick with everyone's latest input; no one waits for a slow player (Wei, Ushen)"
     }
     fn topology(&self) -> Topology {
         Topology::Relay

@@ -1,4 +1,4 @@
-//! `framelock`: the key-frame lock of seed 001 ("帧锁定算法").
+//! `framelock`: the key-frame lock of Wei ("帧锁定算法").
 //!
 //! Clients run the game frame by frame on inputs the server hands out per
 //! *key frame*. At key frame K1 a client needs the server's UPDATE for K1
@@ -12,7 +12,7 @@
 //! D frames between them, or everyone waits.
 //!
 //! A client that waited makes the ticks up afterwards, up to `catchup`
-//! frames a tick (seed 001's clients never do, so their game falls behind
+//! frames a tick (Wei's clients never do, so their game falls behind
 //! the clock for good; `catchup=1`).
 //!
 //! Over the unreliable link a client re-sends its latest CTRL every tick
@@ -35,9 +35,9 @@ const TAG_CTRL: u8 = 5;
 const TAG_UPDATE: u8 = 6;
 
 const KEY_INIT: OptionSpec =
-    OptionSpec::count("key-init", "5", 1, 600, "key-frame distance at the start, frames (the seed's 5)");
+    OptionSpec::count("key-init", "5", 1, 600, "key-frame distance at the start, frames (Wei's 5)");
 const KEY_MIN: OptionSpec = OptionSpec::count("key-min", "2", 1, 600, "smallest key-frame distance, frames");
-const KEY_MAX: OptionSpec = OptionSpec::count("key-max", "600", 1, 600, "largest key-frame distance, frames (seed 001 names none; the distance follows the round trip, and a smaller cap stalls a longer one)");
+const KEY_MAX: OptionSpec = OptionSpec::count("key-max", "600", 1, 600, "largest key-frame distance, frames (Wei names none; the distance follows the round trip, and a smaller cap stalls a longer one)");
 const ADAPT: OptionSpec =
     OptionSpec::count("adapt", "1", 0, 1, "1: the server adapts the distance to the largest smoothed RTT");
 const CATCHUP: OptionSpec = OptionSpec::count(
@@ -45,7 +45,7 @@ const CATCHUP: OptionSpec = OptionSpec::count(
     "2",
     1,
     8,
-    "frames a client may play in one tick to make up for ticks it waited (1: never catches up, as seed 001)",
+    "frames a client may play in one tick to make up for ticks it waited (1: never catches up, as Wei)",
 );
 
 /// The algorithm.
@@ -56,7 +56,7 @@ impl Algorithm for Framelock {
         "framelock"
     }
     fn description(&self) -> &'static str {
-        "key-frame lock: the server relays every client's input per key frame; the distance follows the largest RTT (seed 001)"
+        "key-frame lock: the server relays every client's input per key frame; the distance follows the largest RTT (Wei)"
     }
     fn topology(&self) -> Topology {
         Topology::Relay

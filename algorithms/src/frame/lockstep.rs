@@ -1,4 +1,4 @@
-//! `lockstep`: strict, DOOM-style lockstep (seed 003, `TryRunTics`).
+//! `lockstep`: strict, DOOM-style lockstep (Ushen, `TryRunTics`).
 //!
 //! Peer to peer. Every tick a peer makes the frames real time says are due
 //! (`maketic` catches up after a wait, as DOOM's `NetUpdate` does), sampling
@@ -77,7 +77,7 @@ impl Algorithm for Lockstep {
         if self.own_seed {
             return "NEGATIVE CONTROL: lockstep whose peers seed the game's random generator themselves";
         }
-        "strict peer-to-peer lockstep: a frame runs only when every player's input for it is there (DOOM, seed 003)"
+        "strict peer-to-peer lockstep: a frame runs only when every player's input for it is there (DOOM, Ushen)"
     }
     fn topology(&self) -> Topology {
         Topology::PeerToPeer

@@ -1,5 +1,5 @@
 //! `rollback`: GGPO-style prediction and rollback ("Time Warp", 预测回滚 in
-//! seeds 001 and 004).
+//! Wei and antsmallant).
 //!
 //! Peer to peer. Every tick a peer samples its input for frame `now +
 //! delay` (input delay, default 2 frames) and sends every peer all its
@@ -91,7 +91,7 @@ impl Algorithm for Rollback {
         if self.skip_resimulation {
             "NEGATIVE CONTROL: rollback that restores the saved state but skips the re-simulation"
         } else {
-            "GGPO-style rollback: input delay, predict remote input, roll back and re-simulate on a misprediction (seeds 001, 004)"
+            "GGPO-style rollback: input delay, predict remote input, roll back and re-simulate on a misprediction (Wei, antsmallant)"
         }
     }
     fn topology(&self) -> Topology {

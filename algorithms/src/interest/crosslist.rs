@@ -1,13 +1,13 @@
-//! The orthogonal ("cross") list (seed 004): entities kept ordered along
+//! The orthogonal ("cross") list (antsmallant): entities kept ordered along
 //! each axis. When an entity moves, it walks past the neighbours it
-//! overtook, as a node in the seed's doubly linked list does — an insertion
+//! overtook, as a node in antsmallant's doubly linked list does — an insertion
 //! pass over nearly sorted lists, O(n + crossings) per tick.
 //!
-//! Where the seed hangs two sentinel nodes at ±radius on each axis and
+//! Where antsmallant hangs two sentinel nodes at ±radius on each axis and
 //! reacts to entities crossing them, this index finds the same window by
 //! binary search on the ordered axis at query time: the window's ends *are*
 //! the sentinels, located on demand instead of maintained per move. It
-//! keeps the property the seed wants the cross list for — every watcher may
+//! keeps the property antsmallant wants the cross list for — every watcher may
 //! have its own radius — and the event semantics live in
 //! [`super::InterestSets`], shared with the grid. The axis whose window
 //! holds fewer entities is scanned, then the exact distance test decides.

@@ -1,4 +1,4 @@
-//! The nine-grid (seed 004): the map cut into square cells, each entity
+//! The nine-grid (antsmallant): the map cut into square cells, each entity
 //! filed under the cell it stands in. A query with a radius no larger than
 //! the cell looks at the 3 × 3 cells around the point (a larger radius
 //! looks at more rings); the cells are a broad phase, the exact distance
@@ -10,11 +10,9 @@
 //! the run itself instead of from wherever their entities are. A run is
 //! found in a table of where each cell's entities begin, or by binary
 //! search where the entities span too many cells for a table. An entity
-//! that stays in its cell keeps its place in the order — the seed's "moved
-//! without crossing: no regrouping"; one that crosses a border walks to its
-//! new place. Ordered, so nothing depends on hashing. (Until round 9 of the
-//! speed work the cells were a `BTreeMap` of id lists: the same cells, the
-//! same answers and the same work counted.)
+//! that stays in its cell keeps its place in the order — antsmallant's
+//! "moved without crossing: no regrouping"; one that crosses a border walks
+//! to its new place. Ordered, so nothing depends on hashing.
 
 use super::{clamp_radius, dist2, Pos, SpatialIndex};
 

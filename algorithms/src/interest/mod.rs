@@ -1,4 +1,4 @@
-//! Interest management (area of interest, seed 004 §区域裁剪): which
+//! Interest management (area of interest, antsmallant §区域裁剪): which
 //! entities a server tells each client about.
 //!
 //! Two parts, kept apart so each can be tested against a reference:
@@ -9,7 +9,7 @@
 //!   [`crosslist::CrossList`] walks per-axis ordered lists;
 //! - [`InterestSets`] keeps every watcher's visible set with hysteresis
 //!   (an entity enters at `radius`, leaves beyond `radius + hysteresis`) and
-//!   turns each tick's change into the seed's events: *leave* for old − new,
+//!   turns each tick's change into antsmallant's events: *leave* for old − new,
 //!   *enter* for new − old, *move* for the intersection.
 //!
 //! Positions are 2-D integer micrometres on the ground plane; distance is

@@ -1,5 +1,5 @@
 //! `snapshot` and `delta-snapshot` under an area of interest (`--aoi grid`
-//! or `crosslist`, seed 004): the server tells each client only about the
+//! or `crosslist`, antsmallant): the server tells each client only about the
 //! entities within its view radius (plus hysteresis before they leave),
 //! as leave / enter / move events against the view the client
 //! acknowledged ([`crate::support::sparse_delta`]); `snapshot` sends the

@@ -1,7 +1,7 @@
 //! `dead-reckoning`: send an entity's state only when the receivers'
-//! extrapolation of it has drifted too far (seeds 001 and 004); and
+//! extrapolation of it has drifted too far (Wei and antsmallant); and
 //! `periodic`, the non-dead-reckoned variant: every entity's position,
-//! heading and speed at a low fixed rate (about once a second, as seed 001
+//! heading and speed at a low fixed rate (about once a second, as Wei
 //! describes WoW), clients moving each entity along its last heading and
 //! correcting toward each update — so a turn (or a tree in the way) is
 //! learned up to a period late.
@@ -21,11 +21,11 @@
 //! Extrapolation follows the world ([`Coast`]): an entity coasts along its
 //! velocity, stops at walls and bounds, comes down from jumps, and stops
 //! coasting after `extrapolate-max` (dead reckoning: 1 s, the heartbeat;
-//! periodic: 5 s, seed 001's freeze of a silent player). The server's test
+//! periodic: 5 s, Wei's freeze of a silent player). The server's test
 //! uses the same rule, so a copy stopped by the cap or a wall is refreshed.
 //!
-//! The own player is not dead-reckoned (seed 004: "everything except the
-//! local player, who is predicted and reconciled"; seed 001's WoW lets its
+//! The own player is not dead-reckoned (antsmallant: "everything except the
+//! local player, who is predicted and reconciled"; Wei's WoW lets its
 //! client move first). The client moves it at once on its own inputs and
 //! reconciles with the server's own-state message, sent to each client
 //! `own-rate` times a second ([`OwnPlayer`]). WoW's client is authoritative
@@ -88,7 +88,7 @@ const PERIODIC_EXTRAPOLATE_MAX: OptionSpec = OptionSpec::number(
     "5000",
     0.0,
     600000.0,
-    "stop coasting an entity this long after its update, ms (seed 001 freezes a silent player after 5 s)",
+    "stop coasting an entity this long after its update, ms (Wei freezes a silent player after 5 s)",
 );
 
 /// The algorithm: threshold-driven (`dead-reckoning`) or periodic.
@@ -115,9 +115,9 @@ impl Algorithm for DeadReckoning {
         if self.blind {
             "NEGATIVE CONTROL: dead reckoning that extrapolates pos + vel × t through walls and off the map"
         } else if self.periodic {
-            "position, heading and speed of everyone about once a second; clients move remote copies along (stopping at walls) and correct; own player predicted (WoW, seed 001)"
+            "position, heading and speed of everyone about once a second; clients move remote copies along (stopping at walls) and correct; own player predicted (WoW, Wei)"
         } else {
-            "updates only when the shared, world-aware extrapolation drifts past a threshold; clients blend old and new; own player predicted (seeds 001, 004)"
+            "updates only when the shared, world-aware extrapolation drifts past a threshold; clients blend old and new; own player predicted (Wei, antsmallant)"
         }
     }
     fn topology(&self) -> Topology {

@@ -1,4 +1,4 @@
-//! `latency-corrected`: seed 002's position sync with timestamps.
+//! `latency-corrected`: thc's position sync with timestamps.
 //!
 //! Clients synchronize their clock with the server (12 round trips, see
 //! [`ClockSync`]). The server sends an entity's state — its send time,
@@ -6,7 +6,7 @@
 //! changes, it takes off or lands (and at least every `heartbeat`), at most
 //! `rate` times a second. A receiver measures the message's delay on the
 //! synchronized clock and advances the reported state by it: where the
-//! entity is *now*. Each remote entity then runs the seed's four-state
+//! entity is *now*. Each remote entity then runs thc's four-state
 //! machine, interrupted by every message:
 //!
 //! - `to-target-before-run`: moving; first catch up with the corrected
@@ -20,14 +20,14 @@
 //! part-step on without keeping it, so every render rate shows the same
 //! motion.
 //!
-//! Seed 002's scheme is planar; here the height follows the reported
+//! thc's scheme is planar; here the height follows the reported
 //! vertical speed under gravity, so jumps are shown. Remote copies move by
 //! the world's rules ([`Coast`], [`harness::game::Game::slide`]): they stop
 //! at walls and bounds, run for at most `extrapolate-max` after a message,
 //! and jump to the corrected position when it is more than `teleport` away
 //! (after a gap) instead of chasing it for seconds.
 //!
-//! The own player is not corrected but predicted (seed 002: the move
+//! The own player is not corrected but predicted (thc: the move
 //! initiator moves and sends its state; the state machine is for
 //! OtherPlayer): moved at once on its own inputs and reconciled with the
 //! server's own-state message ([`OwnPlayer`]); the server stays
@@ -53,7 +53,7 @@ use harness::game::State;
 const TAG_STATES: u8 = 70;
 
 const RATE: OptionSpec =
-    OptionSpec::number("rate", "10", 0.1, 1000.0, "most messages per entity per second (the seed's 10 packets/s)");
+    OptionSpec::number("rate", "10", 0.1, 1000.0, "most messages per entity per second (thc's 10 packets/s)");
 const HEARTBEAT: OptionSpec =
     OptionSpec::number("heartbeat", "500", 1.0, 3600000.0, "send an unchanged entity at least this often, ms");
 const CATCH_UP: OptionSpec =
@@ -76,7 +76,7 @@ impl Algorithm for LatencyCorrected {
         "latency-corrected"
     }
     fn description(&self) -> &'static str {
-        "timestamped 3-D state advanced by the measured one-way delay; the four-state OtherPlayer machine for others, own player predicted (seed 002)"
+        "timestamped 3-D state advanced by the measured one-way delay; the four-state OtherPlayer machine for others, own player predicted (thc)"
     }
     fn topology(&self) -> Topology {
         Topology::ClientServer
@@ -191,7 +191,7 @@ impl Node for Server {
     }
 }
 
-/// The seed's OtherPlayer states.
+/// thc's OtherPlayer states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
     IdleStop,
@@ -387,7 +387,7 @@ impl Client {
     }
 }
 
-/// The seed's OtherPlayer state machine, with this run's numbers.
+/// thc's OtherPlayer state machine, with this run's numbers.
 struct Machine {
     /// Catch-up speed, µm/s.
     catch_up: f64,

@@ -1,6 +1,6 @@
 //! `prediction`: client-side prediction with server reconciliation, entity
 //! interpolation for remote players, lag compensation and clock sync
-//! (seeds 000 §1.3–1.4, 002 and 004).
+//! (Liang & Chen §1.3–1.4, thc and antsmallant).
 //!
 //! **Client.** Every tick it samples its input, applies it to its own
 //! predicted world at once (remote players keep their last known input),
@@ -21,7 +21,7 @@
 //!   when the buffer runs dry, `dry` decides (hold, or extrapolate for at
 //!   most `extrapolate-max` ms);
 //! - `raw`: the newest snapshot as is;
-//! - `ghost` (seed 000 §1.3 step 7): each remote player is a *ghost* the
+//! - `ghost` (Liang & Chen §1.3 step 7): each remote player is a *ghost* the
 //!   client simulates with the game rules and the remote's last input the
 //!   server reported. When a snapshot arrives the client brings the
 //!   server's state up to its own present (replaying its pending moves,
@@ -35,7 +35,7 @@
 //! last inputs). With `lag-comp=1`, a shot carries the two snapshots the
 //! shooter was interpolating between and the blend; the server keeps a
 //! second of positions and re-runs the hit test against that past view,
-//! from where the shooter's screen drew itself (seed 004), so what the
+//! from where the shooter's screen drew itself (antsmallant), so what the
 //! shooter saw is what counts.
 //!
 //! Wire (little-endian): input, client → server: `1, newest_seq: u32, tick:
@@ -130,7 +130,7 @@ pub struct Prediction {
 pub const PREDICTION: Prediction = Prediction {
     name: "prediction",
     description:
-        "client prediction + server reconciliation, interpolated remotes, lag compensation (seeds 000, 002, 004)",
+        "client prediction + server reconciliation, interpolated remotes, lag compensation (Liang & Chen, thc, antsmallant)",
     flaw: Flaw::None,
 };
 

@@ -1,4 +1,4 @@
-//! `server-verified`: the client waits for the server (seed 000 §1.4 (1)).
+//! `server-verified`: the client waits for the server (Liang & Chen §1.4 (1)).
 //!
 //! No prediction, no interpolation. Each tick a client samples its input
 //! and sends it — with the previous two inputs again, so one lost packet
@@ -43,7 +43,7 @@ impl Algorithm for ServerVerified {
         "server-verified"
     }
     fn description(&self) -> &'static str {
-        "client waits for the server: no prediction, shows the latest server state (seed 000 §1.4)"
+        "client waits for the server: no prediction, shows the latest server state (Liang & Chen §1.4)"
     }
     fn topology(&self) -> Topology {
         Topology::ClientServer

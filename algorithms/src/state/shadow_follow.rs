@@ -1,4 +1,4 @@
-//! `shadow-follow`: seed 001's shadow following ("影子跟随算法"), a
+//! `shadow-follow`: Wei's shadow following ("影子跟随算法"), a
 //! refinement of dead reckoning.
 //!
 //! The server sends each entity's state (position, velocity, frame) at a
@@ -7,7 +7,7 @@
 //! velocity; the shadow jumps with each update, but the displayed entity
 //! only ever *chases* it, continuously — so the picture stays smooth.
 //! Shadows move along their velocity, and (`arc=1`, our addition) along the
-//! jump's arc under gravity while airborne; `arc=0` is the seed's plain
+//! jump's arc under gravity while airborne; `arc=0` is Wei's plain
 //! straight-line extrapolation. Options from the seed:
 //! - `lag`: phase lag — the entity keeps this distance behind its shadow,
 //!   so a sudden stop is not overrun and pulled back;
@@ -28,7 +28,7 @@
 //! Departure: the seed moves the chaser once per frame, by the frame's
 //! time; here it moves on a fixed grid of four steps a tick ([`StepGrid`]), and a frame
 //! between grid points is drawn a part-step on without keeping it — so a
-//! 30 Hz and a 144 Hz screen show the same chase (the seed's way drew
+//! 30 Hz and a 144 Hz screen show the same chase (Wei's way drew
 //! different paths: `conform`'s `frame-rate-independent`).
 //!
 //! The own player follows no shadow ("客户端先行", the client goes first):
@@ -82,7 +82,7 @@ impl Algorithm for ShadowFollow {
         "shadow-follow"
     }
     fn description(&self) -> &'static str {
-        "entities chase a shadow that jumps to each update; phase lag, inertia, key-state buffer for jumps; own player predicted (seed 001)"
+        "entities chase a shadow that jumps to each update; phase lag, inertia, key-state buffer for jumps; own player predicted (Wei)"
     }
     fn topology(&self) -> Topology {
         Topology::ClientServer
@@ -369,7 +369,7 @@ impl Client {
     }
 }
 
-/// How a chaser moves toward its shadow (the seed's options).
+/// How a chaser moves toward its shadow (Wei's options).
 struct Chase {
     /// Catch-up speed, µm/s.
     speed: f64,

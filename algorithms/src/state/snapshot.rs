@@ -1,5 +1,5 @@
 //! `snapshot` and `delta-snapshot`: the server sends every client the whole
-//! world every tick (Quake, seed 003); the delta variant encodes each
+//! world every tick (Quake, Ushen); the delta variant encodes each
 //! snapshot against the last one the client acknowledged (Quake 3), so an
 //! entity that did not move costs one byte.
 //!
@@ -64,9 +64,9 @@ impl Algorithm for Snapshots {
         if self.never_leave {
             "NEGATIVE CONTROL: delta-snapshot whose area of interest never sends a leave"
         } else if self.delta {
-            "delta snapshots against the last one the client acknowledged: millimetres, a change mask and byte-aligned varints per entity (Quake 3, seed 003)"
+            "delta snapshots against the last one the client acknowledged: millimetres, a change mask and byte-aligned varints per entity (Quake 3, Ushen)"
         } else {
-            "the whole world to every client every tick, millimetres as byte-aligned varints (Quake, seed 003)"
+            "the whole world to every client every tick, millimetres as byte-aligned varints (Quake, Ushen)"
         }
     }
     fn topology(&self) -> Topology {

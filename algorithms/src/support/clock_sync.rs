@@ -1,4 +1,4 @@
-//! Clock synchronization as seed 002 describes it.
+//! Clock synchronization as thc describes it.
 //!
 //! The client measures 12 request/response round trips, sorts them, drops
 //! the smallest and the largest, and averages the other 10; then it asks

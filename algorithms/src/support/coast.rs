@@ -2,9 +2,9 @@
 //!
 //! `pos + vel × t` runs through walls and off the map; a copy that coasts
 //! by the game's own rules ([`harness::game::Game::glide`]) stops at walls
-//! and bounds (seed 001's remote copy stuck on a tree), comes down from a
+//! and bounds (Wei's remote copy stuck on a tree), comes down from a
 //! jump, and stops altogether once it has coasted for `cap` (Source's
-//! 0.25 s `cl_extrapolate_amount`; seed 001 freezes a silent player's
+//! 0.25 s `cl_extrapolate_amount`; Wei freezes a silent player's
 //! shadow after 5 s).
 //!
 //! The coast moves in whole ticks counted from the known state's instant,

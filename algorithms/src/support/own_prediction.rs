@@ -1,5 +1,5 @@
 //! The own player moved at once: client-side prediction with server
-//! reconciliation (seed 000 §1.3, seed 004: "everything but the local
+//! reconciliation (Liang & Chen §1.3, antsmallant: "everything but the local
 //! player is dead-reckoned; the local player is predicted and reconciled").
 //!
 //! [`MoveLog`] is the machinery `prediction` is built on: each sampled input

@@ -1,4 +1,4 @@
-//! Render interpolation between ticks (seed 000 §1.2, `RenderLocalPlayer(alpha)`;
+//! Render interpolation between ticks (Liang & Chen §1.2, `RenderLocalPlayer(alpha)`;
 //! "fix your timestep"): a screen faster than the tick rate must not show a
 //! staircase.
 //!

@@ -1,6 +1,6 @@
 //! The area-of-interest snapshot codec: a client's *view* of the world
 //! (the entities it may see, by id) encoded against the view it
-//! acknowledged, as seed 004's three events:
+//! acknowledged, as antsmallant's three events:
 //!
 //! - **leave**: ids in the baseline but not in the new view (old − new);
 //! - **enter**: entities not in the baseline, sent whole (new − old);

@@ -14,7 +14,7 @@
 //!   [`LEAK_GRACE_US`] of authority time. An honest filter stops sending
 //!   at `radius + hysteresis` and the screen drops the entity within its
 //!   display delay; anything shown after the grace was told too much — the
-//!   information a map hack reads (seed 003's closing remark).
+//!   information a map hack reads (Ushen's closing remark).
 //!
 //! Cost: every authority frame compares every player with the entities in
 //! the cells around it that reach within `radius + hysteresis` (and those

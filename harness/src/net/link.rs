@@ -25,7 +25,7 @@
 //!
 //! Correlation has two models ([`Correlation`]): the kernel's (a weighted
 //! average of a fresh uniform and the last value — which collapses the
-//! effective rate of correlated loss, see `notes/netem.md`), the default so
+//! effective rate of correlated loss: `loss 10% 25%` loses about 1.6%), the default so
 //! that a pasted `tc` line behaves as it does on a real netem box; and a
 //! correct one (with probability ρ repeat the last draw), which keeps the
 //! marginal rate and has lag-1 correlation ρ.

@@ -2,8 +2,7 @@
 //! against the kernel (`scripts/transport-validate.sh`,
 //! `reports/transport-validation.md`).
 //!
-//! What it models, because each one measurably moves a game's latency
-//! (`../shared/notes/transports.md` has the measurements):
+//! What it models, because each one measurably moves a game's latency:
 //!
 //! - **A byte stream.** Each message is prefixed with its length (LEB128,
 //!   the application's framing) and written to the stream; the receiver

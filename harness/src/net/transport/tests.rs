@@ -163,7 +163,7 @@ fn reliable() -> Vec<TransportKind> {
 
 #[test]
 fn kcp_recovers_faster_than_tcp() {
-    // The seeds' argument: TCP's RTO floor and doubling make its tail
+    // Wei's argument: TCP's RTO floor and doubling make its tail
     // long; KCP's fast retransmit and ×1.5 keep it short.
     let (_, tcp_done, _) =
         exchange(TransportKind::TcpLike(Default::default()), "delay 40ms loss 20%", 200, 3, 600_000_000);
