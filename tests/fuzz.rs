@@ -12,7 +12,8 @@
 //! panic, never take longer than [`CASE_LIMIT`]; the whole process never
 //! holds more than [`ALLOC_LIMIT`] (the allocator below refuses beyond it,
 //! which aborts the test binary). `SYNCBENCH_FUZZ_CASES` sets the cases per target (default 4,000:
-//! 20,000 over the five targets, which `cargo test` and so CI run); a
+//! 36,000 over the nine generated targets, which `cargo test` and so CI
+//! run; the output targets and merges are tried exhaustively); a
 //! failure is shrunk and stored in `proptest-regressions/fuzz.txt`, which is
 //! committed and replayed first on every later run.
 
