@@ -188,7 +188,7 @@ struct Peer {
     /// frame not yet confirmed, and confirmed inputs are never stamped).
     /// Not kept by the `rollback-no-resim` control, whose copied states
     /// carry the wrong frame numbers, so stamping and the ring's base can
-    /// reach a published one: it hashes every time, as it always did.
+    /// reach a published one: it hashes every time.
     sums: [(u32, u64); SUMS_KEPT],
     /// Scratch: the inputs, with sequence numbers, of the frame being published.
     scratch: Vec<SeqInput>,
