@@ -448,8 +448,9 @@ impl Link {
         let udp_header = UDP_IPV4_HEADER_BYTES - IPV4_HEADER_BYTES;
         let (mut complete, mut arrival, mut corrupt_bit) = (true, Micros::ZERO, None);
         let mut held = Vec::new();
-        let mut offset = 0; // of the fragment's data in the UDP datagram
+        let (mut offset, mut count) = (0, 0); // where the fragment's data starts in the UDP datagram
         for (i, data) in super::fragments(payload, mtu).enumerate() {
+            count += 1;
             // The bytes of the UDP payload this fragment carries.
             let start = offset.max(udp_header) - udp_header;
             let carried = (offset + data).saturating_sub(udp_header) - start;
@@ -476,7 +477,6 @@ impl Link {
         // Slot links: the datagram leaves when its last fragment does.
         let token = self.next_token;
         self.next_token += 1;
-        let count = super::fragments(payload, mtu).count();
         for (t, i) in held {
             self.fragment_of.insert(t, (token, i));
         }

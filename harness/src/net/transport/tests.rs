@@ -22,19 +22,6 @@ fn exchange(kind: TransportKind, spec: &str, n: u32, seed: u64, horizon_us: u64)
     (got, last, retx)
 }
 
-/// [`exchange_ends`] with every message padded to `size` bytes; also the
-/// largest datagram either end sent.
-fn exchange_sized(
-    kind: TransportKind,
-    spec: &str,
-    n: u32,
-    size: usize,
-    seed: u64,
-    horizon_us: u64,
-) -> (Vec<Vec<u32>>, Micros, u64, bool, usize) {
-    exchange_with(kind, spec, n, size, seed, horizon_us)
-}
-
 /// [`exchange`], also telling whether either end gave its connection up.
 fn exchange_ends(
     kind: TransportKind,
@@ -47,6 +34,8 @@ fn exchange_ends(
     (got, last, retx, gave_up)
 }
 
+/// [`exchange_ends`] with every message padded to `size` bytes; also the
+/// largest datagram either end sent.
 fn exchange_with(
     kind: TransportKind,
     spec: &str,
@@ -138,7 +127,7 @@ fn reliable_transports_send_datagrams_within_the_mtu() {
     let room = crate::net::unfragmented_payload(crate::net::DEFAULT_MTU);
     for kind in reliable() {
         let (got, _, _, _, largest) =
-            exchange_sized(kind, "delay 30ms 10ms loss 10% reorder 10% gap 3", 200, 3_000, 7, 600_000_000);
+            exchange_with(kind, "delay 30ms 10ms loss 10% reorder 10% gap 3", 200, 3_000, 7, 600_000_000);
         assert_eq!(got[0], (0..200).collect::<Vec<u32>>(), "{kind}");
         assert!(largest <= room, "{kind}: a {largest}-byte datagram");
     }
