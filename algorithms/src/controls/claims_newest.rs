@@ -7,14 +7,17 @@
 //! latency is never better than `snapshot`'s), and the `honest-names`
 //! contract catches it: its pictures lie frames behind what they name.
 
-use super::OnSnapshot;
+use super::{unchanged, Variant};
+use crate::state::snapshot::SNAPSHOT;
 use crate::support::delta;
 use harness::contract::{Ctx, Node, NodeId, RenderCtx, View};
 
 /// The control.
-pub const CLAIMS_NEWEST: OnSnapshot = OnSnapshot {
+pub const CLAIMS_NEWEST: Variant = Variant {
     name: "claims-newest",
     description: "NEGATIVE CONTROL: snapshot's interpolated picture, named by the newest snapshot's frame",
+    base: &SNAPSHOT,
+    adjust: unchanged,
     wrap: |inner| Box::new(Client { inner, newest: 0 }),
 };
 

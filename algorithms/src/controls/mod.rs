@@ -4,59 +4,52 @@
 //! it; a test asserts that every one is caught.
 
 pub mod claims_newest;
+pub mod coast_blind;
 pub mod frame_based;
+pub mod prediction_no_replay;
+pub mod rollback_no_resim;
 pub mod staircase;
 
-use crate::frame::lockstep::Lockstep;
-use crate::frame::rollback::Rollback;
-use crate::state::dead_reckoning::DeadReckoning;
-use crate::state::prediction::{Flaw, Prediction};
-use crate::state::snapshot::{Snapshots, SNAPSHOT};
+use crate::frame::lockstep::LOCKSTEP;
+use crate::state::prediction::PREDICTION;
+use crate::state::snapshot::DELTA_SNAPSHOT;
 use harness::contract::{Algorithm, Node, OptionSpec, Options, Setup, Topology};
 
-/// `lockstep` whose peers seed the game's random generator themselves.
-pub const LOCKSTEP_OWN_SEED: Lockstep = Lockstep { name: "lockstep-own-seed", own_seed: true };
-
-/// `prediction` that adopts the server's state without replaying pending
-/// moves.
-pub const PREDICTION_NO_REPLAY: Prediction = Prediction {
-    name: "prediction-no-replay",
-    description: "NEGATIVE CONTROL: prediction that takes the server's state without replaying pending inputs",
-    flaw: Flaw::NoReplay,
-};
-
-/// `prediction` whose remote players are extrapolated without bound.
-pub const EXTRAPOLATE_UNBOUNDED: Prediction = Prediction {
-    name: "extrapolate-unbounded",
-    description: "NEGATIVE CONTROL: remote players extrapolated to the present along their velocity, without bound",
-    flaw: Flaw::UnboundedExtrapolation,
-};
-
-/// `rollback` that restores the saved state on a misprediction but skips
-/// the re-simulation.
-pub const ROLLBACK_NO_RESIM: Rollback = Rollback { name: "rollback-no-resim", skip_resimulation: true };
-
-/// `delta-snapshot` whose area of interest never sends a leave: a client
-/// keeps being told about everything it ever saw (a map hack's dream).
-pub const AOI_NEVER_LEAVES: Snapshots = Snapshots { name: "aoi-never-leaves", delta: true, never_leave: true };
-
-/// `dead-reckoning` whose remote copies coast `pos + vel × t`: through
-/// walls, off the map, without end.
-pub const COAST_BLIND: DeadReckoning = DeadReckoning { name: "coast-blind", periodic: false, blind: true };
-
-/// `snapshot` with its client wrapped: everything else — topology,
-/// options, waivers, the server — is `snapshot`'s, so a control differs
-/// only in what its wrapper does to the client.
-pub struct OnSnapshot {
+/// A real algorithm changed from outside: the setup its nodes are made
+/// with, or its clients wrapped. Everything else (topology, options,
+/// waivers) is the base's, so a control differs from its base only in
+/// what it changes, and the base carries no switch for it.
+pub struct Variant {
     /// Name on the command line.
     pub name: &'static str,
     /// One line for `list algorithms --all`.
     pub description: &'static str,
-    /// Wraps `snapshot`'s client.
+    /// The algorithm changed.
+    pub base: &'static dyn Algorithm,
+    /// Changes the setup a node is made with: the server's (`None`) or
+    /// a player's client.
+    pub adjust: fn(&mut Setup, Option<usize>),
+    /// Wraps a client.
     pub wrap: fn(Box<dyn Node>) -> Box<dyn Node>,
 }
 
-impl Algorithm for OnSnapshot {
+/// A [`Variant::adjust`] that changes nothing.
+pub fn unchanged(_: &mut Setup, _: Option<usize>) {}
+
+/// A [`Variant::wrap`] that wraps nothing.
+pub fn bare(client: Box<dyn Node>) -> Box<dyn Node> {
+    client
+}
+
+impl Variant {
+    fn setup(&self, setup: &Setup, player: Option<usize>) -> Setup {
+        let mut s = setup.clone();
+        (self.adjust)(&mut s, player);
+        s
+    }
+}
+
+impl Algorithm for Variant {
     fn name(&self) -> &'static str {
         self.name
     }
@@ -64,35 +57,84 @@ impl Algorithm for OnSnapshot {
         self.description
     }
     fn topology(&self) -> Topology {
-        SNAPSHOT.topology()
+        self.base.topology()
     }
     fn options(&self) -> &'static [OptionSpec] {
-        SNAPSHOT.options()
+        self.base.options()
     }
     fn check_options(&self, options: &Options) -> Result<(), String> {
-        SNAPSHOT.check_options(options)
+        self.base.check_options(options)
     }
     fn waived_contracts(&self) -> &'static [(&'static str, &'static str)] {
-        SNAPSHOT.waived_contracts()
+        self.base.waived_contracts()
+    }
+    fn handles_bots(&self) -> bool {
+        self.base.handles_bots()
+    }
+    fn handles_aoi(&self) -> bool {
+        self.base.handles_aoi()
     }
     fn server(&self, setup: &Setup) -> Box<dyn Node> {
-        SNAPSHOT.server(setup)
+        self.base.server(&self.setup(setup, None))
     }
     fn client(&self, setup: &Setup, player: usize) -> Box<dyn Node> {
-        (self.wrap)(SNAPSHOT.client(setup, player))
+        (self.wrap)(self.base.client(&self.setup(setup, Some(player)), player))
     }
 }
+
+/// `lockstep` whose peers seed the game's random generator themselves
+/// instead of taking the session's.
+pub const LOCKSTEP_OWN_SEED: Variant = Variant {
+    name: "lockstep-own-seed",
+    description: "NEGATIVE CONTROL: lockstep whose peers seed the game's random generator themselves",
+    base: &LOCKSTEP,
+    adjust: |s, player| s.initial.rng = 0x0123_4567_89AB_CDEF ^ player.unwrap_or(0) as u64,
+    wrap: bare,
+};
+
+/// `prediction` whose remote players are drawn at the estimated present,
+/// extrapolated along their velocity without bound: no interpolation
+/// delay, and an extrapolation limit no user may set.
+pub const EXTRAPOLATE_UNBOUNDED: Variant = Variant {
+    name: "extrapolate-unbounded",
+    description: "NEGATIVE CONTROL: remote players extrapolated to the present along their velocity, without bound",
+    base: &PREDICTION,
+    adjust: |s, _| {
+        for (key, value) in [("interp", "0"), ("dry", "extrapolate"), ("extrapolate-max", "1e15")] {
+            s.options.0.insert(key.to_string(), value.to_string());
+        }
+    },
+    wrap: bare,
+};
+
+/// A hysteresis wider than any arena the suite runs: an entity that
+/// entered a client's view never leaves it.
+const NEVER: i64 = 1_000_000_000;
+
+/// `delta-snapshot` whose area of interest never sends a leave: a client
+/// keeps being told about everything it ever saw (a map hack's dream).
+pub const AOI_NEVER_LEAVES: Variant = Variant {
+    name: "aoi-never-leaves",
+    description: "NEGATIVE CONTROL: delta-snapshot whose area of interest never sends a leave",
+    base: &DELTA_SNAPSHOT,
+    adjust: |s, _| {
+        if let Some(aoi) = &mut s.aoi {
+            aoi.hysteresis_um = NEVER;
+        }
+    },
+    wrap: bare,
+};
 
 /// Every control with the contract that must catch it.
 pub fn all() -> &'static [(&'static dyn Algorithm, &'static str)] {
     static ALL: [(&dyn Algorithm, &str); 9] = [
-        (&ROLLBACK_NO_RESIM, "no-desync"),
+        (&rollback_no_resim::ROLLBACK_NO_RESIM, "no-desync"),
         (&frame_based::FrameBased, "frame-rate-independent"),
         (&LOCKSTEP_OWN_SEED, "no-desync"),
-        (&PREDICTION_NO_REPLAY, "predicted-own-bound"),
+        (&prediction_no_replay::PREDICTION_NO_REPLAY, "predicted-own-bound"),
         (&EXTRAPOLATE_UNBOUNDED, "remote-on-path"),
         (&AOI_NEVER_LEAVES, "no-leak"),
-        (&COAST_BLIND, "on-map"),
+        (&coast_blind::COAST_BLIND, "on-map"),
         (&claims_newest::CLAIMS_NEWEST, "honest-names"),
         (&staircase::STAIRCASE, "smooth-remote"),
     ];

@@ -6,16 +6,19 @@
 //! passes it; `smooth-remote` catches it: on a 144 Hz screen its remote
 //! players stand still for most renders while they move.
 
-use super::OnSnapshot;
+use super::{unchanged, Variant};
+use crate::state::snapshot::SNAPSHOT;
 use harness::contract::{Ctx, EntityView, Node, NodeId, RenderCtx, View};
 
 /// Ticks between redraws of the remote players.
 const EVERY: u64 = 3;
 
 /// The control.
-pub const STAIRCASE: OnSnapshot = OnSnapshot {
+pub const STAIRCASE: Variant = Variant {
     name: "staircase",
     description: "NEGATIVE CONTROL: snapshot with remote players redrawn every third tick and held between",
+    base: &SNAPSHOT,
+    adjust: unchanged,
     wrap: |inner| Box::new(Client { inner, ticks: 0, redraw: true, held: Vec::new() }),
 };
 

@@ -57,26 +57,20 @@ const ADAPT: OptionSpec = OptionSpec::count(
     "1: DOOM's clock adaptation — a peer ahead of the key player (player 0) for 4 tics in a row skips a tic",
 );
 
-/// The algorithm; with `own_seed`, the negative control whose peers seed
-/// the game's random generator themselves instead of using the session's.
+/// The algorithm.
 pub struct Lockstep {
     /// Name on the command line.
     pub name: &'static str,
-    /// The flaw: each peer seeds its own RNG.
-    pub own_seed: bool,
 }
 
 /// `lockstep` as it should be.
-pub const LOCKSTEP: Lockstep = Lockstep { name: "lockstep", own_seed: false };
+pub const LOCKSTEP: Lockstep = Lockstep { name: "lockstep" };
 
 impl Algorithm for Lockstep {
     fn name(&self) -> &'static str {
         self.name
     }
     fn description(&self) -> &'static str {
-        if self.own_seed {
-            return "NEGATIVE CONTROL: lockstep whose peers seed the game's random generator themselves";
-        }
         "strict peer-to-peer lockstep: a frame runs only when every player's input for it is there (DOOM, Ushen)"
     }
     fn topology(&self) -> Topology {
@@ -93,13 +87,7 @@ impl Algorithm for Lockstep {
         Box::new(Smooth::new(
             Peer {
                 me: player,
-                state: {
-                    let mut s = setup.initial.clone();
-                    if self.own_seed {
-                        s.rng = 0x0123_4567_89AB_CDEF ^ player as u64;
-                    }
-                    s
-                },
+                state: setup.initial.clone(),
                 inputs: vec![Vec::new(); n],
                 have: vec![0; n],
                 acked_by: vec![0; n],

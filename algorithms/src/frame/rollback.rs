@@ -71,28 +71,33 @@ const AHEAD: OptionSpec = OptionSpec::count(
     "time sync: frames ahead of the peers (beyond latency) before skipping a tick",
 );
 
-/// The algorithm; `skip_resimulation` makes it the negative control that
-/// restores the saved state on a misprediction but does not re-simulate.
+/// How a peer brings the state a rollback restored back to the present
+/// frame: [`Peer::resimulate`], or a negative control's flaw.
+pub(crate) type Replay = fn(&mut Peer, &mut Ctx<'_>, u32);
+
+/// The algorithm.
 pub struct Rollback {
     /// Name on the command line.
     pub name: &'static str,
-    /// The flaw.
-    pub skip_resimulation: bool,
+    /// One line for `list`.
+    pub description: &'static str,
+    /// Brings a restored state back to the present.
+    pub(crate) replay: Replay,
 }
 
 /// `rollback` as it should be.
-pub const ROLLBACK: Rollback = Rollback { name: "rollback", skip_resimulation: false };
+pub const ROLLBACK: Rollback = Rollback {
+    name: "rollback",
+    description: "GGPO-style rollback: input delay, predict remote input, roll back and re-simulate on a misprediction (Wei, antsmallant)",
+    replay: Peer::resimulate,
+};
 
 impl Algorithm for Rollback {
     fn name(&self) -> &'static str {
         self.name
     }
     fn description(&self) -> &'static str {
-        if self.skip_resimulation {
-            "NEGATIVE CONTROL: rollback that restores the saved state but skips the re-simulation"
-        } else {
-            "GGPO-style rollback: input delay, predict remote input, roll back and re-simulate on a misprediction (Wei, antsmallant)"
-        }
+        self.description
     }
     fn topology(&self) -> Topology {
         Topology::PeerToPeer
@@ -132,7 +137,7 @@ impl Algorithm for Rollback {
                 round_trips: RoundTrips::new(n),
                 ahead: s.options.number(&AHEAD).clamp(0.0, 120.0) as u32,
                 remote_frame: vec![0; n],
-                skip_resimulation: self.skip_resimulation,
+                replay: self.replay,
                 stopped: false,
                 sums: [(u32::MAX, 0); SUMS_KEPT],
                 scratch: Vec::new(),
@@ -143,12 +148,12 @@ impl Algorithm for Rollback {
     }
 }
 
-struct Peer {
+/// One player's peer.
+pub(crate) struct Peer {
     me: usize,
-    state: State,
-    /// Saved states: `saved[i]` is the state at frame `saved[0].frame + i`
-    /// (but in the `rollback-no-resim` control, whose copies keep the
-    /// frame number they were restored with).
+    /// The state at the present frame.
+    pub(crate) state: State,
+    /// Saved states: `saved[i]` is the state at frame `saved[0].frame + i`.
     saved: VecDeque<State>,
     /// States a rollback dropped from the ring, whose buffers the frames
     /// re-simulated after it take (no allocation per re-simulated frame).
@@ -179,16 +184,13 @@ struct Peer {
     ahead: u32,
     /// Per peer, the newest frame it said it was at.
     remote_frame: Vec<u32>,
-    skip_resimulation: bool,
+    replay: Replay,
     stopped: bool,
     /// Checksums of recently published frames, frame `f`'s at
     /// `f % SUMS_KEPT` (a frame's slot names it): every packet
     /// carries the newest one's and is checked against one, and a
     /// published frame's state never changes again (rollbacks start at a
     /// frame not yet confirmed, and confirmed inputs are never stamped).
-    /// Not kept by the `rollback-no-resim` control, whose copied states
-    /// carry the wrong frame numbers, so stamping and the ring's base can
-    /// reach a published one: it hashes every time.
     sums: [(u32, u64); SUMS_KEPT],
     /// Scratch: the inputs, with sequence numbers, of the frame being published.
     scratch: Vec<SeqInput>,
@@ -201,7 +203,8 @@ struct Peer {
 const SUMS_KEPT: usize = 16;
 
 impl Peer {
-    fn frame(&self) -> u32 {
+    /// The present frame.
+    pub(crate) fn frame(&self) -> u32 {
         self.state.frame
     }
 
@@ -260,9 +263,6 @@ impl Peer {
         debug_assert!(f <= self.published);
         let base = self.base();
         let state = f.checked_sub(base).and_then(|i| self.saved.get(i as usize))?;
-        if self.skip_resimulation {
-            return Some(state.checksum());
-        }
         let slot = &mut self.sums[f as usize % SUMS_KEPT];
         if slot.0 != f {
             *slot = (f, state.checksum());
@@ -287,6 +287,11 @@ impl Peer {
         ctx.game().step(&mut self.state, &si);
         self.changes += 1;
         self.scratch = si;
+        self.save();
+    }
+
+    /// Saves the present state at the ring's end.
+    pub(crate) fn save(&mut self) {
         // The ring is full but for the first frames: the oldest state's
         // buffers take the new one.
         if self.saved.len() >= RING {
@@ -321,12 +326,10 @@ impl Peer {
     /// it). Stamp it instead of re-simulating.
     fn stamp(&mut self, q: usize, f: u32, seq: u32) {
         self.changes += 1;
-        // The saved states after frame `f`: the ring holds consecutive
-        // frames (but in the no-resimulation control, whose copies keep
-        // the wrong frame numbers: it looks at all).
+        // The saved states after frame `f` (the ring holds consecutive
+        // frames).
         let base = self.base();
-        let after =
-            if self.skip_resimulation { 0 } else { ((f + 1).saturating_sub(base) as usize).min(self.saved.len()) };
+        let after = ((f + 1).saturating_sub(base) as usize).min(self.saved.len());
         debug_assert!(self.saved.range(..after).all(|s| s.frame <= f), "the states skipped are at or before the frame");
         for s in self.saved.range_mut(after..).chain(std::iter::once(&mut self.state)) {
             if s.frame > f && s.players[q].last_seq < seq {
@@ -347,14 +350,12 @@ impl Peer {
         self.state.clone_from(&self.saved[idx]);
         self.changes += 1;
         ctx.report(Report::Rollback { depth: now - from });
-        if self.skip_resimulation {
-            // The flaw: jump back to the present without replaying.
-            self.state.frame = now;
-            for _ in from..now {
-                self.saved.push_back(self.state.clone());
-            }
-            return;
-        }
+        (self.replay)(self, ctx, now);
+    }
+
+    /// Re-simulates from the restored state to frame `now` with the
+    /// inputs known now.
+    fn resimulate(&mut self, ctx: &mut Ctx<'_>, now: u32) {
         while self.frame() < now {
             self.step_frame(ctx);
         }

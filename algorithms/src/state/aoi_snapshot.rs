@@ -32,7 +32,6 @@ pub(crate) struct AoiServer {
     state: State,
     inputs: ServerInputs,
     delta: bool,
-    never_leave: bool,
     acked: Vec<u32>,
     /// Per client, the views sent (delta only).
     sent: Vec<VecDeque<(u32, SparseWorld)>>,
@@ -42,13 +41,12 @@ pub(crate) struct AoiServer {
 }
 
 impl AoiServer {
-    pub(crate) fn new(s: &Setup, aoi: &Aoi, delta: bool, never_leave: bool) -> AoiServer {
+    pub(crate) fn new(s: &Setup, aoi: &Aoi, delta: bool) -> AoiServer {
         let watchers = (0..s.players as u32).map(|p| (p, aoi.radius_um)).collect();
         AoiServer {
             state: s.initial.clone(),
             inputs: ServerInputs::from_setup(s),
             delta,
-            never_leave,
             acked: vec![0; s.players],
             sent: vec![VecDeque::new(); s.players],
             index: index_for(aoi),
@@ -76,7 +74,7 @@ impl Node for AoiServer {
         // cores when there is enough to make: `parallel::map` keeps their
         // order), then sent and kept in client order.
         let (sets, sent, acked) = (&self.sets, &self.sent, &self.acked);
-        let (delta, never_leave) = (self.delta, self.never_leave);
+        let delta = self.delta;
         let view_of = |&p: &usize| {
             let visible = sets.visible(p);
             let mut view: SparseWorld = Vec::with_capacity(visible.len() + 1);
@@ -85,18 +83,6 @@ impl Node for AoiServer {
             view.push(entry(p as u32));
             view.extend(visible[own..].iter().map(|&e| entry(e)));
             let sent = &sent[p];
-            if never_leave {
-                // The control's bug: whatever was ever sent stays.
-                if let Some((_, last)) = sent.back() {
-                    let gone: Vec<_> =
-                        last.iter().filter(|e| view.binary_search_by_key(&e.0, |v| v.0).is_err()).copied().collect();
-                    view.extend(gone);
-                    view.sort_unstable_by_key(|e| e.0);
-                    for e in &mut view {
-                        e.1 = world[e.0 as usize];
-                    }
-                }
-            }
             let base = if delta {
                 let acked = acked[p];
                 sent.iter().find(|(f, _)| *f == acked && acked != 0).map(|(f, w)| (*f, w.as_slice()))

@@ -97,24 +97,19 @@ pub struct DeadReckoning {
     pub name: &'static str,
     /// Send everyone at a fixed rate instead of on drift.
     pub periodic: bool,
-    /// The flaw of the negative control `coast-blind`: extrapolate
-    /// `pos + vel × t`, through walls and off the map.
-    pub blind: bool,
 }
 
 /// `dead-reckoning`.
-pub const DEAD_RECKONING: DeadReckoning = DeadReckoning { name: "dead-reckoning", periodic: false, blind: false };
+pub const DEAD_RECKONING: DeadReckoning = DeadReckoning { name: "dead-reckoning", periodic: false };
 /// `periodic`.
-pub const PERIODIC: DeadReckoning = DeadReckoning { name: "periodic", periodic: true, blind: false };
+pub const PERIODIC: DeadReckoning = DeadReckoning { name: "periodic", periodic: true };
 
 impl Algorithm for DeadReckoning {
     fn name(&self) -> &'static str {
         self.name
     }
     fn description(&self) -> &'static str {
-        if self.blind {
-            "NEGATIVE CONTROL: dead reckoning that extrapolates pos + vel × t through walls and off the map"
-        } else if self.periodic {
+        if self.periodic {
             "position, heading and speed of everyone about once a second; clients move remote copies along (stopping at walls) and correct; own player predicted (WoW, Wei)"
         } else {
             "updates only when the shared, world-aware extrapolation drifts past a threshold; clients blend old and new; own player predicted (Wei, antsmallant)"
@@ -158,8 +153,7 @@ impl Algorithm for DeadReckoning {
         Box::new(Server {
             state: s.initial.clone(),
             inputs: ServerInputs::from_setup(s),
-            sent: s.initial.players.iter().map(|p| Model::of(p, 0, dt, self.blind)).collect(),
-            blind: self.blind,
+            sent: s.initial.players.iter().map(|p| Model::of(p, 0, dt)).collect(),
             cap_us: self.cap_us(s),
             own_states: OwnStates::from_setup(s),
             threshold_um: if self.periodic { i64::MAX } else { (o.number(&THRESHOLD).max(0.0) * 1e6) as i64 },
@@ -176,8 +170,7 @@ impl Algorithm for DeadReckoning {
         Box::new(Client {
             me: player,
             dt,
-            models: s.initial.players.iter().map(|p| (Model::of(p, 0, dt, self.blind), None)).collect(),
-            blind: self.blind,
+            models: s.initial.players.iter().map(|p| (Model::of(p, 0, dt), None)).collect(),
             clock: ArrivalClock::default(),
             blend_us: (s.options.number(if self.periodic { &PERIODIC_BLEND } else { &BLEND }).max(0.0) * 1e3) as i64,
             cap_us: self.cap_us(s),
@@ -202,15 +195,18 @@ impl DeadReckoning {
 
 /// What receivers extrapolate from: a state at a frame (whose time is
 /// `(frame − 1)·dt` on the server clock), coasting by the world's rules.
+/// What a client knows of an entity: the update's frame and its coast.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Model {
-    frame: u32,
-    coast: Coast,
+pub(crate) struct Model {
+    /// The frame of the update.
+    pub(crate) frame: u32,
+    /// Where the update said the entity was and how it moved.
+    pub(crate) coast: Coast,
 }
 
 impl Model {
-    fn of(p: &PlayerState, frame: u32, dt: i64, blind: bool) -> Model {
-        let coast = Coast::new((frame as i64 - 1) * dt, [p.x, p.y, p.z], [p.vx, p.vy, p.vz]).blind(blind);
+    fn of(p: &PlayerState, frame: u32, dt: i64) -> Model {
+        let coast = Coast::new((frame as i64 - 1) * dt, [p.x, p.y, p.z], [p.vx, p.vy, p.vz]);
         Model { frame, coast }
     }
 }
@@ -219,7 +215,6 @@ struct Server {
     state: State,
     inputs: ServerInputs,
     sent: Vec<Model>,
-    blind: bool,
     cap_us: i64,
     own_states: OwnStates,
     threshold_um: i64,
@@ -241,7 +236,7 @@ impl Node for Server {
             let off = distance([p.x, p.y, p.z], seen);
             let stale = f.saturating_sub(self.sent[i].frame) >= self.heartbeat_frames;
             if off > self.threshold_um || stale {
-                let m = Model::of(p, f, self.dt, self.blind);
+                let m = Model::of(p, f, self.dt);
                 let w = &mut body;
                 w.var(i as u32);
                 for v in m.coast.pos.iter().chain(&m.coast.vel) {
@@ -270,7 +265,7 @@ impl Node for Server {
 
 /// An update's entities into `out` (cleared first): `None` unless the
 /// packet is a whole update; else its frame.
-fn read_update(bytes: &[u8], dt: i64, blind: bool, out: &mut Vec<(usize, Model)>) -> Option<u32> {
+pub(crate) fn read_update(bytes: &[u8], dt: i64, out: &mut Vec<(usize, Model)>) -> Option<u32> {
     out.clear();
     let mut r = Reader::new(bytes);
     let (Some(TAG_UPDATE), Some(frame), Some(n)) = (r.u8(), r.u32(), r.count(25)) else { return None };
@@ -280,7 +275,7 @@ fn read_update(bytes: &[u8], dt: i64, blind: bool, out: &mut Vec<(usize, Model)>
         for x in v.iter_mut() {
             *x = r.i32()?;
         }
-        let coast = Coast::new((frame as i64 - 1) * dt, [v[0], v[1], v[2]], [v[3], v[4], v[5]]).blind(blind);
+        let coast = Coast::new((frame as i64 - 1) * dt, [v[0], v[1], v[2]], [v[3], v[4], v[5]]);
         out.push((id as usize, Model { frame, coast }));
     }
     r.is_done().then_some(frame)
@@ -313,7 +308,6 @@ struct Client {
     /// placed (the same question, so the same answer) without coasting
     /// it again.
     shown: Vec<Option<(Asked, [i32; 3])>>,
-    blind: bool,
     own: OwnPlayer,
     uplink: InputUplink,
     /// The update being read (the buffer kept).
@@ -369,7 +363,7 @@ impl Client {
                     (was[d] as i64 + (new[d] as i64 - was[d] as i64) * k / self.blend_us) as i32
                 });
                 match self.drawn[i] {
-                    Some(from) if !self.blind => game.slide(from, want),
+                    Some(from) => game.slide(from, want),
                     _ => want,
                 }
             }
@@ -412,7 +406,7 @@ impl Node for Client {
         // Read into a kept buffer (an update arrives about every tick).
         let mut updates = std::mem::take(&mut self.updates);
         let plausible = |&frame: &u32| frame as u64 <= ctx.tick() + PLAUSIBLE_LEAD;
-        if let Some(frame) = read_update(bytes, self.dt, self.blind, &mut updates).filter(plausible) {
+        if let Some(frame) = read_update(bytes, self.dt, &mut updates).filter(plausible) {
             self.apply(ctx, frame, &mut updates);
         }
         self.updates = updates;

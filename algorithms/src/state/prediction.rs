@@ -102,28 +102,19 @@ const CODEC: OptionSpec = OptionSpec::choice(
 const RESYNC: OptionSpec =
     OptionSpec::number("resync", "10", 0.0, 3600.0, "re-run clock sync every this many seconds (0: once)");
 
-/// A deliberate flaw, for the negative controls the conformance suite
-/// must catch (see `crate::controls`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Flaw {
-    /// The algorithm as it should be.
-    None,
-    /// Takes the server's state and drops the pending moves instead of
-    /// replaying them.
-    NoReplay,
-    /// Shows remote players at the estimated present, extrapolating along
-    /// their velocity without any bound.
-    UnboundedExtrapolation,
-}
+/// How a client brings its predicted world in line with a newer server
+/// state (and whether its own prediction was wrong): [`Client::reconcile`],
+/// or a negative control's flaw.
+pub(crate) type Reconcile = fn(&mut Client, &mut Ctx<'_>, &State, bool);
 
-/// The algorithm (and, with a [`Flaw`], its broken variants).
+/// The algorithm.
 pub struct Prediction {
     /// Name on the command line.
     pub name: &'static str,
     /// One line for `list`.
     pub description: &'static str,
-    /// The deliberate flaw, if any.
-    pub flaw: Flaw,
+    /// Brings the adopted server state to the present.
+    pub(crate) reconcile: Reconcile,
 }
 
 /// `prediction` as it should be.
@@ -131,7 +122,7 @@ pub const PREDICTION: Prediction = Prediction {
     name: "prediction",
     description:
         "client prediction + server reconciliation, interpolated remotes, lag compensation (Liang & Chen, thc, antsmallant)",
-    flaw: Flaw::None,
+    reconcile: Client::reconcile,
 };
 
 impl Algorithm for Prediction {
@@ -197,7 +188,7 @@ impl Algorithm for Prediction {
             received: WorldSnapshot::default(),
             clock: ClockSync::new((o.number(&RESYNC).max(0.0) * 1e6) as i64),
             arrivals: ArrivalClock::default(),
-            interp_us: if self.flaw == Flaw::UnboundedExtrapolation { 0 } else { interp_us(o) },
+            interp_us: interp_us(o),
             raw: o.word(&REMOTE) == "raw",
             ghost: (o.word(&REMOTE) == "ghost").then(|| Ghosts {
                 threshold_um: (o.number(&GHOST_THRESHOLD).max(0.0) * 1e3) as i64,
@@ -205,14 +196,12 @@ impl Algorithm for Prediction {
                 easing: vec![None; s.entities()],
                 shown: vec![None; s.entities()],
             }),
-            dry: if self.flaw == Flaw::UnboundedExtrapolation {
-                Dry::Extrapolate(i64::MAX / 4)
-            } else if o.word(&DRY) == "extrapolate" {
+            dry: if o.word(&DRY) == "extrapolate" {
                 Dry::Extrapolate((o.number(&EXTRAPOLATE_MAX).max(0.0) * 1e3) as i64)
             } else {
                 Dry::Hold
             },
-            no_replay: self.flaw == Flaw::NoReplay,
+            reconcile: self.reconcile,
             threshold_um: (o.number(&THRESHOLD).max(0.0) * 1e3) as i64,
             smoothing_us: (o.number(&SMOOTHING).max(0.0) * 1e3) as i64,
             smooth: None,
@@ -255,14 +244,16 @@ fn snap_of(s: &State, dt: i64, spare: Option<Snap>) -> Snap {
     snap
 }
 
-struct Client {
-    me: usize,
+/// A player's client.
+pub(crate) struct Client {
+    pub(crate) me: usize,
     dt: i64,
-    predicted: State,
+    /// The world as this client predicts it.
+    pub(crate) predicted: State,
     newest_frame: u32,
     known_inputs: Vec<Input>,
     /// Pending moves, each with the view it was pressed on (lag compensation).
-    moves: MoveLog<(u32, u32, u16)>,
+    pub(crate) moves: MoveLog<(u32, u32, u16)>,
     interp: InterpolationBuffer,
     /// The snapshot interpolation let go last, to fill with the next.
     spare_snap: Option<Snap>,
@@ -279,7 +270,8 @@ struct Client {
     /// `remote=ghost`: the remotes are simulated in `predicted`.
     ghost: Option<Ghosts>,
     dry: Dry,
-    threshold_um: i64,
+    /// Reconcile when the own state is off by more than this.
+    pub(crate) threshold_um: i64,
     smoothing_us: i64,
     /// An eased correction: (offset at start, start time).
     smooth: Option<([i64; 3], i64)>,
@@ -288,7 +280,7 @@ struct Client {
     shown_own: Option<[i32; 3]>,
     last_view: (u32, u32, u16),
     redundancy: usize,
-    no_replay: bool,
+    reconcile: Reconcile,
     pacer: Pacer,
 }
 
@@ -335,30 +327,10 @@ impl Client {
         self.own.set(now, &[EntityView { id: self.me as u16, x: p.x, y: p.y, z: p.z, seq: p.last_seq, frame: 0 }]);
     }
 
-    fn on_snapshot(&mut self, ctx: &mut Ctx<'_>, snap: &WorldSnapshot) {
-        let s = &snap.state;
-        self.spare_snap = self.interp.push(snap_of(s, self.dt, self.spare_snap.take()));
-        self.arrivals.on_frame(s.frame, self.dt, ctx.now());
-        if s.frame <= self.newest_frame {
-            return; // late: already reconciled against something newer
-        }
-        self.newest_frame = s.frame;
-        self.known_inputs.clone_from(&snap.inputs);
-        let ack = s.players[self.me].last_seq;
-        let server_own = s.players[self.me];
-        let mispredicted =
-            self.moves.acknowledge(ack, &server_own, &self.predicted.players[self.me], self.threshold_um);
-        let ghosts_before = self.ghost.as_ref().map(|_| self.predicted.players.clone());
-        if self.no_replay {
-            // The flaw: adopt the server's (old) world and forget the moves
-            // it has not seen yet.
-            if differs(&self.predicted.players[self.me], &server_own, self.threshold_um) {
-                ctx.report(Report::Correction);
-            }
-            self.predicted.clone_from(s);
-            self.moves.clear();
-            return;
-        }
+    /// Brings the predicted world in line with the server's state `s`:
+    /// on a misprediction, adopts it and replays the pending moves; else
+    /// refreshes the other players from it.
+    fn reconcile(&mut self, ctx: &mut Ctx<'_>, s: &State, mispredicted: bool) {
         if mispredicted {
             let before = self.predicted.players[self.me];
             self.predicted.clone_from(s);
@@ -397,6 +369,23 @@ impl Client {
                 }
             }
         }
+    }
+
+    fn on_snapshot(&mut self, ctx: &mut Ctx<'_>, snap: &WorldSnapshot) {
+        let s = &snap.state;
+        self.spare_snap = self.interp.push(snap_of(s, self.dt, self.spare_snap.take()));
+        self.arrivals.on_frame(s.frame, self.dt, ctx.now());
+        if s.frame <= self.newest_frame {
+            return; // late: already reconciled against something newer
+        }
+        self.newest_frame = s.frame;
+        self.known_inputs.clone_from(&snap.inputs);
+        let ack = s.players[self.me].last_seq;
+        let server_own = s.players[self.me];
+        let mispredicted =
+            self.moves.acknowledge(ack, &server_own, &self.predicted.players[self.me], self.threshold_um);
+        let ghosts_before = self.ghost.as_ref().map(|_| self.predicted.players.clone());
+        (self.reconcile)(self, ctx, s, mispredicted);
         if let (Some(g), Some(before)) = (self.ghost.as_mut(), ghosts_before) {
             // `predicted` now holds the server's present; a ghost close
             // enough keeps its own course (with the server's input count).

@@ -46,24 +46,19 @@ pub struct Snapshots {
     pub name: &'static str,
     /// Encode against the client's acknowledged snapshot.
     pub delta: bool,
-    /// Negative control: under an area of interest, never send a leave
-    /// (a client's view only grows).
-    pub never_leave: bool,
 }
 
 /// `snapshot`.
-pub const SNAPSHOT: Snapshots = Snapshots { name: "snapshot", delta: false, never_leave: false };
+pub const SNAPSHOT: Snapshots = Snapshots { name: "snapshot", delta: false };
 /// `delta-snapshot`.
-pub const DELTA_SNAPSHOT: Snapshots = Snapshots { name: "delta-snapshot", delta: true, never_leave: false };
+pub const DELTA_SNAPSHOT: Snapshots = Snapshots { name: "delta-snapshot", delta: true };
 
 impl Algorithm for Snapshots {
     fn name(&self) -> &'static str {
         self.name
     }
     fn description(&self) -> &'static str {
-        if self.never_leave {
-            "NEGATIVE CONTROL: delta-snapshot whose area of interest never sends a leave"
-        } else if self.delta {
+        if self.delta {
             "delta snapshots against the last one the client acknowledged: millimetres, a change mask and byte-aligned varints per entity (Quake 3, Ushen)"
         } else {
             "the whole world to every client every tick, millimetres as byte-aligned varints (Quake, Ushen)"
@@ -83,7 +78,7 @@ impl Algorithm for Snapshots {
     }
     fn server(&self, s: &Setup) -> Box<dyn Node> {
         if let Some(aoi) = s.aoi.filter(|a| a.filters()) {
-            return Box::new(AoiServer::new(s, &aoi, self.delta, self.never_leave));
+            return Box::new(AoiServer::new(s, &aoi, self.delta));
         }
         Box::new(Server {
             state: s.initial.clone(),

@@ -37,8 +37,6 @@ pub struct Coast {
     /// Cached apart, for [`Coast::height_at`]: the height and vertical
     /// speed after coasting whole ticks.
     height: Ticks<(i32, i32)>,
-    /// `pos + vel × t`, through walls and without end (a negative control).
-    blind: bool,
 }
 
 impl Coast {
@@ -51,23 +49,12 @@ impl Coast {
             moved: Ticks { us: 0, state: (pos, vel) },
             qvel: vel,
             height: Ticks { us: 0, state: (pos[2], vel[2]) },
-            blind: false,
         }
-    }
-
-    /// The same state coasting blind: `pos + vel × t`, through walls, off
-    /// the map and without a cap — what this module exists to prevent (the
-    /// negative control `coast-blind`).
-    pub fn blind(self, yes: bool) -> Coast {
-        Coast { blind: yes, ..self }
     }
 
     /// Where it is at time `t`, having coasted at most `cap` µs (with
     /// gravity when `gravity`).
     pub fn at(&mut self, game: &Game, t: i64, cap: i64, gravity: bool) -> [i32; 3] {
-        if self.blind {
-            return self.blind_at(t);
-        }
         let start = || (self.pos, self.vel);
         let (pos, vel) = self.moved.at(start, self.coasted(game, t, cap), |(p, v), us| game.glide(p, v, us, gravity));
         self.qvel = vel;
@@ -78,9 +65,6 @@ impl Coast {
     /// rule, kept apart): heights do not meet walls, so this does not move
     /// the copy across the map. It leaves [`Coast::velocity`] alone.
     pub fn height_at(&mut self, game: &Game, t: i64, cap: i64, gravity: bool) -> i32 {
-        if self.blind {
-            return self.blind_at(t)[2];
-        }
         let start = || (self.pos[2], self.vel[2]);
         self.height.at(start, self.coasted(game, t, cap), |(z, vz), us| game.height_after(z, vz, us, gravity)).0
     }
@@ -93,8 +77,10 @@ impl Coast {
         (since, since - since % dt)
     }
 
-    /// `pos + vel × t`, kept above the ground.
-    fn blind_at(&self, t: i64) -> [i32; 3] {
+    /// `pos + vel × t`, kept above the ground: the straight line, through
+    /// walls, off the map and without a cap, that [`Coast::at`] bends to
+    /// the world's rules.
+    pub fn straight_at(&self, t: i64) -> [i32; 3] {
         let s = t.saturating_sub(self.origin).max(0);
         let at = |k: usize| (self.pos[k] as i64 + self.vel[k] as i64 * s / 1_000_000) as i32;
         [at(0), at(1), at(2).max(0)]
@@ -234,18 +220,18 @@ mod tests {
         }
 
         /// `height_at` is `at`'s height, whatever either was asked before,
-        /// with and without gravity, blind or not.
+        /// with and without gravity.
         #[test]
         fn the_height_alone_is_the_height_of_the_place(
             asks in proptest::collection::vec((0i64..2_000_000, proptest::bool::ANY), 0..20),
             t in -100_000i64..2_000_000,
             x in 1_000_000i32..39_000_000, y in 1_000_000i32..29_000_000, z in 0i32..2_000_000,
             vx in -6_000_000i32..6_000_000, vy in -6_000_000i32..6_000_000, vz in -6_000_000i32..6_000_000,
-            gravity in proptest::bool::ANY, blind in proptest::bool::ANY,
+            gravity in proptest::bool::ANY,
             cap in 0i64..1_500_000, tick_hz in proptest::sample::select(vec![20u32, 30, 60, 144]),
         ) {
             let game = Game::new(GameConfig { tick_hz, ..GameConfig::default() });
-            let fresh = Coast::new(0, [x, y, z], [vx, vy, vz]).blind(blind);
+            let fresh = Coast::new(0, [x, y, z], [vx, vy, vz]);
             let mut asked = fresh;
             for (a, height_only) in asks {
                 if height_only {
