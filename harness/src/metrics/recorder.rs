@@ -13,6 +13,7 @@ use super::judge::{Judge, Screen, SecondSums, Spot, Tally, MAX_VIOLATIONS, NAMED
 use super::on_map::MapCheck;
 use super::runs::Runs;
 use super::stats::{round4, Hist};
+use super::InputFidelity;
 use super::{
     Bandwidth, Checks, ClientMetrics, ClockError, Desync, Farthest, FinalDivergence, HitAgreement, Impossible, Lag,
     LatencyCdf, Located, Metrics, NetworkCounts, Overclaim, OwnRemote, OwnRemotePct, QuantileGrid, Snaps, Stalls,
@@ -886,98 +887,21 @@ impl Recorder {
     /// The metrics of the run, after `duration_us` of simulated time.
     pub fn finish(mut self, duration_us: u64, algorithm_steps: u64, links: &[LinkStats], delivered: u64) -> Metrics {
         self.unscored = self.pending.len() as u64;
-        let mut tally = std::mem::take(&mut self.tallies[0]);
-        for t in &self.tallies[1..] {
-            tally.merge(t);
-        }
-        if let Some(c) = self.checks.as_mut() {
-            c.off_path_max = c.off_path_max.max(tally.off_path.0);
-            c.overclaim = tally.overclaim;
-            c.located = tally.located;
-            c.named_ahead = tally.named_ahead;
-            c.stepped = tally.stepped;
-            c.first_step = tally.first_step;
-            c.off_path_at = tally.off_path_at;
-            c.own_ideal_far = tally.own_ideal_far;
-            c.far = tally.far;
-            c.snap_at = tally.snap_at;
-            c.path_samples += tally.off_path.1;
-        }
-        if let Some(i) = self.interest.as_mut() {
-            i.absorb(&tally.shown);
-        }
-        // The timeline covers every second a correction or a score touched.
-        let seconds = self.seconds.len().max(tally.seconds.len());
-        self.seconds.resize(seconds, Second::default());
-        tally.seconds.resize(seconds, SecondSums::default());
-        // The rest of the ideal world (its facts are the whole trace's).
-        self.ideal.advance(&self.game, &self.trace, usize::MAX);
-        let trace_facts = TraceFacts {
-            effective_changes: self.ideal.changes.iter().map(|c| c.len() as u64).sum(),
-            ineffective_changes: self.ideal.ineffective,
-            contact_frames: self.ideal.contact_frames,
-        };
-        // Changes a screen still showing the player never showed.
-        // A change counts once the run outlasted it by the grace: a fixed
-        // span (a horizon that followed the run's own latency would let a
-        // worse run count fewer changes).
-        let mut unshown = [[0u64; 2]; 2]; // [remote, own] × [unshown, eligible]
-        let horizon = duration_us.saturating_sub(UNSHOWN_GRACE_US);
-        for (viewer, screen) in self.screens.iter().enumerate() {
-            for e in screen.last_view.iter().filter(|e| (e.id as usize) < self.players) {
-                let id = e.id as usize;
-                let own = (id == viewer) as usize;
-                let eligible = self.ideal.changes[id].partition_point(|&c| c <= horizon);
-                let shown = screen.memory.shown_changes(id).min(eligible);
-                unshown[own][0] += (eligible - shown) as u64;
-                unshown[own][1] += eligible as u64;
-            }
-        }
-        let pct = |u: [u64; 2]| if u[1] == 0 { 0.0 } else { round4(100.0 * u[0] as f64 / u[1] as f64) };
+        let tally = self.merged_tally();
+        let trace_facts = self.trace_facts();
         let secs = duration_us as f64 / 1e6;
-        let per_s = |x: u64| round4(x as f64 / secs);
-        let rate = |t: &[Traffic]| {
-            let n = t.len().max(1) as f64;
-            let sum = |f: fn(&Traffic) -> u64| t.iter().map(f).sum::<u64>() as f64 / n / secs;
-            Bandwidth {
-                up_bytes_per_s: round4(sum(|t| t.up_bytes)),
-                down_bytes_per_s: round4(sum(|t| t.down_bytes)),
-                up_packets_per_s: round4(sum(|t| t.up_packets)),
-                down_packets_per_s: round4(sum(|t| t.down_packets)),
-            }
-        };
-        let first_client = self.topology.has_server() as usize;
-        let server = self.topology.has_server().then(|| rate(&self.traffic[..1]));
-        let clients = &self.traffic[first_client..];
         for r in &mut self.stalls {
             r.close();
         }
-        let tick_ms = self.node_tick_us as f64 / 1e3;
-        let client_stalls = &self.stalls[first_client..];
+        let first_client = self.topology.has_server() as usize;
         let n = self.players.max(1) as f64;
-        let total = |f: fn(&Runs) -> u64| client_stalls.iter().map(f).sum::<u64>() as f64;
-        let stalls = Stalls {
-            stalls_per_client: round4(total(|r| r.count) / n),
-            stalled_ms_per_client: round4(total(|r| r.marked) * tick_ms / n),
-            freezes_per_client: round4(total(|r| r.long_count) / n),
-            freeze_ms_per_client: round4(total(|r| r.long_marked) * tick_ms / n),
-            freezes: total(|r| r.long_count) as u64,
-            longest_ms: round4(client_stalls.iter().map(|r| r.longest).max().unwrap_or(0) as f64 * tick_ms),
-        };
         let snap_events: u64 = self.screens.iter().map(|s| s.snap_events).sum();
         let fidelity = self.fidelity.finish(secs);
-        let mut net = NetworkCounts { packets_delivered: delivered, ..Default::default() };
-        for l in links {
-            net.lost += l.lost;
-            net.duplicated += l.duplicated;
-            net.reordered += l.reordered;
-            net.corrupted += l.corrupted;
-            net.limit_dropped += l.limit_dropped;
-            net.fragmented += l.fragmented;
-            net.fragment_lost += l.fragment_lost;
-        }
-        net.packets_sent = self.traffic.iter().map(|t| t.up_packets).sum();
         let split = |h: &[Hist; 2], scale: f64| OwnRemote { own: h[1].stats(scale), remote: h[0].stats(scale) };
+        let (stalls, unshown, network) =
+            (self.stalls(), self.unshown(duration_us), self.network_counts(links, delivered));
+        let (checks, per_client) =
+            (self.checks.as_ref().map(|c| self.checks_found(c, &tally)), self.per_client(&fidelity));
         Metrics {
             divergence_m: split(&tally.div, 1e6),
             player_size_m: round4(2.0 * self.game.config().half_size as f64 / 1e6),
@@ -1005,74 +929,28 @@ impl Recorder {
                 deepest_at: tally.deepest_at.map(located),
             },
             trace_facts,
-            input_changes_unshown_pct: OwnRemotePct { own: pct(unshown[1]), remote: pct(unshown[0]) },
-            bandwidth: rate(clients),
-            server_bandwidth: server,
+            input_changes_unshown_pct: unshown,
+            bandwidth: bandwidth(&self.traffic[first_client..], secs),
+            server_bandwidth: self.topology.has_server().then(|| bandwidth(&self.traffic[..1], secs)),
             input_latency_ms: split(&tally.latency, 1e3),
-            sim_steps_per_s: per_s(algorithm_steps),
+            sim_steps_per_s: round4(algorithm_steps as f64 / secs),
             unscored_samples: self.unscored,
             input_mismatches: self.input_mismatches,
             first_desync: self.first_desync,
             violations: self.violations,
-            network: net,
+            network,
             clock_offset_error: (!self.clock_err.is_empty()).then(|| ClockError {
                 mean_signed_ms: round4(self.clock_err_sum as f64 / self.clock_err.len() as f64 / 1e3),
                 abs_ms: self.clock_err.stats(1e3),
             }),
-            checks: self.checks.as_ref().map(|c| {
-                let first_client = self.topology.has_server() as usize;
-                Checks {
-                    off_path_max_m: (c.path_samples > 0).then(|| round4(c.off_path_max as f64 / 1e6)),
-                    off_path_at: c.off_path_at.map(located),
-                    frames_after_mark: c.mark_us.map(|_| {
-                        c.last[first_client..].iter().zip(&c.at_mark[first_client..]).map(|(l, m)| l - m).collect()
-                    }),
-                    own_named_ahead: c.named_ahead,
-                    behind_share: (c.located.0 > 0).then(|| round4(c.located.1 as f64 / c.located.0 as f64)),
-                    overclaim: c.overclaim.map(|o| Overclaim {
-                        at: located(o.spot),
-                        named_frame: o.named as u64,
-                        shown_frame: round4(o.shown),
-                        behind_ms: round4(o.spot.measure as f64 * self.dt_us as f64 / 1e6),
-                    }),
-                    stepped_share: (!self.topology.confirms() && c.stepped.1 > 0)
-                        .then(|| round4(c.stepped.0 as f64 / (c.stepped.0 + c.stepped.1) as f64)),
-                    first_step: c.first_step.map(located),
-                    own_ideal_farthest: c.own_ideal_far.map(farthest),
-                    own_farthest: c.far[1].map(farthest),
-                    remote_farthest: c.far[0].map(farthest),
-                    final_farthest: self.screens.iter().flat_map(|s| s.last_far).fold(None, Spot::worse).map(farthest),
-                    largest_snap: c.snap_at.map(farthest),
-                    divergence_grid_m: {
-                        let q = QuantileGrid::quantiles();
-                        QuantileGrid { own: tally.div[1].values_at(&q, 1e6), remote: tally.div[0].values_at(&q, 1e6) }
-                    },
-                }
-            }),
+            checks,
             timeline: Timeline {
                 own_divergence_m: tally.seconds.iter().map(|s| mean_m(s.own)).collect(),
                 remote_divergence_m: tally.seconds.iter().map(|s| mean_m(s.remote)).collect(),
                 corrections: self.seconds.iter().map(|s| s.corrections).collect(),
             },
             latency_cdf_ms: LatencyCdf { own: tally.latency[1].cdf(1e3), remote: tally.latency[0].cdf(1e3) },
-            per_client: (0..self.players)
-                .map(|p| {
-                    let r = client_stalls.get(p).cloned().unwrap_or_else(|| Runs::new(1));
-                    let [repeated, dropped] = fidelity.per_client.get(p).copied().unwrap_or_default();
-                    ClientMetrics {
-                        player: p,
-                        own_input_latency_ms: self.screens[p].own_latency.stats(1e3),
-                        stall_ms: round4(r.marked as f64 * tick_ms),
-                        freeze_ms: round4(r.long_marked as f64 * tick_ms),
-                        freezes: r.long_count,
-                        longest_stall_ms: round4(r.longest as f64 * tick_ms),
-                        snap_events: self.screens[p].snap_events,
-                        inputs_repeated: repeated,
-                        inputs_dropped: dropped,
-                        lag_at_end_ms: self.screens[p].last_lag.map(|l| round4(l as f64 / 1e3)),
-                    }
-                })
-                .collect(),
+            per_client,
             final_divergence_m: FinalDivergence {
                 own: round4(self.screens.iter().map(|s| s.last_div[1]).max().unwrap_or(0) as f64 / 1e6),
                 remote: round4(self.screens.iter().map(|s| s.last_div[0]).max().unwrap_or(0) as f64 / 1e6),
@@ -1090,10 +968,176 @@ impl Recorder {
             }),
         }
     }
+
+    /// Every part's tally as one, handed on to the conformance checks and
+    /// the interest tracker, its timeline as long as the recorder's.
+    fn merged_tally(&mut self) -> Tally {
+        let mut tally = std::mem::take(&mut self.tallies[0]);
+        for t in &self.tallies[1..] {
+            tally.merge(t);
+        }
+        if let Some(c) = self.checks.as_mut() {
+            c.off_path_max = c.off_path_max.max(tally.off_path.0);
+            c.overclaim = tally.overclaim;
+            c.located = tally.located;
+            c.named_ahead = tally.named_ahead;
+            c.stepped = tally.stepped;
+            c.first_step = tally.first_step;
+            c.off_path_at = tally.off_path_at;
+            c.own_ideal_far = tally.own_ideal_far;
+            c.far = tally.far;
+            c.snap_at = tally.snap_at;
+            c.path_samples += tally.off_path.1;
+        }
+        if let Some(i) = self.interest.as_mut() {
+            i.absorb(&tally.shown);
+        }
+        // The timeline covers every second a correction or a score touched.
+        let seconds = self.seconds.len().max(tally.seconds.len());
+        self.seconds.resize(seconds, Second::default());
+        tally.seconds.resize(seconds, SecondSums::default());
+        tally
+    }
+
+    /// The ideal world run to the trace's end: its facts are the whole
+    /// trace's.
+    fn trace_facts(&mut self) -> TraceFacts {
+        self.ideal.advance(&self.game, &self.trace, usize::MAX);
+        TraceFacts {
+            effective_changes: self.ideal.changes.iter().map(|c| c.len() as u64).sum(),
+            ineffective_changes: self.ideal.ineffective,
+            contact_frames: self.ideal.contact_frames,
+        }
+    }
+
+    /// The share of input changes a screen still showing the player never
+    /// showed. A change counts once the run outlasted it by the grace: a
+    /// fixed span (a horizon that followed the run's own latency would let
+    /// a worse run count fewer changes).
+    fn unshown(&self, duration_us: u64) -> OwnRemotePct {
+        let mut unshown = [[0u64; 2]; 2]; // [remote, own] × [unshown, eligible]
+        let horizon = duration_us.saturating_sub(UNSHOWN_GRACE_US);
+        for (viewer, screen) in self.screens.iter().enumerate() {
+            for e in screen.last_view.iter().filter(|e| (e.id as usize) < self.players) {
+                let id = e.id as usize;
+                let own = (id == viewer) as usize;
+                let eligible = self.ideal.changes[id].partition_point(|&c| c <= horizon);
+                let shown = screen.memory.shown_changes(id).min(eligible);
+                unshown[own][0] += (eligible - shown) as u64;
+                unshown[own][1] += eligible as u64;
+            }
+        }
+        let pct = |u: [u64; 2]| if u[1] == 0 { 0.0 } else { round4(100.0 * u[0] as f64 / u[1] as f64) };
+        OwnRemotePct { own: pct(unshown[1]), remote: pct(unshown[0]) }
+    }
+
+    /// The clients' stalls (closed), per client.
+    fn client_stalls(&self) -> &[Runs] {
+        &self.stalls[self.topology.has_server() as usize..]
+    }
+
+    /// Stalls and freezes per client.
+    fn stalls(&self) -> Stalls {
+        let tick_ms = self.node_tick_us as f64 / 1e3;
+        let client_stalls = self.client_stalls();
+        let n = self.players.max(1) as f64;
+        let total = |f: fn(&Runs) -> u64| client_stalls.iter().map(f).sum::<u64>() as f64;
+        Stalls {
+            stalls_per_client: round4(total(|r| r.count) / n),
+            stalled_ms_per_client: round4(total(|r| r.marked) * tick_ms / n),
+            freezes_per_client: round4(total(|r| r.long_count) / n),
+            freeze_ms_per_client: round4(total(|r| r.long_marked) * tick_ms / n),
+            freezes: total(|r| r.long_count) as u64,
+            longest_ms: round4(client_stalls.iter().map(|r| r.longest).max().unwrap_or(0) as f64 * tick_ms),
+        }
+    }
+
+    /// What the links did to the packets, summed.
+    fn network_counts(&self, links: &[LinkStats], delivered: u64) -> NetworkCounts {
+        let mut net = NetworkCounts { packets_delivered: delivered, ..Default::default() };
+        for l in links {
+            net.lost += l.lost;
+            net.duplicated += l.duplicated;
+            net.reordered += l.reordered;
+            net.corrupted += l.corrupted;
+            net.limit_dropped += l.limit_dropped;
+            net.fragmented += l.fragmented;
+            net.fragment_lost += l.fragment_lost;
+        }
+        net.packets_sent = self.traffic.iter().map(|t| t.up_packets).sum();
+        net
+    }
+
+    /// What the conformance checks found.
+    fn checks_found(&self, c: &CheckState, tally: &Tally) -> Checks {
+        let first_client = self.topology.has_server() as usize;
+        Checks {
+            off_path_max_m: (c.path_samples > 0).then(|| round4(c.off_path_max as f64 / 1e6)),
+            off_path_at: c.off_path_at.map(located),
+            frames_after_mark: c
+                .mark_us
+                .map(|_| c.last[first_client..].iter().zip(&c.at_mark[first_client..]).map(|(l, m)| l - m).collect()),
+            own_named_ahead: c.named_ahead,
+            behind_share: (c.located.0 > 0).then(|| round4(c.located.1 as f64 / c.located.0 as f64)),
+            overclaim: c.overclaim.map(|o| Overclaim {
+                at: located(o.spot),
+                named_frame: o.named as u64,
+                shown_frame: round4(o.shown),
+                behind_ms: round4(o.spot.measure as f64 * self.dt_us as f64 / 1e6),
+            }),
+            stepped_share: (!self.topology.confirms() && c.stepped.1 > 0)
+                .then(|| round4(c.stepped.0 as f64 / (c.stepped.0 + c.stepped.1) as f64)),
+            first_step: c.first_step.map(located),
+            own_ideal_farthest: c.own_ideal_far.map(farthest),
+            own_farthest: c.far[1].map(farthest),
+            remote_farthest: c.far[0].map(farthest),
+            final_farthest: self.screens.iter().flat_map(|s| s.last_far).fold(None, Spot::worse).map(farthest),
+            largest_snap: c.snap_at.map(farthest),
+            divergence_grid_m: {
+                let q = QuantileGrid::quantiles();
+                QuantileGrid { own: tally.div[1].values_at(&q, 1e6), remote: tally.div[0].values_at(&q, 1e6) }
+            },
+        }
+    }
+
+    /// Each player's own numbers.
+    fn per_client(&self, fidelity: &InputFidelity) -> Vec<ClientMetrics> {
+        let tick_ms = self.node_tick_us as f64 / 1e3;
+        let client_stalls = self.client_stalls();
+        (0..self.players)
+            .map(|p| {
+                let r = client_stalls.get(p).cloned().unwrap_or_else(|| Runs::new(1));
+                let [repeated, dropped] = fidelity.per_client.get(p).copied().unwrap_or_default();
+                ClientMetrics {
+                    player: p,
+                    own_input_latency_ms: self.screens[p].own_latency.stats(1e3),
+                    stall_ms: round4(r.marked as f64 * tick_ms),
+                    freeze_ms: round4(r.long_marked as f64 * tick_ms),
+                    freezes: r.long_count,
+                    longest_stall_ms: round4(r.longest as f64 * tick_ms),
+                    snap_events: self.screens[p].snap_events,
+                    inputs_repeated: repeated,
+                    inputs_dropped: dropped,
+                    lag_at_end_ms: self.screens[p].last_lag.map(|l| round4(l as f64 / 1e3)),
+                }
+            })
+            .collect()
+    }
 }
 
-/// A second's mean divergence in metres from its (µm sum, renders).
-/// Where a render was seen, in a report's units.
+/// Bytes and packets per second, up and down, the mean of `traffic`'s
+/// nodes over `secs`.
+fn bandwidth(traffic: &[Traffic], secs: f64) -> Bandwidth {
+    let n = traffic.len().max(1) as f64;
+    let sum = |f: fn(&Traffic) -> u64| traffic.iter().map(f).sum::<u64>() as f64 / n / secs;
+    Bandwidth {
+        up_bytes_per_s: round4(sum(|t| t.up_bytes)),
+        down_bytes_per_s: round4(sum(|t| t.down_bytes)),
+        up_packets_per_s: round4(sum(|t| t.up_packets)),
+        down_packets_per_s: round4(sum(|t| t.down_packets)),
+    }
+}
+
 fn located(s: Spot) -> Located {
     Located {
         client: s.viewer,
