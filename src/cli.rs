@@ -367,15 +367,16 @@ pub enum ProfileCmd {
     },
     /// Send a steady message stream through a transport over the profile and
     /// time every message from send to delivery (the model side of
-    /// scripts/transport-validate.sh, which sends the same stream through
+    /// scripts/kernel-validation/transport-validate.sh, which sends the same stream through
     /// Linux TCP under the kernel's netem).
     #[command(
-        after_help = "Examples:\n  syncbench profile stream \"delay 30ms 5ms loss 2%\" --transport tcp-like\n  syncbench profile stream \"delay 30ms 5ms loss 2%\" --transport kcp --hops 2 --both\n  syncbench profile stream wifi --transport quic --duration 10s --format json"
+        after_help = "Examples:\n  syncbench profile stream \"delay 30ms 5ms loss 2%\" --transport tcp-like\n  syncbench profile stream \"delay 30ms 5ms loss 2%\" --transport tcp-like,kcp,quic --hops 2 --both --seeds 5\n  syncbench profile stream wifi --transport quic --duration 10s --format json"
     )]
     Stream {
         /// A profile name, a .toml path, or an inline netem string.
         profile: String,
-        /// tcp-like[:nodelay=0], kcp[:…], quic, quic-datagram or redundant:N.
+        /// Transports, comma-separated, a row each: tcp-like[:nodelay=0],
+        /// kcp[:…], quic, quic-datagram or redundant:N.
         #[arg(long, default_value = "tcp-like")]
         transport: String,
         /// Messages per second.
@@ -396,13 +397,30 @@ pub enum ProfileCmd {
         /// Nagle's algorithm on (tcp-like only; the same as tcp-like:nodelay=0).
         #[arg(long)]
         nagle: bool,
-        /// Link seed.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Output format (json lists every message's latency).
-        #[arg(long, value_enum, default_value_t = ListFormat::Table)]
-        format: ListFormat,
+        /// Link seeds: a count N (seeds 1..=N) or a list with ranges, e.g.
+        /// 914,2718 or 1-5,42. Every message of every seed's run is pooled
+        /// into one row per transport.
+        #[arg(long, default_value = "1", conflicts_with = "seed")]
+        seeds: Seeds,
+        /// One link seed (the same as `--seeds N,`).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Output format: a table, Markdown, or JSON listing every message's
+        /// latency (one transport and one seed).
+        #[arg(long, value_enum, default_value_t = StreamFormat::Table)]
+        format: StreamFormat,
     },
+}
+
+/// `profile stream --format`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamFormat {
+    /// Aligned text.
+    Table,
+    /// Markdown table.
+    Md,
+    /// JSON: every message's latency, for one transport and one seed.
+    Json,
 }
 
 /// `diff --format`.
@@ -546,8 +564,8 @@ pub struct LiveArgs {
     #[arg(long, default_value_t = 0)]
     pub hostile: u32,
     /// `userspace`: syncbench's relay applies the profile; `none`: nodes talk directly;
-    /// HOST:PORT: every datagram goes through that forwarder (scripts/udp_reflector.py). With
-    /// `none` or a forwarder something else impairs the path (scripts/netem-live.sh: kernel netem).
+    /// HOST:PORT: every datagram goes through that forwarder (scripts/kernel-validation/udp_reflector.py). With
+    /// `none` or a forwarder something else impairs the path (scripts/kernel-validation/netem-live.sh: kernel netem).
     #[arg(long, default_value = "userspace")]
     pub relay: String,
     /// The address the nodes' sockets bind (the forwarder must reach it).

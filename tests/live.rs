@@ -165,7 +165,7 @@ fn what_live_mode_cannot_do_is_refused() {
 #[test]
 fn an_external_forwarder_carries_the_session() {
     // A forwarder in this test: learns nodes from the envelope's sender,
-    // delivers by its receiver (what scripts/udp_reflector.py does).
+    // delivers by its receiver (what scripts/kernel-validation/udp_reflector.py does).
     let fwd = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
     let addr = fwd.local_addr().unwrap();
     fwd.set_read_timeout(Some(std::time::Duration::from_millis(200))).unwrap();

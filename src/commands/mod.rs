@@ -25,7 +25,7 @@ use traces::*;
 use crate::cli::{
     AbArgs, Command, CompareArgs, ConformArgs, Format, ListFormat, ListWhat, LiveArgs, MatchArgs, MatrixArgs, RunArgs,
 };
-use crate::cli::{ProfileCmd, TraceCmd};
+use crate::cli::{ProfileCmd, StreamFormat, TraceCmd};
 use crate::output::write_output;
 use crate::{BadInput, Violation};
 use anyhow::Result;
@@ -74,9 +74,14 @@ pub fn dispatch(cmd: Command) -> Result<()> {
             hops,
             both,
             nagle,
+            seeds,
             seed,
             format,
-        }) => profile_stream(&profile, &transport, rate, size, &duration, hops, both, nagle, seed, format),
+        }) => {
+            let seeds = seed.map_or(seeds.0, |s| vec![s]);
+            let stream = profile::Stream { rate, size, duration: &duration, hops, both, nagle };
+            profile_stream(&profile, &transport, &stream, &seeds, format)
+        }
     }
 }
 

@@ -118,94 +118,161 @@ pub(super) fn profile_show(
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
+/// `profile stream`'s stream: what is sent, for how long, over how many
+/// hops.
+pub(super) struct Stream<'a> {
+    pub(super) rate: u32,
+    pub(super) size: usize,
+    pub(super) duration: &'a str,
+    pub(super) hops: usize,
+    pub(super) both: bool,
+    pub(super) nagle: bool,
+}
+
+/// One transport's messages, pooled over the seeds' runs.
+struct Pooled {
+    kind: TransportKind,
+    /// Every message's latency, µs (`None`: never delivered), both
+    /// directions with `--both`.
+    latencies: Vec<Option<u64>>,
+    segments: u64,
+    acks: u64,
+    retransmits: u64,
+    rtos: u64,
+}
+
 pub(super) fn profile_stream(
     arg: &str,
-    transport: &str,
-    rate: u32,
-    size: usize,
-    duration: &str,
-    hops: usize,
-    both: bool,
-    nagle: bool,
-    seed: u64,
-    format: ListFormat,
+    transports: &str,
+    stream: &Stream,
+    seeds: &[u64],
+    format: StreamFormat,
 ) -> Result<()> {
     use harness::net::transport::probe::{stream_probe, StreamProbe};
     use harness::net::transport::TcpSettings;
     let p = harness::net::Profile::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))?;
-    let mut kind = TransportKind::parse(transport).map_err(|e| bad(format!("--transport: {e}")))?;
-    if nagle {
-        match kind {
-            TransportKind::TcpLike(_) => kind = TransportKind::TcpLike(TcpSettings { nodelay: false }),
-            _ => return Err(bad("--nagle applies to --transport tcp-like only")),
-        }
-    }
-    super::warn_unvalidated(&kind, &[&p]);
-    let duration_us = parse_duration(duration).map_err(|e| bad(format!("--duration {e}")))?;
-    let probe = StreamProbe { rate_hz: rate, size, duration_us, hops, both, seed };
-    let r = stream_probe(kind, &p, &probe).map_err(bad)?;
-    let nodelay = !matches!(kind, TransportKind::TcpLike(TcpSettings { nodelay: false }));
-    let minutes = duration_us as f64 / 60e6;
-    match format {
-        ListFormat::Json => {
-            let lat = |v: &[Option<u64>]| v.iter().map(|l| l.map_or(-1, |l| l as i64)).collect::<Vec<i64>>();
-            let mut j = serde_json::json!({
-                "source": "model",
-                "profile": p.name,
-                "transport": kind.to_string(),
-                "nodelay": nodelay,
-                "hops": hops,
-                "both": both,
-                "duration_s": duration_us as f64 / 1e6,
-                "messages": r.latencies_us.len(),
-                "latencies_us": lat(&r.latencies_us),
-                "counters": {
-                    "segments": r.segments,
-                    "acks": r.acks,
-                    "retransmits": r.retransmits,
-                    "rtos": r.rtos,
-                },
-            });
-            if both {
-                j["back_latencies_us"] = lat(&r.back_latencies_us).into();
+    let mut kinds = Vec::new();
+    for t in transports.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        let mut kind = TransportKind::parse(t).map_err(|e| bad(format!("--transport: {e}")))?;
+        if stream.nagle {
+            match kind {
+                TransportKind::TcpLike(_) => kind = TransportKind::TcpLike(TcpSettings { nodelay: false }),
+                _ => return Err(bad("--nagle applies to --transport tcp-like only")),
             }
-            println!("{}", serde_json::to_string(&j)?);
         }
-        ListFormat::Table => {
-            let mut got: Vec<u64> = r.latencies_us.iter().flatten().copied().collect();
+        kinds.push(kind);
+    }
+    if kinds.is_empty() {
+        return Err(bad("--transport: no transport named (expected e.g. tcp-like,kcp,quic)"));
+    }
+    if format == StreamFormat::Json && (kinds.len() > 1 || seeds.len() > 1) {
+        return Err(bad("--format json lists every message of one run: give one --transport and one seed"));
+    }
+    for kind in &kinds {
+        super::warn_unvalidated(kind, &[&p]);
+    }
+    let duration_us = parse_duration(stream.duration).map_err(|e| bad(format!("--duration {e}")))?;
+    let (rate, size, hops, both) = (stream.rate, stream.size, stream.hops, stream.both);
+    if format == StreamFormat::Json {
+        let probe = StreamProbe { rate_hz: rate, size, duration_us, hops, both, seed: seeds[0] };
+        let r = stream_probe(kinds[0], &p, &probe).map_err(bad)?;
+        let lat = |v: &[Option<u64>]| v.iter().map(|l| l.map_or(-1, |l| l as i64)).collect::<Vec<i64>>();
+        let mut j = serde_json::json!({
+            "source": "model",
+            "profile": p.name,
+            "transport": kinds[0].to_string(),
+            "nodelay": !matches!(kinds[0], TransportKind::TcpLike(TcpSettings { nodelay: false })),
+            "hops": hops,
+            "both": both,
+            "duration_s": duration_us as f64 / 1e6,
+            "messages": r.latencies_us.len(),
+            "latencies_us": lat(&r.latencies_us),
+            "counters": {
+                "segments": r.segments,
+                "acks": r.acks,
+                "retransmits": r.retransmits,
+                "rtos": r.rtos,
+            },
+        });
+        if both {
+            j["back_latencies_us"] = lat(&r.back_latencies_us).into();
+        }
+        println!("{}", serde_json::to_string(&j)?);
+        return Ok(());
+    }
+    let (mut pooled, mut messages) = (Vec::new(), 0);
+    for &kind in &kinds {
+        let mut pool = Pooled { kind, latencies: Vec::new(), segments: 0, acks: 0, retransmits: 0, rtos: 0 };
+        for &seed in seeds {
+            let probe = StreamProbe { rate_hz: rate, size, duration_us, hops, both, seed };
+            let r = stream_probe(kind, &p, &probe).map_err(bad)?;
+            messages = r.latencies_us.len();
+            pool.latencies.extend(r.latencies_us.iter().chain(&r.back_latencies_us));
+            pool.segments += r.segments;
+            pool.acks += r.acks;
+            pool.retransmits += r.retransmits;
+            pool.rtos += r.rtos;
+        }
+        pooled.push(pool);
+    }
+    let markdown = format == StreamFormat::Md;
+    let runs = if seeds.len() == 1 { format!("seed {}", seeds[0]) } else { format!("{} seeds pooled", seeds.len()) };
+    let title = format!(
+        "`{}`, {hops} hop(s) each way{}: {messages} messages of {size} B at {rate} Hz a run, {runs}",
+        p.name,
+        if both { ", both directions" } else { "" }
+    );
+    println!("{}\n", if markdown { format!("**{title}**") } else { title });
+    print!("{}", stream_table(&pooled, duration_us as f64 * seeds.len() as f64 / 60e6, markdown));
+    Ok(())
+}
+
+/// One row per transport: latency percentiles by nearest rank over every
+/// message (a lost one ranks last), the share over 200 ms, and what the
+/// transport sent per run-minute.
+fn stream_table(pooled: &[Pooled], minutes: f64, markdown: bool) -> String {
+    let header: Vec<String> = [
+        "transport",
+        "p50 ms",
+        "p90 ms",
+        "p99 ms",
+        "p99.9 ms",
+        "max ms",
+        "over 200 ms",
+        "never delivered",
+        "sender datagrams/s",
+        "retransmissions/min",
+        "timeouts/min",
+        "receiver datagrams/s",
+    ]
+    .map(String::from)
+    .to_vec();
+    let rows: Vec<Vec<String>> = pooled
+        .iter()
+        .map(|pool| {
+            let mut got: Vec<u64> = pool.latencies.iter().flatten().copied().collect();
             got.sort_unstable();
-            let n = r.latencies_us.len();
-            let lost = n - got.len();
-            // Nearest rank over every message; a lost one ranks last.
+            let n = pool.latencies.len();
             let q = |f: f64| -> String {
                 let rank = ((f * n as f64).ceil() as usize).clamp(1, n.max(1));
                 got.get(rank - 1).map_or("lost".into(), |v| format!("{:.1}", *v as f64 / 1000.0))
             };
-            let over = r.latencies_us.iter().filter(|l| l.is_none_or(|l| l > 200_000)).count();
-            println!(
-                "{} over `{}`, {hops} hop(s) each way{}: {n} messages of {size} B at {rate} Hz",
-                kind,
-                p.name,
-                if both { ", both directions" } else { "" }
-            );
-            println!(
-                "  latency ms  p50 {}  p90 {}  p99 {}  p99.9 {}  max {}",
+            let over = pool.latencies.iter().filter(|l| l.is_none_or(|l| l > 200_000)).count();
+            vec![
+                pool.kind.to_string(),
                 q(0.5),
                 q(0.9),
                 q(0.99),
                 q(0.999),
-                q(1.0)
-            );
-            println!("  over 200 ms {:.2}%   never delivered {lost}", 100.0 * over as f64 / n.max(1) as f64);
-            println!(
-                "  sender: {:.1} datagrams/s, {:.1} retransmissions/min, {:.1} timeouts/min; receiver: {:.1} datagrams/s",
-                r.segments as f64 / (minutes * 60.0),
-                r.retransmits as f64 / minutes,
-                r.rtos as f64 / minutes,
-                r.acks as f64 / (minutes * 60.0)
-            );
-        }
-    }
-    Ok(())
+                q(1.0),
+                format!("{:.2}%", 100.0 * over as f64 / n.max(1) as f64),
+                (n - got.len()).to_string(),
+                format!("{:.1}", pool.segments as f64 / (minutes * 60.0)),
+                format!("{:.1}", pool.retransmits as f64 / minutes),
+                format!("{:.1}", pool.rtos as f64 / minutes),
+                format!("{:.1}", pool.acks as f64 / (minutes * 60.0)),
+            ]
+        })
+        .collect();
+    harness::report::table::render(&header, &rows, markdown)
 }

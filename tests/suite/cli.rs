@@ -844,6 +844,45 @@ fn seeds_take_a_count_or_a_list_with_ranges() {
     }
 }
 
+/// `profile stream` pools every message of every seed's run into one row
+/// per transport: its p50 is the nearest-rank median of the messages the
+/// single-seed JSON runs list, lost ones ranking last.
+#[test]
+fn profile_stream_pools_seeds_into_a_row_per_transport() {
+    let profile = "delay 30ms 5ms loss 5%";
+    let run = |args: &[&str]| {
+        let mut all = vec!["profile", "stream", profile, "--duration", "3s"];
+        all.extend_from_slice(args);
+        let (code, out, err) = syncbench(&all);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        out
+    };
+    for transport in ["tcp-like", "kcp"] {
+        let mut pooled: Vec<u64> = Vec::new();
+        for seed in ["1", "2"] {
+            let j: serde_json::Value =
+                serde_json::from_str(&run(&["--transport", transport, "--seed", seed, "--format", "json"])).unwrap();
+            let lat = j["latencies_us"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap());
+            pooled.extend(lat.map(|l| if l < 0 { u64::MAX } else { l as u64 }));
+        }
+        pooled.sort_unstable();
+        let median = pooled[pooled.len().div_ceil(2) - 1];
+        let md = run(&["--transport", "tcp-like,kcp", "--seeds", "2", "--format", "md"]);
+        let row = md.lines().find(|l| l.starts_with(&format!("| {transport} "))).expect("a row per transport");
+        let p50: f64 = row.split('|').nth(2).unwrap().trim().parse().unwrap();
+        assert_eq!(format!("{p50:.1}"), format!("{:.1}", median as f64 / 1000.0), "{transport}: {md}");
+    }
+    // `--seed N` is `--seeds N,`.
+    let one = run(&["--transport", "kcp", "--seed", "3"]);
+    assert_eq!(one, run(&["--transport", "kcp", "--seeds", "3,"]));
+    assert!(one.contains("seed 3"), "{one}");
+    assert_bad_input(
+        &["profile", "stream", profile, "--transport", "tcp-like,kcp", "--format", "json"],
+        &["one --transport and one seed"],
+    );
+    assert_bad_input(&["profile", "stream", profile, "--transport", ","], &["no transport named"]);
+}
+
 #[test]
 fn tcp_like_past_its_validation_is_warned_about_and_within_it_is_not() {
     let stream =

@@ -29,7 +29,7 @@
 //! [`Relay::None`] takes the relay out (nodes send straight to each other),
 //! [`Relay::External`] sends everything through a forwarder elsewhere: in
 //! both, something outside syncbench impairs the path — in
-//! `scripts/netem-live.sh`, the kernel's own netem on a veth pair between
+//! `scripts/kernel-validation/netem-live.sh`, the kernel's own netem on a veth pair between
 //! two network namespaces, inside User-Mode Linux.
 //!
 //! The transports (`--transport redundant|tcp-like|kcp|quic|quic-datagram`) sit between
@@ -68,7 +68,7 @@ pub enum Relay {
     /// syncbench (the kernel's netem on the path does it).
     None,
     /// Everything to one external forwarder (which delivers by the
-    /// envelope's receiver, e.g. `scripts/udp_reflector.py` across a veth
+    /// envelope's receiver, e.g. `scripts/kernel-validation/udp_reflector.py` across a veth
     /// pair with `tc netem` on it); the profile is not applied by syncbench.
     External(SocketAddr),
 }

@@ -96,7 +96,8 @@ fn rows_for<'a>(runs: impl IntoIterator<Item = &'a RunReport> + Clone) -> Vec<&'
 /// At most this many clients are listed one by one in a single run's table.
 const CLIENTS_LISTED: usize = 16;
 
-fn render(header: &[String], rows: &[Vec<String>], markdown: bool) -> String {
+/// A table of `rows` under `header`: aligned text, or Markdown.
+pub fn render(header: &[String], rows: &[Vec<String>], markdown: bool) -> String {
     render_spaced(header, rows, markdown, 2)
 }
 

@@ -1,7 +1,7 @@
 //! The transport probe behind `syncbench profile stream`: a steady stream
 //! of fixed-size messages through one transport over simulated links, each
 //! message timed from `send` to delivery — the same traffic
-//! `scripts/transport-validate.sh` sends through Linux TCP under the
+//! `scripts/kernel-validation/transport-validate.sh` sends through Linux TCP under the
 //! kernel's netem, so the two can be laid side by side.
 //!
 //! Topology: node A (the connecting side) sends to node B. Each direction

@@ -1,5 +1,5 @@
 //! `tcp-like`: a model of Linux TCP carrying a message stream, validated
-//! against the kernel (`scripts/transport-validate.sh`,
+//! against the kernel (`scripts/kernel-validation/transport-validate.sh`,
 //! `reports/transport-validation.md`).
 //!
 //! What it models, because each one measurably moves a game's latency:

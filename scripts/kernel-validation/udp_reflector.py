@@ -2,7 +2,7 @@
 """A dumb forwarder for `syncbench live --relay HOST:PORT`: learns each
 node's address from the envelope's sender field of what it sends, and
 passes every datagram on to the address of the envelope's receiver. It
-impairs nothing: in scripts/netem-live.sh the kernel's netem on the veth
+impairs nothing: in scripts/kernel-validation/netem-live.sh the kernel's netem on the veth
 pair between the nodes' namespace and this one does.
 
 Envelope (harness/src/live/envelope.rs): "SB", version 2, from: u16,

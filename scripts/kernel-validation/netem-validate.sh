@@ -5,15 +5,15 @@
 # table: mean, p50, p99 one-way delay, loss, reorder and duplicate shares,
 # with the ratio sim/kernel.
 #
-#   scripts/netem-validate.sh                 # the default profile set
-#   scripts/netem-validate.sh "delay 80ms 20ms distribution normal" ...
-#   COUNT=5000 SPACING_US=1000 OUT=reports/netem-validation.md scripts/netem-validate.sh
+#   scripts/kernel-validation/netem-validate.sh                 # the default profile set
+#   scripts/kernel-validation/netem-validate.sh "delay 80ms 20ms distribution normal" ...
+#   COUNT=5000 SPACING_US=1000 OUT=reports/netem-validation.md scripts/kernel-validation/netem-validate.sh
 #
 # Needs root (apt-get) the first time: it installs user-mode-linux, iproute2
 # and python3 if missing. The probe runs between two network namespaces
 # joined by a veth pair, inside the UML guest only.
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 COUNT=${COUNT:-2000}
 SPACING_US=${SPACING_US:-2000}
 OUT=${OUT:-$ROOT/reports/netem-validation.md}
@@ -34,7 +34,7 @@ else
   )
 fi
 
-. "$ROOT/scripts/uml-setup.sh"
+. "$ROOT/scripts/kernel-validation/uml-setup.sh"
 uml_setup
 
 echo "building syncbench ..." >&2
@@ -47,13 +47,13 @@ printf '%s\n' "${PROFILES[@]}" > "$WORK/profiles.txt"
 cat > "$WORK/init.sh" <<INIT
 #!/bin/sh
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
-sh $ROOT/scripts/uml-netns.sh $MODDIR
+sh $ROOT/scripts/kernel-validation/uml-netns.sh $MODDIR
 k=0
 while IFS= read -r prof; do
   ip netns exec a tc qdisc add dev va root netem \$prof > $WORK/\$k.tc 2>&1 || echo "tc rejected: \$prof" >> $WORK/\$k.tc
-  ip netns exec b $PY $ROOT/scripts/netem_probe.py recv 9000 $WORK/\$k.txt 3 &
+  ip netns exec b $PY $ROOT/scripts/kernel-validation/netem_probe.py recv 9000 $WORK/\$k.txt 3 &
   sleep 1
-  ip netns exec a $PY $ROOT/scripts/netem_probe.py send 10.199.0.2 9000 $COUNT $SPACING_US
+  ip netns exec a $PY $ROOT/scripts/kernel-validation/netem_probe.py send 10.199.0.2 9000 $COUNT $SPACING_US
   wait
   ip netns exec a tc qdisc del dev va root 2>/dev/null
   k=\$((k+1))
@@ -75,11 +75,11 @@ fi
 {
   echo "# netem: simulator vs Linux kernel"
   echo
-  echo "Produced by \`scripts/netem-validate.sh\` (kernel $(cat "$WORK/kernel") in User-Mode Linux, veth between two"
+  echo "Produced by \`scripts/kernel-validation/netem-validate.sh\` (kernel $(cat "$WORK/kernel") in User-Mode Linux, veth between two"
   echo "network namespaces; $COUNT UDP packets of 100 bytes every ${SPACING_US} us per profile; the simulator"
   echo "runs \`syncbench profile show PROFILE --spacing ${SPACING_US}us\` with the same traffic, 20x longer)."
   echo
-  python3 "$ROOT/scripts/netem_compare.py" "$COUNT" "$SPACING_US" "$WORK" "$SYNCBENCH" "${PROFILES[@]}"
+  python3 "$ROOT/scripts/kernel-validation/netem_compare.py" "$COUNT" "$SPACING_US" "$WORK" "$SYNCBENCH" "${PROFILES[@]}"
 } > "$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
 cat "$OUT"

@@ -3,16 +3,16 @@
 # relay, and live through the real Linux kernel netem — and the metrics side
 # by side.
 #
-#   scripts/netem-live.sh                                  # server-verified, "delay 25ms 5ms"
-#   scripts/netem-live.sh "delay 40ms 10ms loss 2%" prediction
-#   CLIENTS=4 DURATION=20s scripts/netem-live.sh
+#   scripts/kernel-validation/netem-live.sh                                  # server-verified, "delay 25ms 5ms"
+#   scripts/kernel-validation/netem-live.sh "delay 40ms 10ms loss 2%" prediction
+#   CLIENTS=4 DURATION=20s scripts/kernel-validation/netem-live.sh
 #
 # The kernel run happens inside User-Mode Linux (this project's machines'
 # kernel has no sch_netem; UML's has): two network namespaces joined by a
 # veth pair, `tc qdisc add dev va root netem PROFILE` on namespace a's end.
 # The live run (every node: one process, so the recorder sees both ends)
 # sits in namespace a and sends every datagram through
-# scripts/udp_reflector.py in namespace b (`syncbench live --relay
+# scripts/kernel-validation/udp_reflector.py in namespace b (`syncbench live --relay
 # 10.199.0.2:9000 --bind 10.199.0.1`): out through the netem, back through
 # the clean end — the kernel delays, drops and duplicates every datagram
 # once, as the simulator applies a client's profile once per direction.
@@ -22,7 +22,7 @@
 # the guest does not boot) the script says so, prints the other two
 # columns and exits 0.
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PROFILE=${1:-"delay 25ms 5ms"}
 ALGO=${2:-server-verified}
 CLIENTS=${CLIENTS:-2}
@@ -61,9 +61,9 @@ else
   cat > "$WORK/init.sh" <<INIT
 #!/bin/sh
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
-sh $ROOT/scripts/uml-netns.sh $MODDIR
+sh $ROOT/scripts/kernel-validation/uml-netns.sh $MODDIR
 ip netns exec a tc qdisc add dev va root netem $PROFILE > $WORK/tc.txt 2>&1 || echo "tc rejected the profile" >> $WORK/tc.txt
-ip netns exec b $PY $ROOT/scripts/udp_reflector.py 10.199.0.2 9000 \$(( $SECS + 3 )) 2> $WORK/reflector.txt &
+ip netns exec b $PY $ROOT/scripts/kernel-validation/udp_reflector.py 10.199.0.2 9000 \$(( $SECS + 3 )) 2> $WORK/reflector.txt &
 sleep 1
 ip netns exec a $SB live --relay 10.199.0.2:9000 --bind 10.199.0.1 --algo "$ALGO" --profile "$PROFILE" --clients $CLIENTS --duration $DURATION --format json > $WORK/kernel.json 2> $WORK/kernel.err
 wait

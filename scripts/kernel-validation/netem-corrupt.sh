@@ -7,29 +7,29 @@
 # UDP/IP error counters. Writes reports/netem-corrupt.md; syncbench's
 # default for `corrupt` (`--corrupted drop|deliver`) follows this result.
 #
-#   scripts/netem-corrupt.sh                 # corrupt 10%, 4000 datagrams
-#   P=50% COUNT=2000 scripts/netem-corrupt.sh
+#   scripts/kernel-validation/netem-corrupt.sh                 # corrupt 10%, 4000 datagrams
+#   P=50% COUNT=2000 scripts/kernel-validation/netem-corrupt.sh
 #
 # Needs root (apt-get) the first time, as netem-validate.sh.
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 COUNT=${COUNT:-4000}
 P=${P:-10%}
 OUT=${OUT:-$ROOT/reports/netem-corrupt.md}
 WORK=$ROOT/target/netem-corrupt
-. "$ROOT/scripts/uml-setup.sh"
+. "$ROOT/scripts/kernel-validation/uml-setup.sh"
 uml_setup
 PY=$(python3 -c 'import sys; print(sys.executable)')
 rm -rf "$WORK" && mkdir -p "$WORK"
 cat > "$WORK/init.sh" <<INIT
 #!/bin/sh
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
-sh $ROOT/scripts/uml-netns.sh $MODDIR
+sh $ROOT/scripts/kernel-validation/uml-netns.sh $MODDIR
 for mode in 0 1; do
   ip netns exec a tc qdisc add dev va root netem corrupt $P
-  ip netns exec b $PY $ROOT/scripts/netem_corrupt_probe.py recv 9000 $WORK/\$mode.txt 3 &
+  ip netns exec b $PY $ROOT/scripts/kernel-validation/netem_corrupt_probe.py recv 9000 $WORK/\$mode.txt 3 &
   sleep 1
-  ip netns exec a $PY $ROOT/scripts/netem_corrupt_probe.py send 10.199.0.2 9000 $COUNT 500 \$mode
+  ip netns exec a $PY $ROOT/scripts/kernel-validation/netem_corrupt_probe.py send 10.199.0.2 9000 $COUNT 500 \$mode
   wait
   ip netns exec a tc qdisc del dev va root
 done
@@ -49,7 +49,7 @@ val() { awk -v k="$2" '$1==k {print $2}' "$WORK/$1.txt"; }
 {
   echo "# netem corrupt: what a UDP socket receives"
   echo
-  echo "Produced by \`scripts/netem-corrupt.sh\` (kernel $(cat "$WORK/kernel") in User-Mode Linux, veth between two"
+  echo "Produced by \`scripts/kernel-validation/netem-corrupt.sh\` (kernel $(cat "$WORK/kernel") in User-Mode Linux, veth between two"
   echo "network namespaces, \`tc qdisc add dev va root netem corrupt $P\`; $COUNT datagrams of 100 bytes, each a"
   echo "sequence number and a pattern the receiver checks)."
   echo

@@ -6,10 +6,10 @@
 # and share over 200 ms, model/Linux ratios with a verdict, and the
 # transports' counters (segments, ACKs, RTOs, retransmits).
 #
-#   scripts/transport-validate.sh                        # the default profile set
-#   scripts/transport-validate.sh "delay 30ms 5ms" "2,both:delay 30ms 5ms loss 2%"
-#   RUNS=1 DURATION=10 scripts/transport-validate.sh     # a quick look
-#   SKIP_LINUX=1 scripts/transport-validate.sh           # redo the model side and the
+#   scripts/kernel-validation/transport-validate.sh                        # the default profile set
+#   scripts/kernel-validation/transport-validate.sh "delay 30ms 5ms" "2,both:delay 30ms 5ms loss 2%"
+#   RUNS=1 DURATION=10 scripts/kernel-validation/transport-validate.sh     # a quick look
+#   SKIP_LINUX=1 scripts/kernel-validation/transport-validate.sh           # redo the model side and the
 #                                                        # report on the saved Linux runs
 #
 # A profile argument is a netem profile string, optionally prefixed by
@@ -32,7 +32,7 @@
 # UML guest; the guest runs at nice -10 so a busy host disturbs its timers
 # less.
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 RUNS=${RUNS:-5}
 DURATION=${DURATION:-60}
 GRACE=${GRACE:-20}
@@ -75,7 +75,7 @@ write_specs() {
 }
 
 run_linux() {
-  . "$ROOT/scripts/uml-setup.sh"
+  . "$ROOT/scripts/kernel-validation/uml-setup.sh"
   uml_setup
   PY=$(python3 -c 'import sys; print(sys.executable)')
   rm -rf "$WORK/linux" && mkdir -p "$WORK/linux"
@@ -85,8 +85,8 @@ run_linux() {
 #!/bin/sh
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 W=$WORK/linux
-sh $ROOT/scripts/uml-netns.sh $MODDIR
-sh $ROOT/scripts/uml-netns-relay.sh
+sh $ROOT/scripts/kernel-validation/uml-netns.sh $MODDIR
+sh $ROOT/scripts/kernel-validation/uml-netns-relay.sh
 # Independent runs: no TCP metrics (ssthresh, RTT) cached across connections.
 for ns in a b a2 b2; do
   ip netns exec \$ns sh -c 'echo 1 > /proc/sys/net/ipv4/tcp_no_metrics_save'
@@ -110,11 +110,11 @@ while IFS='|' read -r idx hops both nagle prof; do
       ip netns exec \$ns tc qdisc add dev \$dev root netem \$prof >> \$W/\$idx-\$k.tc 2>&1 || ok=0
     done
     if [ \$ok = 1 ]; then
-      ip netns exec \$R $PY $ROOT/scripts/tcp_stream.py recv \$port \$W/\$idx-\$k.recv.json \$opts > \$W/\$idx-\$k.err 2>&1 < /dev/null &
+      ip netns exec \$R $PY $ROOT/scripts/kernel-validation/tcp_stream.py recv \$port \$W/\$idx-\$k.recv.json \$opts > \$W/\$idx-\$k.err 2>&1 < /dev/null &
       sleep 1
-      ip netns exec \$S $PY $ROOT/scripts/tcp_stream.py send \$HOST \$port \$W/\$idx-\$k.send.json \$opts >> \$W/\$idx-\$k.err 2>&1 < /dev/null
+      ip netns exec \$S $PY $ROOT/scripts/kernel-validation/tcp_stream.py send \$HOST \$port \$W/\$idx-\$k.send.json \$opts >> \$W/\$idx-\$k.err 2>&1 < /dev/null
       wait
-      $PY $ROOT/scripts/tcp_stream.py merge \$W/\$idx-\$k.send.json \$W/\$idx-\$k.recv.json \$W/\$idx-\$k.json --profile "\$prof" --hops \$hops >> \$W/\$idx-\$k.err 2>&1 < /dev/null
+      $PY $ROOT/scripts/kernel-validation/tcp_stream.py merge \$W/\$idx-\$k.send.json \$W/\$idx-\$k.recv.json \$W/\$idx-\$k.json --profile "\$prof" --hops \$hops >> \$W/\$idx-\$k.err 2>&1 < /dev/null
     else
       echo "tc rejected: \$prof" >> \$W/\$idx-\$k.tc
     fi
@@ -185,6 +185,6 @@ else
 fi
 run_model
 
-python3 "$ROOT/scripts/transport_compare.py" "$WORK" > "$OUT.tmp"
+python3 "$ROOT/scripts/kernel-validation/transport_compare.py" "$WORK" > "$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
 cat "$OUT"

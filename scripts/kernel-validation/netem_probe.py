@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""UDP probe for scripts/netem-validate.sh (runs inside User-Mode Linux).
+"""UDP probe for scripts/kernel-validation/netem-validate.sh (runs inside User-Mode Linux).
 
 send HOST PORT COUNT SPACING_US   -- COUNT datagrams, one every SPACING_US,
                                      each carrying its sequence number and

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A game-like message stream over real Linux TCP, for
-scripts/transport-validate.sh (runs inside User-Mode Linux).
+scripts/kernel-validation/transport-validate.sh (runs inside User-Mode Linux).
 
   recv PORT OUT_PART [options]        -- in namespace b: accepts one
                                          connection, reassembles the byte

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""UDP probe for scripts/netem-corrupt.sh (runs inside User-Mode Linux).
+"""UDP probe for scripts/kernel-validation/netem-corrupt.sh (runs inside User-Mode Linux).
 
 send HOST PORT COUNT SPACING_US NOCHECK -- COUNT datagrams of 100 bytes, a
                                            sequence number then a pattern

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the markdown of reports/transport-validation.md from the runs of
-scripts/transport-validate.sh: syncbench's TCP model against Linux TCP.
+scripts/kernel-validation/transport-validate.sh: syncbench's TCP model against Linux TCP.
 
 usage: transport_compare.py WORK_DIR
 
@@ -167,7 +167,7 @@ def main():
     w = out.append
     w("# TCP transport: syncbench's model vs Linux TCP")
     w("")
-    w(f"Produced by `scripts/transport-validate.sh`. Linux side: kernel {kernel} in User-Mode Linux")
+    w(f"Produced by `scripts/kernel-validation/transport-validate.sh`. Linux side: kernel {kernel} in User-Mode Linux")
     w("(CUBIC, SACK, RACK and TLP on, as shipped), network namespaces joined by veth pairs with")
     w("`tc netem PROFILE` on every egress of the path, so data and ACKs cross the same impaired links;")
     w("\"2 hops\" routes through a third namespace with the netem on both links. The sender writes a")

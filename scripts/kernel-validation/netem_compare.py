@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Summarises kernel probe results next to the simulator's and prints the
-validation table (used by scripts/netem-validate.sh).
+validation table (used by scripts/kernel-validation/netem-validate.sh).
 
 usage: netem_compare.py COUNT SPACING_US RESULTS_DIR SYNCBENCH PROFILE...
 RESULTS_DIR/<k>.txt holds "seq delay_ns" rows for profile k (0-based).
