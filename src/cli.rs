@@ -141,7 +141,7 @@ pub enum Command {
     Trace(TraceCmd),
     /// Run several algorithms on one profile and print them side by side.
     #[command(
-        after_help = "Examples:\n  syncbench compare --profile wifi\n  syncbench compare --profile 4g --algos lockstep,server-verified --traces zigzag,random-walk --seeds 3\n  syncbench compare --profile lan --out reports/lan   # also writes report.json and report.md"
+        after_help = "Examples:\n  syncbench compare --profile wifi\n  syncbench compare --profile 4g --algos lockstep,server-verified --traces zigzag,random-walk --seeds 3\n  syncbench compare --algos lockstep --vary transport=unreliable,tcp-like,kcp --metrics own-lat,frozen,up\n  syncbench compare --profile lan --out reports/lan   # also writes report.json and report.md"
     )]
     Compare(CompareArgs),
     /// Run two configurations on the same seeds and traces and say which
@@ -600,15 +600,24 @@ pub struct CompareArgs {
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// Table columns (algorithms as rows), comma-separated: own-lat,
-    /// remote-lat, own-lat-p99, remote-lat-p99, own-div, remote-div,
-    /// own-div-p99, remote-div-p99, frozen, snaps, down, up, corrections,
-    /// unshown, desyncs, dropped, repeated (inputs per client-minute).
-    /// Default: the full table if it fits the terminal ($COLUMNS, else
-    /// 100), else own-lat … down, with the algorithms that dropped inputs
-    /// named under it.
+    /// Table columns (algorithms as rows), comma-separated, in text or
+    /// `--format md`: own-lat, remote-lat, own-lat-p99, remote-lat-p99,
+    /// own-div, remote-div, own-div-p99, remote-div-p99, own-div-size,
+    /// remote-div-size, own-ideal, remote-ideal, frozen, freezes,
+    /// longest-stall, lag, snaps, jump, down, up, down-packets, server-up,
+    /// retransmissions, corrections, unshown, desyncs, dropped, repeated
+    /// (inputs per client-minute), and with --aoi visible, shown,
+    /// awareness, awareness-max, leaks. Default: the full table if it fits
+    /// the terminal ($COLUMNS, else 100), else own-lat … down, with the
+    /// algorithms that dropped inputs named under it.
     #[arg(long, value_delimiter = ',')]
     pub metrics: Vec<String>,
+    /// Run each algorithm once per value, a row each: the transport
+    /// (`transport=unreliable,redundant:3,kcp`), the area of interest
+    /// (`aoi=none,grid,crosslist`) or any algorithm option
+    /// (`remote=interp,raw,ghost`).
+    #[arg(long, value_name = "NAME=V1,V2,…")]
+    pub vary: Option<String>,
     /// Every metric, metrics as rows, however wide.
     #[arg(long = "all-metrics")]
     pub all_metrics: bool,

@@ -3,30 +3,105 @@
 use super::*;
 
 pub(super) fn compare(a: CompareArgs) -> Result<()> {
-    let mut m = Matrix {
-        algos: resolve_algos(&a.algos)?,
-        profiles: vec![resolve_profile(&a.profile)?],
-        specs: a.traces.iter().map(|t| resolve_trace(t.trim())).collect::<Result<_>>()?,
-        seeds: a.seeds.0.clone(),
-        base: run_config(&a.common, 1, "60s")?,
-    };
-    check_options(&mut m, &a.algos, a.quiet)?;
     let known: Vec<&str> = harness::report::table::COLUMNS.iter().map(|c| c.0).collect();
     if let Some(bad_col) = a.metrics.iter().find(|c| !known.contains(&c.as_str())) {
         return Err(bad(format!("--metrics {bad_col}: expected one of {}", known.join(", "))));
     }
-    let report = run_matrix(&m, a.jobs, None, a.quiet)?;
-    if a.format == Format::Table && !a.all_metrics {
-        // Fit the terminal: $COLUMNS when the shell exports it, else 100.
-        let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).filter(|w| *w >= 40).unwrap_or(100);
-        print!("{}", table::compare_fit(&report.runs, width, &a.metrics).map_err(bad)?);
-    } else {
-        print_runs(&report.runs, a.format, false);
+    let variants = match &a.vary {
+        None => vec![(String::new(), a.common.clone())],
+        Some(vary) => variants(vary, &a.common)?,
+    };
+    let mut matrices = Vec::new();
+    for (k, (label, common)) in variants.into_iter().enumerate() {
+        let mut m = Matrix {
+            algos: resolve_algos(&a.algos)?,
+            profiles: vec![resolve_profile(&a.profile)?],
+            specs: a.traces.iter().map(|t| resolve_trace(t.trim())).collect::<Result<_>>()?,
+            seeds: a.seeds.0.clone(),
+            base: run_config(&common, 1, "60s")?,
+        };
+        check_options(&mut m, &a.algos, a.quiet || k > 0)?;
+        matrices.push((label, m));
+    }
+    let mut report: Option<Report> = None;
+    for (k, (label, m)) in matrices.iter().enumerate() {
+        let mut part = run_matrix(m, a.jobs, None, a.quiet || k > 0)?;
+        for run in &mut part.runs {
+            run.variant = label.clone();
+        }
+        match &mut report {
+            None => report = Some(part),
+            Some(all) => {
+                all.runs.append(&mut part.runs);
+                all.failed.append(&mut part.failed);
+            }
+        }
+    }
+    let mut report = report.expect("at least one variant");
+    for (i, run) in report.runs.iter_mut().enumerate() {
+        run.index = i;
+    }
+    match (a.format, a.all_metrics || (a.metrics.is_empty() && a.format == Format::Md)) {
+        (Format::Table, false) => {
+            // Fit the terminal: $COLUMNS when the shell exports it, else 100.
+            let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).filter(|w| *w >= 40).unwrap_or(100);
+            print!("{}", table::compare_fit(&report.runs, width, &a.metrics).map_err(bad)?);
+        }
+        (Format::Md, false) => print!("{}", table::compare_columns_md(&report.runs, &a.metrics).map_err(bad)?),
+        _ => print_runs(&report.runs, a.format, false),
     }
     if let Some(dir) = &a.out {
         write_reports(dir, &report, a.quiet)?;
     }
     finish(&report)
+}
+
+/// `--vary NAME=V1,V2,…` as (row label, settings) pairs: each value set
+/// on a copy of `common`. A transport's own settings may hold commas
+/// (`kcp:resend=2,interval=10`): a piece `key=value` without a `:` goes
+/// on with the transport before it.
+fn variants(vary: &str, common: &MatchArgs) -> Result<Vec<(String, MatchArgs)>> {
+    let Some((name, values)) = vary.split_once('=') else {
+        return Err(bad(format!("--vary {vary}: expected NAME=V1,V2,… (e.g. transport=unreliable,kcp)")));
+    };
+    let name = name.trim();
+    let mut list: Vec<String> = Vec::new();
+    for piece in values.split(',').map(str::trim) {
+        match list.last_mut() {
+            Some(last) if name == "transport" && piece.contains('=') && !piece.contains(':') => {
+                last.push(',');
+                last.push_str(piece);
+            }
+            _ => list.push(piece.to_string()),
+        }
+    }
+    if name.is_empty() || list.iter().any(|v| v.is_empty()) {
+        return Err(bad(format!("--vary {vary}: expected NAME=V1,V2,… with no empty name or value")));
+    }
+    if let Some(twice) = list.iter().enumerate().find(|(i, v)| list[..*i].contains(v)) {
+        return Err(bad(format!("--vary {vary}: `{}` is named twice", twice.1)));
+    }
+    let mut out = Vec::new();
+    for value in list {
+        let mut c = common.clone();
+        match name {
+            "transport" => c.transport = value.clone(),
+            "aoi" => {
+                if !["none", "grid", "crosslist"].contains(&value.as_str()) {
+                    return Err(bad(format!("--vary aoi={value}: expected none, grid or crosslist")));
+                }
+                c.aoi = Some(value.clone());
+            }
+            key => {
+                if c.opt.iter().any(|o| o.split_once('=').is_some_and(|(k, _)| k.trim() == key)) {
+                    return Err(bad(format!("--vary {key}: --opt {key}=… is given too; say the values in one place")));
+                }
+                c.opt.push(format!("{key}={value}"));
+            }
+        }
+        out.push((format!("{name}={value}"), c));
+    }
+    Ok(out)
 }
 
 pub(super) fn ab(a: AbArgs) -> Result<()> {

@@ -296,6 +296,7 @@ fn report_of(
     RunReport {
         index: 0,
         algorithm: algo.name().to_string(),
+        variant: String::new(),
         profile: plan.name(),
         trace: spec.name(),
         seed: cfg.seed,

@@ -844,6 +844,58 @@ fn seeds_take_a_count_or_a_list_with_ranges() {
     }
 }
 
+/// `compare --vary` runs each algorithm once per value, a row each, and a
+/// varied row is the run the plain flag makes: the same metrics.
+#[test]
+fn compare_vary_makes_a_row_per_value_equal_to_the_plain_run() {
+    let common = ["compare", "--algos", "lockstep", "--seeds", "1", "--duration", "2s", "--quiet"];
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let mut args = common.to_vec();
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--format", "json"]);
+        let (code, out, err) = syncbench(&args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let varied = json(&["--vary", "transport=unreliable,kcp:resend=2,interval=10"]);
+    let runs = varied["runs"].as_array().unwrap();
+    let labels: Vec<&str> = runs.iter().map(|r| r["variant"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["transport=unreliable", "transport=kcp:resend=2,interval=10"]);
+    for (run, transport) in runs.iter().zip(["unreliable", "kcp:resend=2,interval=10"]) {
+        let plain = json(&["--transport", transport]);
+        assert!(plain["runs"][0].get("variant").is_none(), "a plain run names no variant");
+        assert_eq!(run["metrics"], plain["runs"][0]["metrics"], "{transport}");
+        assert_eq!(run["transport"], plain["runs"][0]["transport"]);
+    }
+    let mut args = common.to_vec();
+    args.extend_from_slice(&["--vary", "max-ahead=2,8", "--metrics", "own-lat,frozen", "--format", "md"]);
+    let (code, md, err) = syncbench(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(md.contains("| lockstep max-ahead=2 ") && md.contains("| lockstep max-ahead=8 "), "{md}");
+    assert!(md.contains("own lat ms") && md.contains("frozen ms") && !md.contains("down B/s"), "{md}");
+    for (vary, extra, says) in [
+        ("max-ahead=2,8", &["--opt", "max-ahead=4"][..], &["--opt max-ahead", "one place"][..]),
+        ("transport", &[], &["NAME=V1,V2"]),
+        ("aoi=none,square", &[], &["aoi=square"]),
+        ("transport=kcp,kcp", &[], &["named twice"]),
+    ] {
+        let mut args = common.to_vec();
+        args.extend_from_slice(&["--vary", vary]);
+        args.extend_from_slice(extra);
+        assert_bad_input(&args, says);
+    }
+}
+
+/// `compare --help` names every column `--metrics` takes.
+#[test]
+fn compare_help_names_every_column() {
+    let (_, help, _) = syncbench(&["compare", "--help"]);
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (name, ..) in harness::report::table::COLUMNS {
+        assert!(help.contains(&format!("{name},")) || help.contains(&format!("{name} ")), "{name}: {help}");
+    }
+}
+
 /// `profile stream` pools every message of every seed's run into one row
 /// per transport: its p50 is the nearest-rank median of the messages the
 /// single-seed JSON runs list, lost ones ranking last.

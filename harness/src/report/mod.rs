@@ -35,6 +35,10 @@ pub struct RunReport {
     pub index: usize,
     /// Algorithm name.
     pub algorithm: String,
+    /// What `compare --vary` set for this run's row (`transport=kcp`,
+    /// `remote=ghost`); empty otherwise.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub variant: String,
     /// Profile name (or inline string).
     pub profile: String,
     /// Trace name.
@@ -105,6 +109,16 @@ pub struct RunReport {
 }
 
 impl RunReport {
+    /// The row a table shows the run in: the algorithm, and what
+    /// `compare --vary` set for it.
+    pub fn label(&self) -> String {
+        if self.variant.is_empty() {
+            self.algorithm.clone()
+        } else {
+            format!("{} {}", self.algorithm, self.variant)
+        }
+    }
+
     /// The world settings when not the defaults, for titles and keys:
     /// ` · arena 400x400 · 2000 bots · aoi grid 30m+2m`.
     pub fn world_suffix(&self) -> String {

@@ -179,7 +179,10 @@ pub fn better_higher(label: &str) -> Option<bool> {
         | "rollbacks"
         | "re-simulated frames"
         | "up per client (pkt/s)"
-        | "down per client (pkt/s)" => None,
+        | "down per client (pkt/s)"
+        | "down-packets"
+        | "visible"
+        | "shown" => None,
         _ => Some(false),
     }
 }
@@ -235,7 +238,7 @@ fn ties_note(mark: &str) -> String {
 /// none with one seed, one algorithm, or no direction.
 /// Values are compared as shown, rounded to `dec` decimals: a difference
 /// the table cannot show is no difference.
-fn marks(runs: &[&RunReport], algos: &[&str], (label, get, dec): (&str, Getter, usize), seeds: usize) -> Vec<bool> {
+fn marks(runs: &[&RunReport], algos: &[String], (label, get, dec): (&str, Getter, usize), seeds: usize) -> Vec<bool> {
     let none = vec![false; algos.len()];
     let Some(higher) = better_higher(label) else { return none };
     if seeds < 2 || algos.len() < 2 {
@@ -245,7 +248,7 @@ fn marks(runs: &[&RunReport], algos: &[&str], (label, get, dec): (&str, Getter, 
         .iter()
         .map(|a| {
             runs.iter()
-                .filter(|r| r.algorithm == *a)
+                .filter(|r| r.label() == *a)
                 .filter_map(|r| get(&r.metrics).map(|v| (r.seed, shown(v, dec))))
                 .collect()
         })
@@ -268,13 +271,36 @@ fn fmt(v: f64, decimals: usize) -> String {
     }
 }
 
-/// The runs of one (profile, trace): its algorithms in order, seeds each.
+/// The runs of one (profile, trace): its rows in order (an algorithm, or
+/// an algorithm and what `compare --vary` set), seeds each.
 struct Group<'a> {
     profile: String,
     trace: String,
     runs: Vec<&'a RunReport>,
-    algos: Vec<&'a str>,
+    algos: Vec<String>,
     seeds: usize,
+}
+
+impl Group<'_> {
+    /// The group's transport, or that its rows differ in it.
+    fn transport(&self) -> String {
+        let first = &self.runs[0].transport;
+        if self.runs.iter().all(|r| r.transport == *first) {
+            first.clone()
+        } else {
+            "transport per row".into()
+        }
+    }
+
+    /// The world settings the rows share (see [`RunReport::world_suffix`]).
+    fn world_suffix(&self) -> String {
+        let first = self.runs[0];
+        if self.runs.iter().all(|r| r.aoi == first.aoi) {
+            first.world_suffix()
+        } else {
+            RunReport { aoi: None, ..first.clone() }.world_suffix() + " · aoi per row"
+        }
+    }
 }
 
 /// Runs grouped by (profile, trace), in report order.
@@ -289,13 +315,13 @@ fn groups(runs: &[RunReport]) -> Vec<Group<'_>> {
     keys.into_iter()
         .map(|(profile, trace)| {
             let in_group: Vec<&RunReport> = runs.iter().filter(|r| r.profile == profile && r.trace == trace).collect();
-            let mut algos: Vec<&str> = Vec::new();
+            let mut algos: Vec<String> = Vec::new();
             for r in &in_group {
-                if !algos.contains(&r.algorithm.as_str()) {
-                    algos.push(&r.algorithm);
+                if !algos.contains(&r.label()) {
+                    algos.push(r.label());
                 }
             }
-            let seeds = in_group.iter().filter(|r| r.algorithm == algos[0]).count();
+            let seeds = in_group.iter().filter(|r| r.label() == algos[0]).count();
             Group { profile: profile.to_string(), trace: trace.to_string(), runs: in_group, algos, seeds }
         })
         .collect()
@@ -364,19 +390,20 @@ fn cell(vals: &[f64], dec: usize, with_spread: bool) -> String {
 /// chaotic).
 pub fn compare(runs: &[RunReport], markdown: bool) -> String {
     let mut out = String::new();
-    for Group { profile, trace, runs: in_group, algos, seeds } in groups(runs) {
+    for group in groups(runs) {
+        let Group { profile, trace, runs: in_group, algos, seeds } = &group;
         let first = in_group[0];
         let touch = in_group.iter().any(|r| r.metrics.trace_facts.contact_frames > 0);
         let contact = if touch { "players touch" } else { "contact-free" };
         let title = format!(
             "profile {profile} · trace {trace} ({contact}) · {} · {} clients · {}s · {} Hz · {} seed{}{}",
-            first.transport,
+            group.transport(),
             first.clients,
             first.duration_s,
             first.tick_hz,
             seeds,
-            if seeds == 1 { "" } else { "s: mean ±95% confidence interval" },
-            first.world_suffix()
+            if *seeds == 1 { "" } else { "s: mean ±95% confidence interval" },
+            group.world_suffix()
         );
         if markdown {
             out.push_str(&format!("**{title}**\n\n"));
@@ -384,16 +411,16 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
             out.push_str(&format!("{title}\n"));
         }
         let mut header = vec!["metric".to_string()];
-        header.extend(algos.iter().map(|a| a.to_string()));
+        header.extend(algos.iter().cloned());
         let mut marked = false;
         let rows: Vec<Vec<String>> = rows_for(in_group.iter().copied())
             .into_iter()
             .map(|(label, get, dec)| {
                 let mut row = vec![label.to_string()];
-                let tied = marks(&in_group, &algos, (label, *get, *dec), seeds);
+                let tied = marks(in_group, algos, (label, *get, *dec), *seeds);
                 for (a, &t) in algos.iter().zip(&tied) {
                     let vals: Vec<f64> =
-                        in_group.iter().filter(|r| r.algorithm == *a).filter_map(|r| get(&r.metrics)).collect();
+                        in_group.iter().filter(|r| r.label() == *a).filter_map(|r| get(&r.metrics)).collect();
                     let c = cell(&vals, *dec, true);
                     marked |= t;
                     row.push(match (t, markdown) {
@@ -413,28 +440,34 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
             out.push_str(&ties_note(if markdown { "bold" } else { "*" }));
         }
         if markdown {
-            // Provenance: every option as it took effect, defaults filled.
-            out.push_str("\nOptions as they took effect:\n\n");
-            for a in &algos {
-                let r = in_group.iter().find(|r| r.algorithm == *a).expect("an algorithm of the group has a run");
-                let opts: Vec<String> = r.effective_options.iter().map(|(k, v)| format!("`{k}={v}`")).collect();
-                out.push_str(&format!("- {a}: {}\n", if opts.is_empty() { "–".into() } else { opts.join(" ") }));
-            }
+            out.push_str(&options_taken(in_group, algos));
         } else {
-            out.push_str(&options_set(&in_group, &algos));
+            out.push_str(&options_set(in_group, algos));
         }
         out.push('\n');
     }
     out
 }
 
+/// Under a Markdown table, for provenance: every option as it took
+/// effect, defaults filled, per row.
+fn options_taken(runs: &[&RunReport], algos: &[String]) -> String {
+    let mut out = "\nOptions as they took effect:\n\n".to_string();
+    for a in algos {
+        let r = runs.iter().find(|r| r.label() == *a).expect("a row of the group has a run");
+        let opts: Vec<String> = r.effective_options.iter().map(|(k, v)| format!("`{k}={v}`")).collect();
+        out.push_str(&format!("- {a}: {}\n", if opts.is_empty() { "–".into() } else { opts.join(" ") }));
+    }
+    out
+}
+
 /// Under a text table: the options given on the command line, per
-/// algorithm (the rest are the defaults `list algorithms` shows; JSON,
+/// row (the rest are the defaults `list algorithms` shows; JSON,
 /// CSV, Markdown and HTML carry every effective option).
-fn options_set(runs: &[&RunReport], algos: &[&str]) -> String {
+fn options_set(runs: &[&RunReport], algos: &[String]) -> String {
     let mut parts = Vec::new();
     for a in algos {
-        if let Some(r) = runs.iter().find(|r| r.algorithm == *a && !r.options.is_empty()) {
+        if let Some(r) = runs.iter().find(|r| r.label() == *a && !r.options.is_empty()) {
             let opts: Vec<String> = r.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
             parts.push(format!("{a} {}", opts.join(" ")));
         }
@@ -464,16 +497,29 @@ pub const COLUMNS: &[(&str, &str, Getter, usize)] = &[
         |m| stat(&m.divergence_m.remote, |s| s.mean).and_then(|v| m.in_player_sizes(v)),
         2,
     ),
+    ("own-ideal", "own vs ideal m", |m| stat(&m.ideal_divergence_m.own, |s| s.mean), 3),
+    ("remote-ideal", "rem vs ideal m", |m| stat(&m.ideal_divergence_m.remote, |s| s.mean), 3),
     ("frozen", "frozen ms", |m| Some(m.stalls.freeze_ms_per_client), 0),
+    ("freezes", "freezes", |m| Some(m.stalls.freezes_per_client), 1),
+    ("longest-stall", "longest stall ms", |m| Some(m.stalls.longest_ms), 0),
     ("lag", "lag ms", |m| m.lag_ms.as_ref().map(|l| l.behind_ms.mean), 0),
     ("snaps", "snaps/min", |m| Some(m.snaps.per_client_per_min), 1),
+    ("jump", "largest jump m", |m| Some(m.snaps.largest_jump_m), 2),
     ("down", "down B/s", |m| Some(m.bandwidth.down_bytes_per_s), 0),
     ("up", "up B/s", |m| Some(m.bandwidth.up_bytes_per_s), 0),
+    ("down-packets", "down pkt/s", |m| Some(m.bandwidth.down_packets_per_s), 1),
+    ("server-up", "server up B/s", |m| m.server_bandwidth.as_ref().map(|b| b.up_bytes_per_s), 0),
+    ("retransmissions", "retransmissions", |m| Some(m.network.retransmissions as f64), 0),
     ("corrections", "corrections", |m| Some(m.corrections as f64), 0),
     ("unshown", "unshown %", |m| Some(m.input_changes_unshown_pct.remote.max(m.input_changes_unshown_pct.own)), 2),
     ("desyncs", "desyncs", |m| Some(m.desyncs as f64), 0),
     ("dropped", "drop/min", |m| Some(m.input_fidelity.dropped_per_min), 1),
     ("repeated", "rep/min", |m| Some(m.input_fidelity.repeated_per_min), 1),
+    ("visible", "within radius %", |m| m.interest.as_ref().map(|i| 100.0 * i.visible_share), 2),
+    ("shown", "shown per render", |m| m.interest.as_ref().map(|i| i.shown_per_render), 1),
+    ("awareness", "awareness p50 ms", |m| m.interest.as_ref().and_then(|i| stat(&i.awareness_ms, |s| s.p50)), 0),
+    ("awareness-max", "awareness max ms", |m| m.interest.as_ref().and_then(|i| stat(&i.awareness_ms, |s| s.max)), 0),
+    ("leaks", "leak %", |m| m.interest.as_ref().map(|i| 100.0 * i.leak_share), 1),
 ];
 
 /// The columns shown by default: the metrics that decide.
@@ -493,6 +539,18 @@ pub fn compare_fit(runs: &[RunReport], width: usize, columns: &[String]) -> Resu
             return Ok(full);
         }
     }
+    by_row(runs, Some(width), columns, false)
+}
+
+/// Algorithms as rows with `columns` in Markdown, every cell the mean
+/// over seeds ± its 95% interval: `compare --format md --metrics …`.
+pub fn compare_columns_md(runs: &[RunReport], columns: &[String]) -> Result<String, String> {
+    by_row(runs, None, columns, true)
+}
+
+/// Algorithms as rows with `columns` (default [`DEFAULT_COLUMNS`]); in
+/// text fitted to `width` if given, each step said under the table.
+fn by_row(runs: &[RunReport], width: Option<usize>, columns: &[String], markdown: bool) -> Result<String, String> {
     let names: Vec<&str> =
         if columns.is_empty() { DEFAULT_COLUMNS.to_vec() } else { columns.iter().map(String::as_str).collect() };
     let mut cols = Vec::new();
@@ -506,28 +564,31 @@ pub fn compare_fit(runs: &[RunReport], width: usize, columns: &[String]) -> Resu
         }
     }
     let mut out = String::new();
-    for Group { profile, trace, runs: in_group, algos, seeds } in groups(runs) {
+    for group in groups(runs) {
+        let Group { profile, trace, runs: in_group, algos, seeds } = &group;
         let first = in_group[0];
-        out.push_str(&format!(
-            "{profile} · {trace} · {} · {} clients · {}s · {} seed{}{}\n",
-            first.transport,
+        let title = format!(
+            "{profile} · {trace} · {} · {} clients · {}s · {} seed{}{}",
+            group.transport(),
             first.clients,
             first.duration_s,
             seeds,
-            if seeds == 1 { "" } else { "s, mean ±95% CI" },
-            first.world_suffix()
-        ));
+            if *seeds == 1 { "" } else { "s, mean ±95% CI" },
+            group.world_suffix()
+        );
+        out.push_str(&if markdown { format!("**{title}**\n\n") } else { format!("{title}\n") });
         // Fit: with the spread if it fits, else means only, else fewer
         // columns — each step said under the table.
         let column = |a: &str, get: Getter, dec: usize, how: Spread| {
-            let vals: Vec<f64> = in_group.iter().filter(|r| r.algorithm == a).filter_map(|r| get(&r.metrics)).collect();
+            let vals: Vec<f64> = in_group.iter().filter(|r| r.label() == a).filter_map(|r| get(&r.metrics)).collect();
             spread_cell(&vals, dec, how)
         };
         let tied: Vec<Vec<bool>> =
-            cols.iter().map(|(name, _, get, dec)| marks(&in_group, &algos, (name, *get, *dec), seeds)).collect();
+            cols.iter().map(|(name, _, get, dec)| marks(in_group, algos, (name, *get, *dec), *seeds)).collect();
         let mut shown = cols.len();
         let mut how = Spread::Full;
         let mut gap = 2;
+        let mark = |c: String| if markdown { format!("**{c}**") } else { format!("{c}*") };
         let table = loop {
             let mut header = vec!["algorithm".to_string()];
             header.extend(cols[..shown].iter().map(|c| c.1.to_string()));
@@ -539,7 +600,7 @@ pub fn compare_fit(runs: &[RunReport], width: usize, columns: &[String]) -> Resu
                     row.extend(cols[..shown].iter().zip(&tied).map(|((_, _, get, dec), t)| {
                         let c = column(a, *get, *dec, how);
                         if t.get(k).copied().unwrap_or(false) {
-                            format!("{c}*")
+                            mark(c)
                         } else {
                             c
                         }
@@ -547,7 +608,8 @@ pub fn compare_fit(runs: &[RunReport], width: usize, columns: &[String]) -> Resu
                     row
                 })
                 .collect();
-            let t = render_spaced(&header, &rows, false, gap);
+            let t = render_spaced(&header, &rows, markdown, gap);
+            let Some(width) = width else { break t };
             if t.lines().all(|l| l.chars().count() <= width) || shown == 1 {
                 break t;
             }
@@ -561,23 +623,30 @@ pub fn compare_fit(runs: &[RunReport], width: usize, columns: &[String]) -> Resu
         };
         out.push_str(&table);
         if tied[..shown].iter().flatten().any(|&t| t) {
-            out.push_str(&ties_note("*"));
+            if markdown {
+                out.push('\n');
+            }
+            out.push_str(&ties_note(if markdown { "bold" } else { "*" }));
         }
-        out.push_str(&options_set(&in_group, &algos));
-        if how == Spread::Rounded && seeds > 1 {
+        if markdown {
+            out.push_str(&options_taken(in_group, algos));
+        } else {
+            out.push_str(&options_set(in_group, algos));
+        }
+        if how == Spread::Rounded && *seeds > 1 {
             out.push_str(
                 "(±95% intervals to two significant figures to fit the terminal; --format md shows them in full)\n",
             );
         }
-        if how == Spread::None && seeds > 1 {
+        if how == Spread::None && *seeds > 1 {
             out.push_str("(the ±95% intervals did not fit the terminal: --format md or a wider $COLUMNS shows them)\n");
         }
         if shown < cols.len() {
             let left: Vec<&str> = cols[shown..].iter().map(|c| c.0).collect();
             out.push_str(&format!("(left out to fit: {}; pick columns with --metrics)\n", left.join(", ")));
         }
-        if !cols[..shown].iter().any(|c| c.0 == "dropped") {
-            out.push_str(&dropped_note(&in_group, &algos));
+        if !markdown && !cols[..shown].iter().any(|c| c.0 == "dropped") {
+            out.push_str(&dropped_note(in_group, algos));
         }
         out.push('\n');
     }
@@ -587,12 +656,12 @@ pub fn compare_fit(runs: &[RunReport], width: usize, columns: &[String]) -> Resu
 /// Under a table without the column: the algorithms whose authority
 /// never ran some of the inputs the harness sampled, with how many a
 /// client-minute (mean over seeds), or that none did.
-fn dropped_note(runs: &[&RunReport], algos: &[&str]) -> String {
+fn dropped_note(runs: &[&RunReport], algos: &[String]) -> String {
     let dropped: Vec<String> = algos
         .iter()
         .filter_map(|a| {
             let v: Vec<f64> =
-                runs.iter().filter(|r| r.algorithm == *a).map(|r| r.metrics.input_fidelity.dropped_per_min).collect();
+                runs.iter().filter(|r| r.label() == *a).map(|r| r.metrics.input_fidelity.dropped_per_min).collect();
             let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
             (mean > 0.0).then(|| format!("{a} {mean:.1}"))
         })
