@@ -1,8 +1,9 @@
 //! Allocations per simulated second of a small match (4 clients, `wifi`,
 //! 10 s against 40 s, so what a run allocates once cancels out). A match
 //! should allocate nothing per packet, per frame or per render (see
-//! ARCHITECTURE.md): what is left is its logs growing. Three algorithms
-//! keep something per message by design, and have budgets of their own.
+//! docs/decisions/0006-compute-once-allocate-nothing-per-event.md): what
+//! is left is its logs growing. Three algorithms keep something per
+//! message by design, and have budgets of their own.
 //! Its own test binary: the allocator counts every thread of the process.
 
 use harness::runner::{run, RunConfig};

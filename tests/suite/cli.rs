@@ -81,7 +81,7 @@ fn bad_input_exits_2_with_a_message() {
 
 #[test]
 fn clock_drift_shows_as_the_clock_sync_sawtooth() {
-    // Seed 002's clock sync re-synchronizes every 10 s, so a clock 2,000 ppm
+    // thc's clock sync re-synchronizes every 10 s, so a clock 2,000 ppm
     // off drifts up to 20 ms away between syncs: a sawtooth averaging 10 ms,
     // signed as the drift. An exact clock stays within a millisecond.
     let error = |clock: &str| {

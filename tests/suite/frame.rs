@@ -57,7 +57,7 @@ fn a_slow_player_stalls_everyone_under_lockstep_but_only_himself_under_bucket() 
 
 #[test]
 fn tcp_has_a_longer_tail_than_kcp_by_the_measured_margin_not_twice() {
-    // Seed 001 argues TCP's tail is much longer than KCP's; against the
+    // Wei argues TCP's tail is much longer than KCP's; against the
     // real implementations (reports/transport-validation.md) the ordering
     // holds, the factor is 1.2–1.4 on lockstep's path, not 2.
     let p99 = |t: &str| {

@@ -99,7 +99,7 @@ fn smoothing_trades_snaps_for_error() {
 
 #[test]
 fn ghosts_follow_the_server_smoothly_and_only_when_they_drift() {
-    // Seed 000 step 7: remotes simulated on their last input, moved to the
+    // Liang & Chen, step 7: remotes simulated on their last input, moved to the
     // server's state (brought to the present) only past a threshold, eased.
     let run = |opts: &[&str]| run_named("prediction", "wifi", "random-walk", with_opts(cfg(4, 30, 1), opts));
     let raw = run(&["remote=raw"]);

@@ -85,7 +85,7 @@ fn the_key_state_buffer_shows_take_off_and_landing() {
 
 #[test]
 fn extrapolating_algorithms_show_their_own_player_at_once() {
-    // Seeds 001, 002, 004: only other players are extrapolated; the own one
+    // Wei, thc, antsmallant: only other players are extrapolated; the own one
     // is predicted and reconciled, as in `prediction`.
     let pr = run_named("prediction", "wifi", "random-walk", cfg(4, 20, 1)).input_latency_ms.own.p50;
     for algo in ["periodic", "dead-reckoning", "latency-corrected", "shadow-follow"] {

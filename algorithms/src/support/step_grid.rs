@@ -1,7 +1,7 @@
 //! A fixed grid of steps a screen-side simulation advances on, whatever
 //! the render rate: four steps a tick, at `k · dt / 4` µs of local time.
 //!
-//! Seeds 001 and 002 move remote copies once per rendered frame by the
+//! Wei and thc move remote copies once per rendered frame by the
 //! frame's time — an Euler step at the screen's rate, so a faster screen
 //! draws another path. A client that keeps a [`StepGrid`] runs its copies
 //! on the grid before anything reads them (ticks, packets, renders), and a
