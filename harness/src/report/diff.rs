@@ -511,6 +511,7 @@ mod tests {
         RunReport {
             index: 0,
             algorithm: "a".into(),
+            variant: String::new(),
             profile: "p".into(),
             trace: "t".into(),
             seed: 1,
