@@ -228,9 +228,9 @@ pub fn tied_best(per_algo: &[Vec<(u64, f64)>], higher: bool) -> Option<Vec<bool>
 }
 
 /// Under a table with marked cells: what the mark means.
-fn ties_note(mark: &str) -> String {
+fn ties_note(mark: &str, line: &str) -> String {
     format!(
-        "({mark}: the best of its row, or indistinguishable from the best on the same seeds — paired t-test, 95%)\n"
+        "({mark}: the best of its {line}, or indistinguishable from the best on the same seeds — paired t-test, 95%)\n"
     )
 }
 
@@ -437,7 +437,7 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
             if markdown {
                 out.push('\n');
             }
-            out.push_str(&ties_note(if markdown { "bold" } else { "*" }));
+            out.push_str(&ties_note(if markdown { "bold" } else { "*" }, "row"));
         }
         if markdown {
             out.push_str(&options_taken(in_group, algos));
@@ -467,9 +467,13 @@ fn options_taken(runs: &[&RunReport], algos: &[String]) -> String {
 fn options_set(runs: &[&RunReport], algos: &[String]) -> String {
     let mut parts = Vec::new();
     for a in algos {
-        if let Some(r) = runs.iter().find(|r| r.label() == *a && !r.options.is_empty()) {
-            let opts: Vec<String> = r.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            parts.push(format!("{a} {}", opts.join(" ")));
+        // What `--vary` set is in the row's name already.
+        if let Some(r) = runs.iter().find(|r| r.label() == *a) {
+            let opts: Vec<String> =
+                r.options.iter().map(|(k, v)| format!("{k}={v}")).filter(|o| *o != r.variant).collect();
+            if !opts.is_empty() {
+                parts.push(format!("{a} {}", opts.join(" ")));
+            }
         }
     }
     if parts.is_empty() {
@@ -622,17 +626,13 @@ fn by_row(runs: &[RunReport], width: Option<usize>, columns: &[String], markdown
             }
         };
         out.push_str(&table);
-        if tied[..shown].iter().flatten().any(|&t| t) {
-            if markdown {
-                out.push('\n');
-            }
-            out.push_str(&ties_note(if markdown { "bold" } else { "*" }));
-        }
         if markdown {
-            out.push_str(&options_taken(in_group, algos));
-        } else {
-            out.push_str(&options_set(in_group, algos));
+            out.push('\n');
         }
+        if tied[..shown].iter().flatten().any(|&t| t) {
+            out.push_str(&ties_note(if markdown { "bold" } else { "*" }, "column"));
+        }
+        out.push_str(&options_set(in_group, algos));
         if how == Spread::Rounded && *seeds > 1 {
             out.push_str(
                 "(±95% intervals to two significant figures to fit the terminal; --format md shows them in full)\n",
