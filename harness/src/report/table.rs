@@ -230,7 +230,7 @@ pub fn tied_best(per_algo: &[Vec<(u64, f64)>], higher: bool) -> Option<Vec<bool>
 /// Under a table with marked cells: what the mark means.
 fn ties_note(mark: &str, line: &str) -> String {
     format!(
-        "({mark}: the best of its {line}, or indistinguishable from the best on the same seeds — paired t-test, 95%)\n"
+        "({mark}: the best of its {line}, or not distinguishable from it on the same seeds — paired t-test, 95%)\n"
     )
 }
 
