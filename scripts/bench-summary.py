@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Summarises criterion's results (target/criterion) for README's
-Performance section: match speed as multiples of real time, the harness
-overhead factor (match time / time of the game steps it executes), game
-step and save/restore cost, scaling, codec throughput, and the interest
-management tick (benches/interest.rs).
+"""Summarises criterion's results (target/criterion) for the guide's
+performance chapter (docs/book/src/performance.md): match speed as
+multiples of real time, the harness overhead factor (match time / time
+of the game steps it executes), game step and save/restore cost,
+scaling, codec throughput, and the interest management tick
+(benches/interest.rs).
 
 usage: scripts/bench-summary.py [target/criterion]
 """

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Counts the instructions one syncbench command executes, on one core
 # (valgrind's cachegrind, no cache simulation): deterministic, where this
-# machine's wall times wander by 15% between sittings — how README's
-# Performance section says what a change saved.
+# machine's wall times wander by 15% between sittings — how the guide's
+# performance chapter and log say what a change saved.
 #
 # usage: scripts/count-instructions.sh ARGS...
 # e.g.:  scripts/count-instructions.sh run --algo lockstep --profile wifi --duration 60s --format json

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Splits a small match's instructions by who spends them, and counts its
-allocations: what README's Performance section and the performance log
+allocations: what the guide's performance chapter and its log
 quote as each match's "floor" and its malloc + realloc calls.
 
 For each algorithm, one 60 s, 4-client `wifi` match
