@@ -229,9 +229,7 @@ pub fn tied_best(per_algo: &[Vec<(u64, f64)>], higher: bool) -> Option<Vec<bool>
 
 /// Under a table with marked cells: what the mark means.
 fn ties_note(mark: &str, line: &str) -> String {
-    format!(
-        "({mark}: the best of its {line}, or not distinguishable from it on the same seeds — paired t-test, 95%)\n"
-    )
+    format!("({mark}: the best of its {line}, or not distinguishable from it on the same seeds — paired t-test, 95%)\n")
 }
 
 /// The marks of one metric over a group's algorithms (see [`tied_best`]):
