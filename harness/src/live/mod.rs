@@ -45,8 +45,7 @@ use crate::net::link::{Delivery, Link};
 use crate::net::profile::NetworkPlan;
 use crate::net::transport::{Endpoint, Output, TransportKind};
 use crate::net::LinkStats;
-use crate::rng::{Purpose, Stream};
-use crate::runner::{prepare, Prepared, RunConfig, RunError};
+use crate::runner::{node_parts, prepare, NodeParts, Prepared, RunConfig, RunError};
 use crate::time::{LocalClock, Micros, Periodic};
 use crate::trace::Trace;
 use envelope::{Drops, Envelope, Gate, HEADER, MAX_DATAGRAM};
@@ -262,18 +261,7 @@ pub fn run_live(
         .map_err(|_| LiveError::Config("the OS gave no random bytes for the session key".into()))?;
     let key_of = move |i: usize, j: usize| envelope::pair_key(&secret, i as u16, j as u16);
     for i in 0..n {
-        let id = NodeId(i as u16);
-        let player = setup.player_of_node(id);
-        let (node, clock, profile) = match player {
-            Some(p) => (algorithm.client(setup, p), cfg.clock_of(p), plan.client(p)),
-            None => (algorithm.server(setup), LocalClock::EXACT, &plan.server),
-        };
-        let link = |up: bool| {
-            let purpose = if up { Purpose::Uplink } else { Purpose::Downlink };
-            Link::scheduled(profile.schedule(up), profile.correlation, Stream::new(cfg.seed, purpose, i as u64))
-                .with_mtu(profile.mtu)
-        };
-        let pair = [link(true), link(false)];
+        let NodeParts { node, clock, player, profile, links: pair } = node_parts(algorithm, setup, plan, cfg, i);
         if pair.iter().any(Link::has_slots) && userspace {
             return Err(LiveError::Config(format!(
                 "profile `{}`: netem's `slot` is simulated only (the relay does not hold packets for slots)",

@@ -10,7 +10,7 @@
 use super::config::{RunConfig, RunError, RunResult};
 use super::events::{Dir, Ev, NodeSlot, Packet};
 use super::network::{Network, Transports};
-use super::prepare::{prepare, runs_on_pool, Prepared};
+use super::prepare::{node_parts, prepare, runs_on_pool, NodeParts, Prepared};
 use super::recording::Recording;
 use crate::contract::{Algorithm, Ctx, NodeId, RenderCtx, Setup, View};
 use crate::event::{EventClass, Scheduler};
@@ -18,10 +18,9 @@ use crate::game::Game;
 use crate::metrics::deferred::Deferred;
 use crate::net::profile::NetworkPlan;
 use crate::net::transport::Output;
-use crate::net::{Link, LinkStats, MAX_UDP_PAYLOAD};
+use crate::net::{LinkStats, MAX_UDP_PAYLOAD};
 use crate::parallel;
-use crate::rng::{Purpose, Stream};
-use crate::time::{LocalClock, Micros, Periodic};
+use crate::time::{Micros, Periodic};
 use crate::trace::Trace;
 
 /// What every node's code sees: the setup, the game, the outbox it sends
@@ -327,17 +326,7 @@ impl<'t> EventLoop<'t> {
 /// Node `n` of the run: the server or a player's client or peer, with its
 /// clock, its first tick and render, and its two links.
 fn node_slot(algorithm: &dyn Algorithm, setup: &Setup, plan: &NetworkPlan, cfg: &RunConfig, n: usize) -> NodeSlot {
-    let id = NodeId(n as u16);
-    let player = setup.player_of_node(id);
-    let (node, clock, profile) = match player {
-        Some(p) => (algorithm.client(setup, p), cfg.clock_of(p), plan.client(p)),
-        None => (algorithm.server(setup), LocalClock::EXACT, &plan.server),
-    };
-    let link = |up: bool| {
-        let purpose = if up { Purpose::Uplink } else { Purpose::Downlink };
-        Link::scheduled(profile.schedule(up), profile.correlation, Stream::new(cfg.seed, purpose, n as u64))
-            .with_mtu(profile.mtu)
-    };
+    let NodeParts { node, clock, player, links, .. } = node_parts(algorithm, setup, plan, cfg, n);
     NodeSlot {
         node,
         clock,
@@ -345,7 +334,7 @@ fn node_slot(algorithm: &dyn Algorithm, setup: &Setup, plan: &NetworkPlan, cfg: 
         ticks: 0,
         render: player.map(|p| (Periodic::started_on(cfg.render_hz_of(p), &clock), 0)),
         player,
-        links: [link(true), link(false)],
+        links,
     }
 }
 

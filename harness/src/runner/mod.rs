@@ -18,7 +18,7 @@ mod recording;
 
 pub use config::{RunConfig, RunError, RunResult, MAX_ENTITIES};
 pub use prepare::{check_config, runs_on_pool};
-pub(crate) use prepare::{prepare, Prepared};
+pub(crate) use prepare::{node_parts, prepare, NodeParts, Prepared};
 
 use crate::contract::Algorithm;
 use crate::net::profile::NetworkPlan;

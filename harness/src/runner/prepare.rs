@@ -2,12 +2,14 @@
 //! and turned into the game, the nodes' setup and the recorder.
 
 use super::config::{RunConfig, RunError, MAX_ENTITIES};
-use crate::contract::{Algorithm, NodeId, Setup};
+use crate::contract::{Algorithm, Node, NodeId, Setup};
 use crate::game::Game;
 use crate::metrics::recorder::Recorder;
 use crate::net::profile::NetworkPlan;
+use crate::net::{Link, Profile};
 use crate::parallel;
-use crate::rng::mix64;
+use crate::rng::{mix64, Purpose, Stream};
+use crate::time::LocalClock;
 use crate::trace::Trace;
 use crate::world::Aoi;
 
@@ -107,6 +109,38 @@ pub(crate) fn prepare(
             .collect(),
     );
     Ok(Prepared { game, setup, recorder })
+}
+
+/// Node `n` of a run, simulated or live: its code (the server's or a
+/// player's), its clock, its player, its profile and its two links
+/// (uplink, downlink), each drawing from its own stream of the run seed.
+pub(crate) struct NodeParts<'p> {
+    pub(crate) node: Box<dyn Node>,
+    pub(crate) clock: LocalClock,
+    pub(crate) player: Option<usize>,
+    pub(crate) profile: &'p Profile,
+    pub(crate) links: [Link; 2],
+}
+
+/// Builds node `n` of `algorithm` on `plan` (see [`NodeParts`]).
+pub(crate) fn node_parts<'p>(
+    algorithm: &dyn Algorithm,
+    setup: &Setup,
+    plan: &'p NetworkPlan,
+    cfg: &RunConfig,
+    n: usize,
+) -> NodeParts<'p> {
+    let player = setup.player_of_node(NodeId(n as u16));
+    let (node, clock, profile) = match player {
+        Some(p) => (algorithm.client(setup, p), cfg.clock_of(p), plan.client(p)),
+        None => (algorithm.server(setup), LocalClock::EXACT, &plan.server),
+    };
+    let link = |up: bool| {
+        let purpose = if up { Purpose::Uplink } else { Purpose::Downlink };
+        Link::scheduled(profile.schedule(up), profile.correlation, Stream::new(cfg.seed, purpose, n as u64))
+            .with_mtu(profile.mtu)
+    };
+    NodeParts { node, clock, player, profile, links: [link(true), link(false)] }
 }
 
 /// Whether a run of `cfg` should go through [`crate::parallel::on_pool`]
