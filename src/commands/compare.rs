@@ -11,6 +11,9 @@ pub(super) fn compare(a: CompareArgs) -> Result<()> {
         None => vec![(String::new(), a.common.clone())],
         Some(vary) => variants(vary, &a.common)?,
     };
+    // Each transport or area of interest has its own warnings and notes;
+    // an option's variants share the first's.
+    let checks_differ = variants.iter().any(|(label, _)| label.starts_with("transport=") || label.starts_with("aoi="));
     let mut matrices = Vec::new();
     for (k, (label, common)) in variants.into_iter().enumerate() {
         let mut m = Matrix {
@@ -20,15 +23,27 @@ pub(super) fn compare(a: CompareArgs) -> Result<()> {
             seeds: a.seeds.0.clone(),
             base: run_config(&common, 1, "60s")?,
         };
-        check_options(&mut m, &a.algos, a.quiet || k > 0)?;
+        check_options(&mut m, &a.algos, a.quiet || (k > 0 && !checks_differ))?;
         matrices.push((label, m));
     }
+    check_run_count(matrices.iter().map(|(_, m)| m.runs()).fold(0, u64::saturating_add))?;
     let mut report: Option<Report> = None;
-    for (k, (label, m)) in matrices.iter().enumerate() {
-        let mut part = run_matrix(m, a.jobs, None, a.quiet || k > 0)?;
+    let mut first_index = 0;
+    for (label, m) in &matrices {
+        let mut part = run_matrix(m, a.jobs, None, a.quiet)?;
+        // One index space over every variant's runs; a failed run names
+        // its variant.
         for run in &mut part.runs {
             run.variant = label.clone();
+            run.index += first_index;
         }
+        for failed in &mut part.failed {
+            failed.index += first_index;
+            if !label.is_empty() {
+                failed.what = format!("{} · {label}", failed.what);
+            }
+        }
+        first_index += m.runs() as usize;
         match &mut report {
             None => report = Some(part),
             Some(all) => {
@@ -37,10 +52,7 @@ pub(super) fn compare(a: CompareArgs) -> Result<()> {
             }
         }
     }
-    let mut report = report.expect("at least one variant");
-    for (i, run) in report.runs.iter_mut().enumerate() {
-        run.index = i;
-    }
+    let report = report.expect("at least one variant");
     match (a.format, a.all_metrics || (a.metrics.is_empty() && a.format == Format::Md)) {
         (Format::Table, false) => {
             // Fit the terminal: $COLUMNS when the shell exports it, else 100.
@@ -65,16 +77,11 @@ fn variants(vary: &str, common: &MatchArgs) -> Result<Vec<(String, MatchArgs)>> 
         return Err(bad(format!("--vary {vary}: expected NAME=V1,V2,… (e.g. transport=unreliable,kcp)")));
     };
     let name = name.trim();
-    let mut list: Vec<String> = Vec::new();
-    for piece in values.split(',').map(str::trim) {
-        match list.last_mut() {
-            Some(last) if name == "transport" && piece.contains('=') && !piece.contains(':') => {
-                last.push(',');
-                last.push_str(piece);
-            }
-            _ => list.push(piece.to_string()),
-        }
-    }
+    let list: Vec<String> = if name == "transport" {
+        harness::net::transport::split_list(values)
+    } else {
+        values.split(',').map(|v| v.trim().to_string()).collect()
+    };
     if name.is_empty() || list.iter().any(|v| v.is_empty()) {
         return Err(bad(format!("--vary {vary}: expected NAME=V1,V2,… with no empty name or value")));
     }
@@ -119,18 +126,22 @@ pub(super) fn ab(a: AbArgs) -> Result<()> {
         if let Some(t) = transport {
             common.transport = t.clone();
         }
-        let mut m = Matrix {
+        let m = Matrix {
             algos: vec![algo],
             profiles: vec![resolve_profile(profile.as_deref().unwrap_or(&a.profile))?],
             specs: a.traces.iter().map(|t| resolve_trace(t.trim())).collect::<Result<_>>()?,
             seeds: a.seeds.0.clone(),
             base: run_config(&common, 1, "60s")?,
         };
-        check_options(&mut m, &[algo.name().to_string()], true)?;
         Ok::<Matrix, anyhow::Error>(m)
     };
-    let ma = side(algo_a, &a.a_opt, &a.a_transport, &a.a_profile)?;
-    let mb = side(algo_b, &a.b_opt, &a.b_transport, &a.b_profile)?;
+    let mut ma = side(algo_a, &a.a_opt, &a.a_transport, &a.a_profile)?;
+    let mut mb = side(algo_b, &a.b_opt, &a.b_transport, &a.b_profile)?;
+    // Side B's warnings are its own when its network or transport is.
+    let b_differs = a.b_transport.is_some() || a.b_profile.is_some();
+    check_options(&mut ma, &[algo_a.name().to_string()], a.quiet)?;
+    check_options(&mut mb, &[algo_b.name().to_string()], a.quiet || !b_differs)?;
+    check_run_count(ma.runs().saturating_add(mb.runs()))?;
     let describe = |m: &Matrix| {
         let r = &m.base;
         let opts: Vec<String> =

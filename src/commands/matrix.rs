@@ -22,9 +22,6 @@ pub(super) fn run_matrix(
     shard: Option<(usize, usize)>,
     quiet: bool,
 ) -> Result<Report> {
-    if !quiet {
-        note_players(&m.specs, m.base.clients);
-    }
     let mut jobs = Vec::new();
     for plan in &m.profiles {
         for spec in &m.specs {
@@ -124,26 +121,43 @@ pub(super) fn resolve_algos(names: &[String]) -> Result<Vec<&'static dyn Algorit
     }
 }
 
-/// Checks the matrix before running it. Algorithms that cannot play the
-/// world (`--bots`, `--aoi grid|crosslist`) are an error when named, and
-/// left out of `all` (with a note).
+impl Matrix {
+    /// How many runs the matrix makes: algorithms × profiles × traces ×
+    /// seeds.
+    pub(super) fn runs(&self) -> u64 {
+        (self.algos.len().max(1) as u64)
+            .saturating_mul(self.profiles.len().max(1) as u64)
+            .saturating_mul(self.specs.len().max(1) as u64)
+            .saturating_mul(self.seeds.len() as u64)
+    }
+}
+
+/// Refuses more than [`harness::limits::MAX_MATRIX_RUNS`] runs in one
+/// command.
+pub(super) fn check_run_count(runs: u64) -> Result<()> {
+    if runs > harness::limits::MAX_MATRIX_RUNS {
+        return Err(bad(format!(
+            "{runs} runs (algorithms × profiles × traces × seeds): the limit is {} (fewer seeds, profiles or traces)",
+            harness::limits::MAX_MATRIX_RUNS
+        )));
+    }
+    Ok(())
+}
+
+/// Checks the matrix before running it, and says (unless `quiet`) what
+/// the user should know of it: a transport past its validation, traces
+/// with fewer players than clients. Algorithms that cannot play the world
+/// (`--bots`, `--aoi grid|crosslist`) are an error when named, and left
+/// out of `all` (with a note).
 pub(super) fn check_options(m: &mut Matrix, names: &[String], quiet: bool) -> Result<()> {
     if m.seeds.is_empty() {
         return Err(bad("--seeds: no seeds to run"));
     }
     if !quiet {
         warn_unvalidated(&m.base.transport, &m.profiles.iter().flat_map(|p| &p.clients).collect::<Vec<_>>());
+        note_players(&m.specs, m.base.clients);
     }
-    let jobs = (m.algos.len().max(1) as u64)
-        .saturating_mul(m.profiles.len().max(1) as u64)
-        .saturating_mul(m.specs.len().max(1) as u64)
-        .saturating_mul(m.seeds.len() as u64);
-    if jobs > harness::limits::MAX_MATRIX_RUNS {
-        return Err(bad(format!(
-            "{jobs} runs (algorithms × profiles × traces × seeds): the limit is {} (fewer seeds, profiles or traces)",
-            harness::limits::MAX_MATRIX_RUNS
-        )));
-    }
+    check_run_count(m.runs())?;
     let why_not = |a: &dyn Algorithm| -> Option<&'static str> {
         if m.base.bots > 0 && !a.handles_bots() {
             Some("server-driven bots (--bots)")
