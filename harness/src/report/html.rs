@@ -84,9 +84,11 @@ struct Group<'a> {
     algos: Vec<(&'a str, Vec<&'a RunReport>)>,
 }
 
-fn groups(runs: &[RunReport]) -> Vec<Group<'_>> {
+/// The runs grouped by (profile, trace), then by `labels[i]`, run `i`'s
+/// row name (its algorithm and variant).
+fn groups<'a>(runs: &'a [RunReport], labels: &'a [String]) -> Vec<Group<'a>> {
     let mut out: Vec<Group> = Vec::new();
-    for r in runs {
+    for (r, label) in runs.iter().zip(labels) {
         let g = match out.iter_mut().position(|g| g.profile == r.profile && g.trace == r.trace) {
             Some(i) => &mut out[i],
             None => {
@@ -94,9 +96,9 @@ fn groups(runs: &[RunReport]) -> Vec<Group<'_>> {
                 out.last_mut().expect("just pushed")
             }
         };
-        match g.algos.iter_mut().find(|a| a.0 == r.algorithm) {
+        match g.algos.iter_mut().find(|a| a.0 == label) {
             Some(a) => a.1.push(r),
-            None => g.algos.push((&r.algorithm, vec![r])),
+            None => g.algos.push((label, vec![r])),
         }
     }
     out
@@ -290,7 +292,7 @@ fn key(algos: &[&str], styles: &Styles) -> String {
 }
 
 /// Algorithm × profile heat maps (means over traces and seeds).
-fn overview(runs: &[RunReport], algos: &[&str], styles: &Styles) -> String {
+fn overview(runs: &[RunReport], labels: &[String], algos: &[&str], styles: &Styles) -> String {
     let mut profiles: Vec<&str> = Vec::new();
     for r in runs {
         if !profiles.contains(&r.profile.as_str()) {
@@ -320,8 +322,12 @@ fn overview(runs: &[RunReport], algos: &[&str], styles: &Styles) -> String {
                 profiles
                     .iter()
                     .map(|p| {
-                        let rs: Vec<&RunReport> =
-                            runs.iter().filter(|r| r.algorithm == *a && r.profile == *p).collect();
+                        let rs: Vec<&RunReport> = runs
+                            .iter()
+                            .zip(labels)
+                            .filter(|(r, label)| label == a && r.profile == *p)
+                            .map(|(r, _)| r)
+                            .collect();
                         mean(&rs, get)
                     })
                     .collect()
@@ -662,14 +668,15 @@ nav a { margin-right: 14px; }
 /// The page.
 pub fn render(report: &Report) -> String {
     let runs = &report.runs;
+    let labels: Vec<String> = runs.iter().map(RunReport::label).collect();
     let mut algos: Vec<&str> = Vec::new();
-    for r in runs {
-        if !algos.contains(&r.algorithm.as_str()) {
-            algos.push(&r.algorithm);
+    for label in &labels {
+        if !algos.contains(&label.as_str()) {
+            algos.push(label);
         }
     }
     let styles = Styles(algos.clone());
-    let groups = groups(runs);
+    let groups = groups(runs, &labels);
     let mut body = header(report, &algos);
     if let Some(p) = &report.partial {
         body += &format!(
@@ -697,7 +704,7 @@ pub fn render(report: &Report) -> String {
         body += "<h2>Algorithms</h2>\n<p class=\"sub\">Each keeps its colour and marker on every chart.</p>\n";
         body += &key(&algos, &styles);
     }
-    body += &overview(runs, &algos, &styles);
+    body += &overview(runs, &labels, &algos, &styles);
     for (i, g) in groups.iter().enumerate() {
         body += &section(i + 1, g, runs, &styles);
     }
@@ -954,5 +961,26 @@ mod tests {
         one.runs.retain(|r| r.profile == "lan");
         assert!(!render(&one).contains("id=\"overview\""));
         assert!(render(&Report::new("0", vec![])).contains("<h1>syncbench report</h1>"));
+    }
+
+    /// `compare --vary` runs one algorithm under several settings: each
+    /// setting is a row and a series of its own, never pooled.
+    #[test]
+    fn variants_are_rows_of_their_own() {
+        let mut report = toy();
+        report.runs.retain(|r| r.profile == "lan" && r.algorithm == ALGOS[0]);
+        let mut varied = report.runs.clone();
+        for r in &mut varied {
+            r.variant = "transport=kcp".into();
+            r.metrics.bandwidth.up_bytes_per_s *= 3.0;
+        }
+        report.runs.iter_mut().for_each(|r| r.variant = "transport=unreliable".into());
+        report.runs.extend(varied);
+        let html = render(&report);
+        for v in ["transport=unreliable", "transport=kcp"] {
+            let label = format!("{} {v}", ALGOS[0]);
+            assert_eq!(html.matches(&format!("<tr data-algo=\"{label}\">")).count(), 1, "{v}");
+            assert!(html.contains(&format!("data-series=\"{label}\"")), "{v}");
+        }
     }
 }
