@@ -152,7 +152,7 @@ pub(super) fn profile_stream(
     use harness::net::transport::TcpSettings;
     let p = harness::net::Profile::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))?;
     let mut kinds = Vec::new();
-    for t in transports.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+    for t in harness::net::transport::split_list(transports).iter().filter(|t| !t.is_empty()) {
         let mut kind = TransportKind::parse(t).map_err(|e| bad(format!("--transport: {e}")))?;
         if stream.nagle {
             match kind {
@@ -222,6 +222,7 @@ pub(super) fn profile_stream(
         p.name,
         if both { ", both directions" } else { "" }
     );
+    let title = if both { title.replace(" a run,", " each way a run,") } else { title };
     println!("{}\n", if markdown { format!("**{title}**") } else { title });
     print!("{}", stream_table(&pooled, duration_us as f64 * seeds.len() as f64 / 60e6, markdown));
     Ok(())

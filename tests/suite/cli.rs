@@ -933,6 +933,9 @@ fn profile_stream_pools_seeds_into_a_row_per_transport() {
         &["one --transport and one seed"],
     );
     assert_bad_input(&["profile", "stream", profile, "--transport", ","], &["no transport named"]);
+    // A transport's own settings stay with it in a list.
+    let tuned = run(&["--transport", "kcp:resend=3,interval=20,tcp-like"]);
+    assert!(tuned.contains("kcp:interval=20,resend=3 ") && tuned.contains("tcp-like "), "{tuned}");
 }
 
 #[test]

@@ -60,6 +60,24 @@ pub enum TransportKind {
     QuicDatagram,
 }
 
+/// Splits a comma-separated list of transports, keeping each one's own
+/// `key=value` settings with it: in `kcp:resend=2,interval=10,unreliable`
+/// the piece `interval=10` belongs to `kcp:resend=2`, because a piece with
+/// `=` and no `:` is a setting, never a transport's name.
+pub fn split_list(list: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for piece in list.split(',').map(str::trim) {
+        match out.last_mut() {
+            Some(last) if piece.contains('=') && !piece.contains(':') => {
+                last.push(',');
+                last.push_str(piece);
+            }
+            _ => out.push(piece.to_string()),
+        }
+    }
+    out
+}
+
 impl TransportKind {
     /// Parses `unreliable`, `redundant`, `redundant:N`, `tcp-like`, `kcp`,
     /// `kcp:key=value,…`.

@@ -8,6 +8,18 @@ use crate::net::netem::Netem;
 use crate::rng::{Purpose, Stream};
 use proptest::prelude::*;
 
+#[test]
+fn a_list_keeps_each_transports_settings_with_it() {
+    assert_eq!(
+        split_list("kcp:resend=2,interval=10, unreliable,tcp-like"),
+        ["kcp:resend=2,interval=10", "unreliable", "tcp-like"]
+    );
+    assert_eq!(split_list("kcp"), ["kcp"]);
+    for t in split_list("kcp:resend=2,interval=10,quic") {
+        TransportKind::parse(&t).unwrap();
+    }
+}
+
 enum Ev {
     SendMsg(usize, u32),
     Arrive(usize, Vec<u8>),
