@@ -107,9 +107,10 @@ pub const EXTRAPOLATE_UNBOUNDED: Variant = Variant {
     wrap: bare,
 };
 
-/// A hysteresis wider than any arena the suite runs: an entity that
+/// A hysteresis as wide as the interest index reaches, past the diagonal
+/// of the largest field (2 km × 2 km, 2.83 km across): an entity that
 /// entered a client's view never leaves it.
-const NEVER: i64 = 1_000_000_000;
+const NEVER: i64 = crate::interest::MAX_RADIUS;
 
 /// `delta-snapshot` whose area of interest never sends a leave: a client
 /// keeps being told about everything it ever saw (a map hack's dream).

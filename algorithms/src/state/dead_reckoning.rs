@@ -193,9 +193,9 @@ impl DeadReckoning {
     }
 }
 
-/// What receivers extrapolate from: a state at a frame (whose time is
-/// `(frame − 1)·dt` on the server clock), coasting by the world's rules.
-/// What a client knows of an entity: the update's frame and its coast.
+/// What a client knows of an entity and extrapolates from: the frame of
+/// its update (whose time is `(frame − 1)·dt` on the server clock) and
+/// the coast it follows from there by the world's rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Model {
     /// The frame of the update.
