@@ -8,12 +8,25 @@ lists every chapter in docs/book/src and only chapters that exist.
 """
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)|!\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^(```|~~~)")
+
+
+def tracked():
+    """The files git tracks (and their folders), or None outside a git
+    checkout: a link to a file on this disk but not committed breaks in
+    every clone."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    files = {(ROOT / f).resolve() for f in out.decode().split("\0") if f}
+    return files | {d for f in files for d in f.parents if d.is_relative_to(ROOT)}
 
 
 def markdown_files():
@@ -62,7 +75,10 @@ def links(path):
 
 def main():
     broken = []
+    known = tracked()
     for path in markdown_files():
+        if known is not None and path.resolve() not in known:
+            continue  # not committed: not what a clone has
         for number, target in links(path):
             if re.match(r"^[a-z]+:", target) or target.startswith("//"):
                 continue  # a web address or mailto:
@@ -73,6 +89,8 @@ def main():
                 broken.append(f"{where}: {target}: no such file")
             elif not dest.is_relative_to(ROOT):
                 broken.append(f"{where}: {target}: outside the repository")
+            elif known is not None and dest not in known:
+                broken.append(f"{where}: {target}: not committed (git add it, or link elsewhere)")
             elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
                 broken.append(f"{where}: {target}: no heading #{anchor} in {dest.relative_to(ROOT)}")
     book = ROOT / "docs" / "book" / "src"

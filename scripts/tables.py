@@ -71,7 +71,10 @@ def run(command, where):
     words = shlex.split(command)
     if not words or words[0] not in BINARIES:
         sys.exit(f"{where}: a table's command starts with {' or '.join(BINARIES)}, got `{command}`")
-    env = {**os.environ, "COLUMNS": "100"}
+    # The tables are the project's own: no SYNCBENCH_* setting of the
+    # caller's (another data home, say) reaches them.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SYNCBENCH_")}
+    env["COLUMNS"] = "100"
     out = subprocess.run([str(BINARIES[words[0]]), *words[1:]], cwd=ROOT, capture_output=True, text=True, env=env)
     if out.returncode not in (0, 1):
         sys.exit(f"{where}: `{command}` failed (exit {out.returncode}):\n{out.stderr}")
