@@ -17,6 +17,7 @@ pub mod link;
 pub mod netem;
 pub mod probe;
 pub mod profile;
+pub mod recorded;
 pub mod transport;
 
 pub use link::{Correlation, Delivery, Link, LinkStats};

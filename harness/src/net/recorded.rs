@@ -1,0 +1,302 @@
+//! Recorded links: what a real path did, read from a file, to be replayed
+//! per direction.
+//!
+//! Two kinds of recording:
+//!
+//! - a **delay recording** ([`Delays`]): the one-way delay in force from
+//!   each instant on, or that the path lost what was sent then. Read from a
+//!   delay series (LeoReplayer's format: line *i* is the delay in ms of the
+//!   *i*-th interval, 10 ms unless said otherwise) or from timestamped
+//!   samples (`time_ms,delay_ms`, an empty delay or `lost` marking a lost
+//!   probe);
+//! - a **delivery-opportunity trace** ([`Opportunities`], Mahimahi's
+//!   format): one millisecond timestamp per line, each an opportunity to
+//!   carry 1,504 bytes; the trace repeats with the last timestamp as its
+//!   period.
+//!
+//! Both repeat when shorter than a run. Every value is checked as it is
+//! read: a bad line is an [`InputError`] naming the file, the line and what
+//! was expected, and a file longer than [`MAX_SAMPLES`] lines is refused.
+
+use crate::error::{InputError, Source};
+
+/// The most samples (lines) a recording may hold: 2·10⁶, five and a half
+/// hours of 10 ms intervals.
+pub const MAX_SAMPLES: usize = 2_000_000;
+
+/// The largest delay a recording may state: 60 s.
+pub const MAX_DELAY_US: u64 = 60_000_000;
+
+/// Bytes one delivery opportunity carries (Mahimahi's `PACKET_SIZE`).
+pub const OPPORTUNITY_BYTES: u32 = 1_504;
+
+/// A delay recording: from `times_us[i]` on (until the next sample), a
+/// packet sent meets `delays_us[i]`, or is lost when that is `None`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Delays {
+    times_us: Vec<u64>,
+    delays_us: Vec<Option<u32>>,
+    period_us: u64,
+}
+
+impl Delays {
+    /// Reads a delay series: one delay in milliseconds per line (decimals
+    /// allowed), each line `interval_us` after the one before. Blank lines
+    /// and lines starting with `#` are skipped.
+    pub fn series(text: &str, interval_us: u64, source: &Source) -> Result<Delays, InputError> {
+        if interval_us == 0 {
+            return Err(InputError::at(source, None, "a delay series needs an interval above 0"));
+        }
+        let mut delays = Vec::new();
+        for (number, line) in data_lines(text) {
+            check_count(delays.len(), source, number)?;
+            delays.push(Some(delay_ms(line, source, number)?));
+        }
+        if delays.is_empty() {
+            return Err(InputError::at(source, None, "an empty delay series: expected one delay in ms per line"));
+        }
+        let times_us = (0..delays.len() as u64).map(|i| i * interval_us).collect();
+        Ok(Delays { period_us: delays.len() as u64 * interval_us, times_us, delays_us: delays })
+    }
+
+    /// Timestamped samples: `(time µs, delay µs or lost)`, times strictly
+    /// increasing. The recording repeats after its last sample plus the
+    /// median spacing of its samples.
+    pub fn samples(samples: Vec<(u64, Option<u32>)>, source: &Source) -> Result<Delays, InputError> {
+        if samples.is_empty() {
+            return Err(InputError::at(source, None, "no samples: expected at least one timed delay"));
+        }
+        if let Some(w) = samples.windows(2).position(|w| w[1].0 <= w[0].0) {
+            return Err(InputError::at(
+                source,
+                None,
+                format!("sample {}: its time is not after the one before", w + 2),
+            ));
+        }
+        let first = samples[0].0;
+        let mut gaps: Vec<u64> = samples.windows(2).map(|w| w[1].0 - w[0].0).collect();
+        gaps.sort_unstable();
+        let spacing = gaps.get(gaps.len() / 2).copied().unwrap_or(10_000);
+        let period_us = samples[samples.len() - 1].0 - first + spacing;
+        let (times_us, delays_us) = samples.into_iter().map(|(t, d)| (t - first, d)).unzip();
+        Ok(Delays { times_us, delays_us, period_us })
+    }
+
+    /// How long the recording lasts before it repeats, µs.
+    pub fn period_us(&self) -> u64 {
+        self.period_us
+    }
+
+    /// The samples: `(time µs from the start, delay µs or lost)`.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, Option<u32>)> + '_ {
+        self.times_us.iter().copied().zip(self.delays_us.iter().copied())
+    }
+
+    /// The sample in force at `t_us` into the (repeating) recording, found
+    /// from `cursor` (the index found last; times asked in order cost O(1)
+    /// each).
+    pub fn at(&self, t_us: u64, cursor: &mut usize) -> Option<u32> {
+        let t = t_us % self.period_us;
+        let mut i = (*cursor).min(self.times_us.len() - 1);
+        if self.times_us[i] > t {
+            // Wrapped around, or asked out of order: search.
+            i = self.times_us.partition_point(|&s| s <= t).saturating_sub(1);
+        }
+        while self.times_us.get(i + 1).is_some_and(|&s| s <= t) {
+            i += 1;
+        }
+        *cursor = i;
+        self.delays_us[i]
+    }
+}
+
+/// A delivery-opportunity trace: opportunity `k` is at `times_ms[k]`
+/// within each repetition of `period_ms`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Opportunities {
+    times_ms: Vec<u64>,
+    period_ms: u64,
+}
+
+impl Opportunities {
+    /// Reads Mahimahi's format: one non-decreasing integer millisecond
+    /// timestamp per line; the last one, above 0, is the period.
+    pub fn parse(text: &str, source: &Source) -> Result<Opportunities, InputError> {
+        let mut times_ms: Vec<u64> = Vec::new();
+        for (number, line) in data_lines(text) {
+            check_count(times_ms.len(), source, number)?;
+            let t: u64 = line.parse().map_err(|_| {
+                InputError::at(
+                    source,
+                    Some(number),
+                    format!("`{}`: expected a whole number of milliseconds", crate::error::echo(line)),
+                )
+            })?;
+            if times_ms.last().is_some_and(|&last| t < last) {
+                return Err(InputError::at(
+                    source,
+                    Some(number),
+                    format!("{t} ms comes before the line above it: timestamps must not decrease"),
+                ));
+            }
+            times_ms.push(t);
+        }
+        let period_ms = times_ms.last().copied().unwrap_or(0);
+        if period_ms == 0 {
+            return Err(InputError::at(
+                source,
+                None,
+                "no delivery opportunity after 0 ms: expected one millisecond timestamp per line, the last above 0",
+            ));
+        }
+        Ok(Opportunities { times_ms, period_ms })
+    }
+
+    /// How long the trace lasts before it repeats, ms.
+    pub fn period_ms(&self) -> u64 {
+        self.period_ms
+    }
+
+    /// Opportunities per repetition.
+    pub fn len(&self) -> usize {
+        self.times_ms.len()
+    }
+
+    /// Whether the trace has no opportunity (never: [`Opportunities::parse`]
+    /// refuses one).
+    pub fn is_empty(&self) -> bool {
+        self.times_ms.is_empty()
+    }
+
+    /// The mean rate the trace carries, bits per second.
+    pub fn mean_bits_per_s(&self) -> f64 {
+        self.len() as f64 * OPPORTUNITY_BYTES as f64 * 8.0 / (self.period_ms as f64 / 1e3)
+    }
+
+    /// The time of opportunity `k` counted over every repetition, ms.
+    pub fn time_ms(&self, k: u64) -> u64 {
+        let n = self.times_ms.len() as u64;
+        (k / n) * self.period_ms + self.times_ms[(k % n) as usize]
+    }
+
+    /// The first opportunity (counted over every repetition) at or after
+    /// `t_ms`.
+    pub fn first_at_or_after(&self, t_ms: u64) -> u64 {
+        let n = self.times_ms.len() as u64;
+        let (rep, within) = (t_ms / self.period_ms, t_ms % self.period_ms);
+        let i = self.times_ms.partition_point(|&s| s < within) as u64;
+        rep * n + i
+    }
+}
+
+/// The lines that hold data, with their 1-based numbers: blank lines and
+/// `#` comments skipped.
+fn data_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+}
+
+fn check_count(count: usize, source: &Source, number: usize) -> Result<(), InputError> {
+    if count >= MAX_SAMPLES {
+        return Err(InputError::at(source, Some(number), format!("more than {MAX_SAMPLES} samples: the limit")));
+    }
+    Ok(())
+}
+
+/// A delay in milliseconds (decimals allowed) as µs, checked.
+pub(crate) fn delay_ms(text: &str, source: &Source, number: usize) -> Result<u32, InputError> {
+    let bad = |why: &str| {
+        InputError::at(
+            source,
+            Some(number),
+            format!("`{}`: expected a delay in milliseconds {why}", crate::error::echo(text)),
+        )
+    };
+    let ms: f64 = text.parse().map_err(|_| bad("(a number such as 12 or 11.5)"))?;
+    if !ms.is_finite() || ms < 0.0 {
+        return Err(bad("of 0 or more"));
+    }
+    let us = (ms * 1e3).round();
+    if us > MAX_DELAY_US as f64 {
+        return Err(bad(&format!("of at most {} s", MAX_DELAY_US / 1_000_000)));
+    }
+    Ok(us as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn src() -> Source {
+        Source::File("t.txt".into())
+    }
+
+    #[test]
+    fn a_series_is_a_delay_per_interval_and_repeats() {
+        let d = Delays::series("# one-way ms\n11\n12.5\n\n68\n", 10_000, &src()).unwrap();
+        assert_eq!(d.period_us(), 30_000);
+        let mut c = 0;
+        let got: Vec<Option<u32>> =
+            [0, 9_999, 10_000, 25_000, 30_000, 41_000].iter().map(|&t| d.at(t, &mut c)).collect();
+        assert_eq!(got, [Some(11_000), Some(11_000), Some(12_500), Some(68_000), Some(11_000), Some(12_500)]);
+        // Out of order, from any cursor: the same answers.
+        for (t, want) in [(25_000, 68_000), (0, 11_000), (10_000, 12_500)] {
+            let mut c = 2;
+            assert_eq!(d.at(t, &mut c), Some(want));
+        }
+    }
+
+    #[test]
+    fn samples_keep_losses_and_repeat_after_the_median_spacing() {
+        let d = Delays::samples(vec![(1_000, Some(20_000)), (11_000, None), (21_000, Some(30_000))], &src()).unwrap();
+        assert_eq!(d.period_us(), 30_000);
+        let mut c = 0;
+        assert_eq!(
+            [5_000, 15_000, 25_000, 35_000].map(|t| d.at(t, &mut c)),
+            [Some(20_000), None, Some(30_000), Some(20_000)]
+        );
+        let back = Delays::samples(vec![(0, Some(1)), (0, Some(2))], &src()).unwrap_err().to_string();
+        assert!(back.contains("sample 2") && back.contains("not after"), "{back}");
+    }
+
+    #[test]
+    fn bad_series_name_the_line() {
+        for (text, line, what) in [
+            ("11\n-3\n", 2, "of 0 or more"),
+            ("11\nabc\n", 2, "a number such as"),
+            ("1\n2\n99999999\n", 3, "at most 60 s"),
+            ("NaN\n", 1, "of 0 or more"),
+        ] {
+            let e = Delays::series(text, 10_000, &src()).unwrap_err().to_string();
+            assert!(e.contains(&format!("t.txt:{line}")) && e.contains(what), "{text:?}: {e}");
+        }
+        let e = Delays::series("# nothing\n\n", 10_000, &src()).unwrap_err().to_string();
+        assert!(e.contains("empty delay series"), "{e}");
+    }
+
+    #[test]
+    fn a_long_file_is_refused_at_the_limit() {
+        let text = "1\n".repeat(MAX_SAMPLES + 1);
+        let e = Delays::series(&text, 10_000, &src()).unwrap_err().to_string();
+        assert!(e.contains(&format!("t.txt:{}", MAX_SAMPLES + 1)) && e.contains("limit"), "{e}");
+    }
+
+    #[test]
+    fn opportunities_repeat_with_the_last_timestamp_as_period() {
+        let o = Opportunities::parse("0\n5\n5\n20\n", &src()).unwrap();
+        assert_eq!((o.period_ms(), o.len()), (20, 4));
+        assert_eq!([0, 1, 2, 3, 4, 5].map(|k| o.time_ms(k)), [0, 5, 5, 20, 20, 25]);
+        assert_eq!(o.first_at_or_after(0), 0);
+        assert_eq!(o.first_at_or_after(1), 1);
+        assert_eq!(o.first_at_or_after(6), 3);
+        assert_eq!(o.first_at_or_after(21), 5);
+        // 4 opportunities of 1,504 B in 20 ms.
+        assert!((o.mean_bits_per_s() - 4.0 * 1504.0 * 8.0 / 0.02).abs() < 1e-6);
+        for (text, line, what) in
+            [("1\n3\n2\n", 3, "must not decrease"), ("1\nx\n", 2, "whole number"), ("0\n0\n", 0, "after 0 ms")]
+        {
+            let e = Opportunities::parse(text, &src()).unwrap_err().to_string();
+            let at = if line == 0 { "t.txt".to_string() } else { format!("t.txt:{line}") };
+            assert!(e.contains(&at) && e.contains(what), "{text:?}: {e}");
+        }
+    }
+}
