@@ -203,7 +203,7 @@ fn check_count(count: usize, source: &Source, number: usize) -> Result<(), Input
 }
 
 /// A delay in milliseconds (decimals allowed) as µs, checked.
-pub(crate) fn delay_ms(text: &str, source: &Source, number: usize) -> Result<u32, InputError> {
+fn delay_ms(text: &str, source: &Source, number: usize) -> Result<u32, InputError> {
     let bad = |why: &str| {
         InputError::at(
             source,
