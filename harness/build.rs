@@ -12,7 +12,11 @@ fn main() {
     let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
     let root = Path::new(&manifest).join("..");
     let mut out = String::new();
-    for (name, dir, ext) in [("PROFILES", "netem-profiles", "toml"), ("TRACES", "traces", "trace")] {
+    for (name, dir, ext) in [
+        ("PROFILES", "netem-profiles", "toml"),
+        ("TRACES", "traces", "trace"),
+        ("RECORDINGS", "netem-profiles/recordings", ""),
+    ] {
         let dir = root.join(dir);
         println!("cargo:rerun-if-changed={}", dir.display());
         // A binary that ships no profiles is broken: fail the build.
@@ -20,12 +24,16 @@ fn main() {
             .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
             .filter_map(|e| e.ok().map(|e| e.path()))
             .collect();
-        files.retain(|p: &std::path::PathBuf| p.extension().is_some_and(|e| e == ext));
+        // Recordings keep their whole file name (any extension).
+        files.retain(|p: &std::path::PathBuf| {
+            p.is_file() && (ext.is_empty() || p.extension().is_some_and(|e| e == ext))
+        });
         files.sort();
-        writeln!(out, "/// Shipped `{ext}` files: (name, text).").unwrap();
+        writeln!(out, "/// Shipped files of `{}`: (name, text).", dir.display()).unwrap();
         writeln!(out, "pub static {name}: &[(&str, &str)] = &[").unwrap();
         for f in files {
-            let stem = f.file_stem().and_then(|s| s.to_str()).expect("file names are UTF-8");
+            let stem = if ext.is_empty() { f.file_name() } else { f.file_stem() };
+            let stem = stem.and_then(|s| s.to_str()).expect("file names are UTF-8");
             let abs = f.canonicalize().expect("listed files exist");
             writeln!(out, "    ({stem:?}, include_str!({:?})),", abs.display().to_string()).unwrap();
         }

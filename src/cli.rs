@@ -344,10 +344,11 @@ pub enum ProfileCmd {
     /// measures through each (one-way delay percentiles, loss, reorder and
     /// duplicate shares).
     #[command(
-        after_help = "Examples:\n  syncbench profile show wifi\n  syncbench profile show \"delay 50ms 10ms distribution normal loss gemodel 1% 20%\"\n  syncbench profile show bufferbloat --packets 5000 --spacing 1ms --format json"
+        after_help = "Examples:\n  syncbench profile show wifi\n  syncbench profile show \"delay 50ms 10ms distribution normal loss gemodel 1% 20%\"\n  syncbench profile show bufferbloat --packets 5000 --spacing 1ms --format json\n  syncbench profile show leo-starlink --spacing 10ms --packets 12000\n  syncbench profile show \"./cell.up delay 20ms\"   (a Mahimahi pair cell.up, cell.down)"
     )]
     Show {
-        /// A profile name, a .toml path, or an inline netem string.
+        /// A profile name, a .toml path, an inline netem string, or a
+        /// recording's path (`trace.up`, `link.csv`, `delays.txt`).
         profile: String,
         /// Probe packets per direction.
         #[arg(long, default_value_t = 20_000)]
@@ -373,7 +374,8 @@ pub enum ProfileCmd {
         after_help = "Examples:\n  syncbench profile stream \"delay 30ms 5ms loss 2%\" --transport tcp-like\n  syncbench profile stream \"delay 30ms 5ms loss 2%\" --transport tcp-like,kcp,quic --hops 2 --both --seeds 5\n  syncbench profile stream wifi --transport quic --duration 10s --format json"
     )]
     Stream {
-        /// A profile name, a .toml path, or an inline netem string.
+        /// A profile name, a .toml path, an inline netem string, or a
+        /// recording's path (`trace.up`, `link.csv`, `delays.txt`).
         profile: String,
         /// Transports, comma-separated, a row each: tcp-like[:nodelay=0],
         /// kcp[:…], quic, quic-datagram or redundant:N.
@@ -534,7 +536,9 @@ pub struct RunArgs {
     /// Algorithm name (see `syncbench list algorithms`).
     #[arg(long)]
     pub algo: String,
-    /// Network profile: a name from netem-profiles/, a .toml path, or an inline netem string.
+    /// Network profile: a name from netem-profiles/, a .toml path, an inline
+    /// netem string, or a recording's path (`trace.up` for a Mahimahi pair,
+    /// `.csv` timed delays, else one delay per 10 ms line), netem extras after it.
     #[arg(long, default_value = "wifi")]
     pub profile: String,
     /// Input trace: a generator (zigzag, random-walk:seed=3, ...), a name from traces/, or a path.
@@ -576,7 +580,8 @@ pub struct LiveArgs {
 /// `compare`.
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// Network profile: a name, a .toml path, or an inline netem string.
+    /// Network profile: a name, a .toml path, an inline netem string, or a
+    /// recording's path (`trace.up`, `link.csv`, `delays.txt`), netem extras after it.
     #[arg(long, default_value = "wifi")]
     pub profile: String,
     /// Algorithms, comma-separated, or `all`.

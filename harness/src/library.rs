@@ -28,6 +28,12 @@ pub fn shipped_profiles() -> &'static [(&'static str, &'static str)] {
     shipped::PROFILES
 }
 
+/// The built-in recordings of real links, `netem-profiles/recordings/`:
+/// (file name, text).
+pub fn shipped_recordings() -> &'static [(&'static str, &'static str)] {
+    shipped::RECORDINGS
+}
+
 /// The built-in traces: (name, script text).
 pub fn shipped_traces() -> &'static [(&'static str, &'static str)] {
     shipped::TRACES

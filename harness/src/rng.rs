@@ -23,6 +23,8 @@ pub enum Purpose {
     Session = 4,
     /// A transport endpoint's own randomness (QUIC's handshake, IDs).
     Transport = 5,
+    /// Where a node starts reading a recorded link.
+    Replay = 6,
 }
 
 /// splitmix64: a bijective mixer used to derive stream seeds.

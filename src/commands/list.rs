@@ -50,13 +50,14 @@ pub(super) fn list(what: Option<ListWhat>, format: ListFormat, all: bool) -> Res
                 "profiles".into(),
                 profiles
                     .iter()
-                    .map(|p| serde_json::json!({"name": p.name, "description": p.description, "source": p.source, "uplink": p.uplink.to_string(), "downlink": p.downlink.to_string()}))
+                    .map(|p| serde_json::json!({"name": p.name, "description": p.description, "source": p.source, "uplink": p.uplink.to_string(), "downlink": p.downlink.to_string(), "recorded": p.is_recorded()}))
                     .collect(),
             );
         } else {
-            println!("PROFILES (netem-profiles/, or --profile \"<netem string>\")");
+            println!("PROFILES (netem-profiles/, --profile \"<netem string>\" or a recording's path; [real]: a recorded link)");
             for p in &profiles {
-                println!("  {:<22} {}", p.name, p.description);
+                let mark = if p.is_recorded() { "[real] " } else { "" };
+                println!("  {:<22} {mark}{}", p.name, p.description);
             }
         }
     }

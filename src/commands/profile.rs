@@ -11,15 +11,26 @@ pub(super) fn profile_show(
     format: ListFormat,
 ) -> Result<()> {
     use harness::net::netem::LossModel;
-    use harness::net::probe::probe;
+    use harness::net::probe::{probe_link, probe_stream, recorded};
     use harness::net::profile::EventKind;
+    use harness::net::replay::Replayer;
     let p = harness::net::Profile::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))?;
     let spacing_us = parse_duration(spacing).map_err(|e| bad(format!("--spacing {e}")))?;
     if spacing_us == 0 || packets == 0 || packets > 10_000_000 {
         return Err(bad("--spacing must be positive and --packets in 1..=10000000"));
     }
-    let up = probe(&p.uplink, p.correlation, packets, spacing_us, payload, seed);
-    let down = probe(&p.downlink, p.correlation, packets, spacing_us, payload, seed);
+    // The base description (events aside) and the recording, if any.
+    let measure = |up: bool| {
+        let spec = if up { &p.uplink } else { &p.downlink };
+        let link = harness::net::Link::new(spec.clone(), p.correlation, probe_stream(seed));
+        let link = match &p.replay[usize::from(!up)] {
+            Some(r) => link.with_replay(Replayer::new(r.clone(), Replayer::draw(seed, 0xB0B))),
+            None => link,
+        };
+        probe_link(link, packets, spacing_us, payload)
+    };
+    let (up, down) = (measure(true), measure(false));
+    let in_file = |i: usize| p.replay[i].as_ref().and_then(|r| r.delays.as_deref()).map(recorded);
     let events: Vec<String> = p
         .events
         .iter()
@@ -52,6 +63,9 @@ pub(super) fn profile_show(
             "events": events,
             "probe": {"packets": packets, "spacing_us": spacing_us, "payload": payload, "seed": seed},
             "uplink_measured": up, "downlink_measured": down,
+            "uplink_replay": p.replay[0].as_ref().map(|r| r.to_string()),
+            "downlink_replay": p.replay[1].as_ref().map(|r| r.to_string()),
+            "uplink_recorded": in_file(0), "downlink_recorded": in_file(1),
         });
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
@@ -74,7 +88,7 @@ pub(super) fn profile_show(
         "{:<9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
         "", "mean ms", "sd ms", "p50 ms", "p90 ms", "p99 ms", "loss %", "reord %", "dup %"
     );
-    for (name, spec, m) in [("uplink", &p.uplink, &up), ("downlink", &p.downlink, &down)] {
+    for (i, (name, spec, m)) in [("uplink", &p.uplink, &up), ("downlink", &p.downlink, &down)].into_iter().enumerate() {
         println!(
             "{:<9} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2}",
             name,
@@ -88,6 +102,22 @@ pub(super) fn profile_show(
             m.duplicate * 100.0
         );
         println!("          netem: {spec}");
+        if let Some(r) = &p.replay[i] {
+            println!("          replays: {r}");
+        }
+        if let Some(f) = in_file(i) {
+            println!(
+                "{:<9} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2}   (the recording's own {} samples)",
+                "  file",
+                f.delay_mean_ms,
+                f.delay_sd_ms,
+                f.delay_p50_ms,
+                f.delay_p90_ms,
+                f.delay_p99_ms,
+                f.loss * 100.0,
+                f.sent
+            );
+        }
         if let Some(r) = spec.rate {
             // tc's units surprise: `bps` is bytes per second, `bit` bits.
             println!(

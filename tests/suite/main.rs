@@ -12,6 +12,7 @@ mod lockstep;
 mod metrics;
 mod network;
 mod prediction;
+mod recorded;
 mod reports;
 mod rollback;
 mod server_verified;

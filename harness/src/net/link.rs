@@ -20,6 +20,9 @@
 //! links is clean (client/server runs by default), a bound on the delay
 //! otherwise.
 //!
+//! A link may replay a recorded link after all of that
+//! ([`Link::with_replay`], [`super::replay`]).
+//!
 //! Internally times are nanoseconds, as in the kernel; deliveries are
 //! rounded up to the microsecond clock of the simulator.
 //!
@@ -41,6 +44,7 @@
 
 use super::dist::tabledist;
 use super::netem::{LossModel, Netem, Prob};
+use super::replay::{Outcome, Replayer};
 use super::{DEFAULT_MTU, ETHERNET_HEADER_BYTES, IPV4_HEADER_BYTES, UDP_IPV4_HEADER_BYTES};
 use crate::rng::Stream;
 use crate::time::Micros;
@@ -253,6 +257,8 @@ pub struct Link {
     slot_next_ns: u64,
     slot_packets_left: i64,
     slot_bytes_left: i64,
+    /// A recorded link replayed after netem (see [`super::replay`]).
+    replay: Option<Box<Replayer>>,
     stats: LinkStats,
 }
 
@@ -353,6 +359,7 @@ impl Link {
             slot_next_ns: 0,
             slot_packets_left: 0,
             slot_bytes_left: 0,
+            replay: None,
             stats: LinkStats::default(),
         };
         link.configure_slot(0);
@@ -363,6 +370,14 @@ impl Link {
     /// [`super::MIN_MTU`]) in place of [`DEFAULT_MTU`].
     pub fn with_mtu(mut self, mtu: u32) -> Link {
         self.mtu = mtu.max(super::MIN_MTU);
+        self
+    }
+
+    /// The link with `replayer`'s recorded link after netem (see
+    /// [`super::replay`]).
+    pub fn with_replay(mut self, replayer: Replayer) -> Link {
+        self.replay = Some(Box::new(replayer));
+        self.clean = false;
         self
     }
 
@@ -635,6 +650,20 @@ impl Link {
             self.queue.push(tts_ns);
         }
         self.last_tts_ns = self.last_tts_ns.max(tts_ns);
+        let tts_ns = match &mut self.replay {
+            Some(r) if tts_ns < NEVER_NS => match r.pass(tts_ns, ip_len as u32) {
+                Outcome::Arrives(t) => t,
+                Outcome::Lost => {
+                    self.stats.lost += 1;
+                    return;
+                }
+                Outcome::Dropped => {
+                    self.stats.limit_dropped += 1;
+                    return;
+                }
+            },
+            _ => tts_ns,
+        };
         if tts_ns >= NEVER_NS {
             // It would leave the queue after any run ends: lost, and what
             // queues behind it waits as long.

@@ -18,6 +18,7 @@ pub mod netem;
 pub mod probe;
 pub mod profile;
 pub mod recorded;
+pub mod replay;
 pub mod transport;
 
 pub use link::{Correlation, Delivery, Link, LinkStats};

@@ -3,11 +3,15 @@
 //! `payload` bytes, one every `spacing`; per packet the one-way delay of its
 //! first copy; loss, duplicate and reorder shares.
 //!
+//! [`recorded`] states a delay recording's own distribution in the same
+//! terms, to set beside a probe of the link that replays it.
+//!
 //! Reorder share: packets whose first copy arrives after a packet sent
 //! later (a late arrival), over packets received.
 
 use super::link::{Correlation, Link};
 use super::netem::Netem;
+use super::recorded::Delays;
 use crate::metrics::stats::round4;
 use crate::rng::{Purpose, Stream};
 use crate::time::Micros;
@@ -40,7 +44,29 @@ pub struct ProbeStats {
 
 /// Sends `n` probe packets through a link applying `spec`.
 pub fn probe(spec: &Netem, correlation: Correlation, n: u64, spacing_us: u64, payload: usize, seed: u64) -> ProbeStats {
-    let mut link = Link::new(spec.clone(), correlation, Stream::new(seed, Purpose::Uplink, 0xB0B));
+    probe_link(Link::new(spec.clone(), correlation, probe_stream(seed)), n, spacing_us, payload)
+}
+
+/// The random stream a probe's link draws from.
+pub fn probe_stream(seed: u64) -> Stream {
+    Stream::new(seed, Purpose::Uplink, 0xB0B)
+}
+
+/// What a delay recording holds, in a probe's terms: the distribution of
+/// its samples (each counted once) and the share of them lost.
+pub fn recorded(delays: &Delays) -> ProbeStats {
+    let mut n = 0u64;
+    let mut got: Vec<f64> = Vec::new();
+    for (_, d) in delays.iter() {
+        n += 1;
+        got.extend(d.map(|us| us as f64 / 1000.0));
+    }
+    summary(n, got, 0, 0)
+}
+
+/// Sends `n` probe packets of `payload` bytes, one every `spacing_us`,
+/// through `link`.
+pub fn probe_link(mut link: Link, n: u64, spacing_us: u64, payload: usize) -> ProbeStats {
     // (arrival, seq) of every copy; slotted links are drained as they wake.
     let mut arrivals: Vec<(Micros, u64)> = Vec::new();
     let mut held: std::collections::BTreeMap<u64, u64> = std::collections::BTreeMap::new();
@@ -94,7 +120,13 @@ pub fn probe(spec: &Netem, correlation: Correlation, n: u64, spacing_us: u64, pa
             max_seq = Some(max_seq.map_or(seq, |m| m.max(seq)));
         }
     }
-    let mut delays: Vec<f64> = first.iter().flatten().map(|&us| us as f64 / 1000.0).collect();
+    let delays: Vec<f64> = first.iter().flatten().map(|&us| us as f64 / 1000.0).collect();
+    summary(n, delays, late, copies)
+}
+
+/// The probe's figures from `delays` (ms) of the packets received out of
+/// `n`, `late` of them after a later one, `copies` copies in all.
+fn summary(n: u64, mut delays: Vec<f64>, late: u64, copies: u64) -> ProbeStats {
     delays.sort_by(|a, b| a.total_cmp(b));
     let received = delays.len() as u64;
     let pct = |p: f64| if delays.is_empty() { 0.0 } else { delays[((delays.len() - 1) as f64 * p).round() as usize] };
@@ -114,7 +146,7 @@ pub fn probe(spec: &Netem, correlation: Correlation, n: u64, spacing_us: u64, pa
         delay_p99_ms: round4(pct(0.99)),
         loss: round4(1.0 - received as f64 / n.max(1) as f64),
         reorder: round4(late as f64 / received.max(1) as f64),
-        duplicate: round4((copies - received) as f64 / n.max(1) as f64),
+        duplicate: round4(copies.saturating_sub(received) as f64 / n.max(1) as f64),
     }
 }
 

@@ -36,18 +36,34 @@
 //! downlink = "delay 35ms 8ms"
 //! ```
 //!
+//! A profile may replay a recorded link in a direction ([`super::replay`]);
+//! its netem strings are then optional extras applied first:
+//!
+//! ```toml
+//! [replay]                       # or [replay.up] / [replay.down]
+//! delays = "recordings/leo-starlink.txt"   # beside this file
+//! interval = "10ms"
+//! ```
+//!
 //! (`link = "..."` sets both directions at once; an event may say
 //! `direction = "up"` or `"down"` to touch one side only.) `--profile` takes
-//! a name from the profile directories, a path to such a file, or an inline
-//! netem string used for both directions: `--profile "delay 50ms 10ms loss
+//! a name from the profile directories, a path to such a file, a
+//! recording's path with optional netem extras ([`Profile::recording`]),
+//! or an inline netem string used for both directions: `--profile "delay 50ms 10ms loss
 //! 2%"`; a comma-separated list gives one profile per client, the last
 //! repeating (`--profile lan,lan,lan,4g`).
 
-use super::link::Correlation;
+use super::link::{Correlation, Link};
 use super::netem::{self, LossModel, Netem, Prob, Rate, KEYWORDS};
+use super::replay::{Replay, Replayer};
 use crate::error::{InputError, Source};
+use crate::rng::Stream;
 use crate::time::{parse_duration, Micros};
 use std::path::{Path, PathBuf};
+
+/// File name endings `--profile` reads as a recording given by path (any
+/// path with a `/` is one too, unless it ends in `.toml`).
+pub const RECORDING_EXTENSIONS: [&str; 5] = [".up", ".down", ".csv", ".txt", ".log"];
 
 /// Which directions an event touches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,6 +150,9 @@ pub struct Profile {
     /// The MTU of the node's interface, bytes: a datagram to or from it
     /// fragments above the smaller of this and the other end's.
     pub mtu: u32,
+    /// Recorded links replayed after netem: `[uplink, downlink]` (see
+    /// [`super::replay`]).
+    pub replay: [Option<Replay>; 2],
 }
 
 impl Profile {
@@ -148,6 +167,22 @@ impl Profile {
             correlation: Correlation::Kernel,
             events: Vec::new(),
             mtu: super::DEFAULT_MTU,
+            replay: [None, None],
+        }
+    }
+
+    /// Whether a direction replays a recorded link.
+    pub fn is_recorded(&self) -> bool {
+        self.replay.iter().any(Option::is_some)
+    }
+
+    /// The link of one direction (`up`: node → network) of node `node` in
+    /// a run seeded `seed`, drawing from `rng`.
+    pub fn link(&self, up: bool, seed: u64, node: u64, rng: Stream) -> Link {
+        let link = Link::scheduled(self.schedule(up), self.correlation, rng).with_mtu(self.mtu);
+        match &self.replay[usize::from(!up)] {
+            Some(r) => link.with_replay(Replayer::new(r.clone(), Replayer::draw(seed, node))),
+            None => link,
         }
     }
 
@@ -177,8 +212,11 @@ impl Profile {
                 ..Profile::clean()
             });
         }
-        if arg.ends_with(".toml") || arg.contains('/') {
+        if arg.ends_with(".toml") {
             return Self::load(Path::new(arg));
+        }
+        if first.contains('/') || RECORDING_EXTENSIONS.iter().any(|e| first.ends_with(e)) {
+            return Self::recording(first, arg[first.len()..].trim());
         }
         for d in dirs {
             let p = d.join(format!("{arg}.toml"));
@@ -199,6 +237,29 @@ impl Profile {
                 if known.is_empty() { "none found".to_string() } else { known.join(", ") }
             ),
         ))
+    }
+
+    /// A recorded link given by path (see [`super::replay::from_path`]),
+    /// with `extras`, a netem string, applied each way before it.
+    pub fn recording(path: &str, extras: &str) -> Result<Profile, InputError> {
+        let replay = super::replay::from_path(Path::new(path))?;
+        let netem = Netem::parse(extras).map_err(|e| {
+            InputError::at(
+                &Source::Inline(format!("--profile \"{}\"", crate::error::echo(path))),
+                None,
+                format!("after the recording: {e}"),
+            )
+        })?;
+        let name = Path::new(path).file_stem().and_then(|s| s.to_str()).unwrap_or("recording").to_string();
+        Ok(Profile {
+            name: if extras.is_empty() { name } else { format!("{name} {extras}") },
+            description: format!("recorded link {path}, replayed each way"),
+            source: format!("the recording {path}"),
+            uplink: netem.clone(),
+            downlink: netem,
+            replay,
+            ..Profile::clean()
+        })
     }
 
     /// Loads a profile file.
@@ -234,6 +295,14 @@ impl Profile {
                         item.as_table().ok_or_else(|| InputError::at(source, start, "an [[event]] must be a table"))?;
                     p.events.push(parse_event(t, source, &lines, start.unwrap_or(0))?);
                 }
+                continue;
+            }
+            if key == "replay" {
+                let t = value
+                    .as_table()
+                    .ok_or_else(|| InputError::at(source, line, "`replay` must be a [replay] table"))?;
+                let replay_line = lines.key("replay", 0).unwrap_or(0);
+                p.replay = super::replay::from_table(t, source, &|k| lines.key(k, replay_line))?;
                 continue;
             }
             if key == "mtu" {
@@ -284,13 +353,27 @@ impl Profile {
                     return Err(InputError::at(
                         source,
                         line,
-                        format!("unknown key `{key}`: expected description, source, uplink, downlink, link, correlation, mtu or [[event]]"),
+                        format!("unknown key `{key}`: expected description, source, uplink, downlink, link, correlation, mtu, [replay] or [[event]]"),
                     ))
                 }
             }
         }
-        if !(have.0 && have.1) {
-            return Err(InputError::at(source, None, "a profile needs `uplink` and `downlink` (or `link` for both)"));
+        // A replayed direction's netem string is optional: extras added
+        // before the recording (a base delay, say).
+        if !((have.0 || p.replay[0].is_some()) && (have.1 || p.replay[1].is_some())) {
+            return Err(InputError::at(
+                source,
+                None,
+                "a profile needs `uplink` and `downlink` (or `link` for both), or a [replay] of a recorded link",
+            ));
+        }
+        let slotted = |n: &Netem| n.slot.is_some();
+        if (p.replay[0].is_some() && slotted(&p.uplink)) || (p.replay[1].is_some() && slotted(&p.downlink)) {
+            return Err(InputError::at(
+                source,
+                lines.key("replay", 0),
+                "a replayed direction cannot also take netem's `slot`: the recording sets when packets leave",
+            ));
         }
         p.events.sort_by_key(|e| e.at);
         Ok(p)

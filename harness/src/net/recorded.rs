@@ -14,7 +14,8 @@
 //!   carry 1,504 bytes; the trace repeats with the last timestamp as its
 //!   period.
 //!
-//! Both repeat when shorter than a run. Every value is checked as it is
+//! A timed CSV ([`timed_csv`]) gives both directions' delay recordings at
+//! once. Both kinds repeat when shorter than a run. Every value is checked as it is
 //! read: a bad line is an [`InputError`] naming the file, the line and what
 //! was expected, and a file longer than [`MAX_SAMPLES`] lines is refused.
 
@@ -26,6 +27,10 @@ pub const MAX_SAMPLES: usize = 2_000_000;
 
 /// The largest delay a recording may state: 60 s.
 pub const MAX_DELAY_US: u64 = 60_000_000;
+
+/// The latest time a timed recording may state, ms (about 31 years: any
+/// run ends before).
+pub const MAX_TIME_MS: f64 = 1e12;
 
 /// Bytes one delivery opportunity carries (Mahimahi's `PACKET_SIZE`).
 pub const OPPORTUNITY_BYTES: u32 = 1_504;
@@ -189,6 +194,123 @@ impl Opportunities {
     }
 }
 
+/// A gap between timed samples of at least this many times their median
+/// spacing holds lost probes: `round(gap / spacing) − 1` of them.
+pub const LOST_GAP: u64 = 2;
+
+/// The two directions of a timed recording.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimedDelays {
+    /// Node → network.
+    pub up: Delays,
+    /// Network → node.
+    pub down: Delays,
+}
+
+/// Reads a timed CSV recording. The header names the columns: `time_ms`
+/// first, then `delay_ms` (one-way, both directions), `rtt_ms` (a round
+/// trip, half each way) or `up_ms` and `down_ms`. An empty cell or `lost`
+/// marks a lost probe; a gap of [`LOST_GAP`] median spacings or more holds
+/// lost probes too (the recording missed them). Lines starting with `#` are
+/// comments.
+pub fn timed_csv(text: &str, source: &Source) -> Result<TimedDelays, InputError> {
+    let mut lines = data_lines(text);
+    let Some((header_line, header)) = lines.next() else {
+        return Err(InputError::at(source, None, "an empty recording: expected a header such as `time_ms,rtt_ms`"));
+    };
+    let columns: Vec<&str> = header.split(',').map(str::trim).collect();
+    let find = |name: &str| columns.iter().position(|c| *c == name);
+    // (column for up, column for down, divisor)
+    let (up_col, down_col, halve) = match (find("delay_ms"), find("rtt_ms"), find("up_ms"), find("down_ms")) {
+        (Some(d), None, None, None) => (d, d, false),
+        (None, Some(r), None, None) => (r, r, true),
+        (None, None, Some(u), Some(d)) => (u, d, false),
+        _ => {
+            return Err(InputError::at(
+                source,
+                Some(header_line),
+                format!(
+                    "header `{}`: expected `time_ms` and then `delay_ms`, `rtt_ms`, or `up_ms,down_ms`",
+                    crate::error::echo(header)
+                ),
+            ))
+        }
+    };
+    if find("time_ms") != Some(0) {
+        return Err(InputError::at(source, Some(header_line), "the first column must be `time_ms`"));
+    }
+    let mut up: Vec<(u64, Option<u32>)> = Vec::new();
+    let mut down: Vec<(u64, Option<u32>)> = Vec::new();
+    let mut last_us: Option<u64> = None;
+    for (number, line) in lines {
+        check_count(up.len(), source, number)?;
+        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+        if cells.len() != columns.len() {
+            return Err(InputError::at(
+                source,
+                Some(number),
+                format!("{} cells: expected {} (`{}`)", cells.len(), columns.len(), crate::error::echo(header)),
+            ));
+        }
+        let t_us = cells[0]
+            .parse::<f64>()
+            .ok()
+            .filter(|ms| ms.is_finite() && (0.0..=MAX_TIME_MS).contains(ms))
+            .map(|ms| (ms * 1e3).round() as u64)
+            .ok_or_else(|| {
+                InputError::at(
+                    source,
+                    Some(number),
+                    format!(
+                        "`{}`: expected a time in ms from 0 to {MAX_TIME_MS} (about 31 years)",
+                        crate::error::echo(cells[0])
+                    ),
+                )
+            })?;
+        if last_us.is_some_and(|l| t_us <= l) {
+            return Err(InputError::at(
+                source,
+                Some(number),
+                format!("{} ms is not after the line above: times must increase", cells[0]),
+            ));
+        }
+        last_us = Some(t_us);
+        let cell = |i: usize| -> Result<Option<u32>, InputError> {
+            match cells[i] {
+                "" | "lost" => Ok(None),
+                c => delay_ms(c, source, number).map(|d| Some(if halve { d.div_ceil(2) } else { d })),
+            }
+        };
+        up.push((t_us, cell(up_col)?));
+        down.push((t_us, cell(down_col)?));
+    }
+    let (up, down) = (fill_gaps(up), fill_gaps(down));
+    Ok(TimedDelays { up: Delays::samples(up, source)?, down: Delays::samples(down, source)? })
+}
+
+/// Marks the probes a recording missed: in a gap of [`LOST_GAP`] median
+/// spacings or more, one lost sample per missing spacing.
+fn fill_gaps(samples: Vec<(u64, Option<u32>)>) -> Vec<(u64, Option<u32>)> {
+    let mut gaps: Vec<u64> = samples.windows(2).map(|w| w[1].0 - w[0].0).collect();
+    if gaps.is_empty() {
+        return samples;
+    }
+    gaps.sort_unstable();
+    let spacing = gaps[gaps.len() / 2].max(1);
+    let mut out = Vec::with_capacity(samples.len());
+    for (i, &s) in samples.iter().enumerate() {
+        out.push(s);
+        if let Some(&(next, _)) = samples.get(i + 1) {
+            let gap = next - s.0;
+            if gap >= LOST_GAP * spacing {
+                let missing = (gap + spacing / 2) / spacing - 1;
+                out.extend((1..=missing).map(|k| (s.0 + k * spacing, None)).filter(|(t, _)| *t < next));
+            }
+        }
+    }
+    out
+}
+
 /// The lines that hold data, with their 1-based numbers: blank lines and
 /// `#` comments skipped.
 fn data_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
@@ -298,5 +420,39 @@ mod tests {
             let at = if line == 0 { "t.txt".to_string() } else { format!("t.txt:{line}") };
             assert!(e.contains(&at) && e.contains(what), "{text:?}: {e}");
         }
+    }
+
+    #[test]
+    fn a_timed_csv_halves_round_trips_and_fills_gaps_with_losses() {
+        let t = timed_csv("# c\ntime_ms,rtt_ms\n0,24\n55,lost\n110,15\n220,30\n275,\n", &src()).unwrap();
+        assert_eq!(t.up, t.down);
+        let got: Vec<(u64, Option<u32>)> = t.up.iter().collect();
+        // 110 → 220 is two spacings: one probe missed at 165.
+        assert_eq!(
+            got,
+            [
+                (0, Some(12_000)),
+                (55_000, None),
+                (110_000, Some(7_500)),
+                (165_000, None),
+                (220_000, Some(15_000)),
+                (275_000, None)
+            ]
+        );
+        let t = timed_csv("time_ms,up_ms,down_ms\n0,10,20\n10,,21\n", &src()).unwrap();
+        assert_eq!(t.up.iter().collect::<Vec<_>>(), [(0, Some(10_000)), (10_000, None)]);
+        assert_eq!(t.down.iter().collect::<Vec<_>>(), [(0, Some(20_000)), (10_000, Some(21_000))]);
+        for (text, line, what) in [
+            ("time_ms,rtt\n", 1, "expected `time_ms` and then"),
+            ("rtt_ms,time_ms\n", 1, "first column"),
+            ("time_ms,delay_ms\n0,1\n0,2\n", 3, "times must increase"),
+            ("time_ms,delay_ms\n0,1,2\n", 2, "3 cells: expected 2"),
+            ("time_ms,delay_ms\n0,-1\n", 2, "of 0 or more"),
+            ("time_ms,delay_ms\nx,1\n", 2, "expected a time in ms"),
+        ] {
+            let e = timed_csv(text, &src()).unwrap_err().to_string();
+            assert!(e.contains(&format!("t.txt:{line}")) && e.contains(what), "{text:?}: {e}");
+        }
+        assert!(timed_csv("# only\n", &src()).unwrap_err().to_string().contains("empty recording"));
     }
 }

@@ -137,8 +137,7 @@ pub(crate) fn node_parts<'p>(
     };
     let link = |up: bool| {
         let purpose = if up { Purpose::Uplink } else { Purpose::Downlink };
-        Link::scheduled(profile.schedule(up), profile.correlation, Stream::new(cfg.seed, purpose, n as u64))
-            .with_mtu(profile.mtu)
+        profile.link(up, cfg.seed, n as u64, Stream::new(cfg.seed, purpose, n as u64))
     };
     NodeParts { node, clock, player, profile, links: [link(true), link(false)] }
 }

@@ -1,0 +1,157 @@
+//! Recorded links: the shipped recordings, recordings given by path, and
+//! what a replayed link does to packets against what its file says.
+
+use crate::util::{cfg, run_named, syncbench};
+use harness::net::probe::{probe_link, probe_stream, recorded};
+use harness::net::replay::{Order, Replayer};
+use harness::net::{Link, Netem, Profile};
+use harness::time::Micros;
+
+fn resolve(name: &str) -> Profile {
+    Profile::resolve(name, &harness::library::dirs("netem-profiles")).unwrap()
+}
+
+#[test]
+fn the_shipped_recordings_are_real_links_with_their_provenance() {
+    for name in ["leo-starlink", "5g-urban-drive"] {
+        let p = resolve(name);
+        assert!(p.is_recorded(), "{name}");
+        let built_in = harness::library::shipped_profiles().iter().find(|(n, _)| *n == name).unwrap().1;
+        let shipped = Profile::parse(built_in, name, &harness::error::Source::BuiltIn(name.into())).unwrap();
+        assert_eq!(shipped.replay, p.replay, "{name}: the built-in copy reads the same recording");
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("netem-profiles/recordings");
+    for (file, _) in harness::library::shipped_recordings() {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        for needed in ["# Source:", "commit", "# Licence:", "# Measured:"] {
+            assert!(text.contains(needed), "{file}: its header needs `{needed}`");
+        }
+    }
+    assert!(dir.join("licenses/LeoCC-MIT.txt").is_file() && dir.join("licenses/CICV5G-CC-BY-4.0.txt").is_file());
+}
+
+/// Probing a delay series once per interval for one period visits every
+/// sample once: by arrival, the probe's distribution is the file's; FIFO
+/// only ever holds a packet back.
+#[test]
+fn a_probe_of_a_replayed_series_measures_the_file() {
+    let p = resolve("leo-starlink");
+    let mut replay = p.replay[1].clone().unwrap();
+    let file = recorded(replay.delays.as_deref().unwrap());
+    let n = file.sent;
+    let probe = |replay, draw| {
+        let link = Link::new(Netem::clean(), p.correlation, probe_stream(1)).with_replay(Replayer::new(replay, draw));
+        probe_link(link, n, 10_000, 100)
+    };
+    replay.order = Order::ByArrival;
+    for draw in [0, 123_456_789] {
+        let got = probe(replay.clone(), draw);
+        assert_eq!(
+            (got.delay_mean_ms, got.delay_sd_ms, got.delay_p50_ms, got.delay_p90_ms, got.delay_p99_ms, got.loss),
+            (file.delay_mean_ms, file.delay_sd_ms, file.delay_p50_ms, file.delay_p90_ms, file.delay_p99_ms, file.loss),
+            "draw {draw}"
+        );
+    }
+    replay.order = Order::Fifo;
+    let fifo = probe(replay, 7);
+    assert!(fifo.delay_mean_ms >= file.delay_mean_ms && fifo.delay_p50_ms >= file.delay_p50_ms, "{fifo:?}");
+    assert_eq!(fifo.reorder, 0.0);
+}
+
+#[test]
+fn a_mahimahi_pair_by_path_is_bandwidth_and_base_delay() {
+    let dir = std::env::temp_dir().join(format!("syncbench-mahimahi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Uplink: an opportunity every 10 ms (1.2 Mbit/s); downlink: every ms.
+    let lines = |step: u64| (1..=100).map(|i| format!("{}\n", i * step)).collect::<String>();
+    std::fs::write(dir.join("cell.up"), lines(10)).unwrap();
+    std::fs::write(dir.join("cell.down"), lines(1)).unwrap();
+    let arg = format!("{} delay 20ms", dir.join("cell.down").display());
+    let p = resolve(&arg);
+    assert!(p.is_recorded() && p.uplink.delay_us == 20_000);
+    for (up, step_us) in [(true, 10_000), (false, 1_000)] {
+        let mut link = p.link(up, 3, 1, probe_stream(3));
+        // Ten packets of 1,504 B (one opportunity each; a path MTU to match) at once.
+        let arrivals: Vec<Micros> =
+            (0..10).map(|_| link.send_on_path(Micros::ZERO, 1_476, 1_504).iter().next().unwrap().time).collect();
+        assert!((20_000..=20_000 + step_us).contains(&arrivals[0].0), "up {up}: {arrivals:?}");
+        assert!(arrivals.windows(2).all(|w| w[1].0 - w[0].0 == step_us), "up {up}: {arrivals:?}");
+    }
+    // A run on it: the base delay and the opportunities shape what the
+    // players see.
+    let m = run_named("server-verified", &arg, "random-walk", cfg(2, 3, 1));
+    assert!(m.input_latency_ms.own.p50 > 40.0, "{:?}", m.input_latency_ms.own);
+    let missing = dir.join("lonely.up");
+    std::fs::write(&missing, "1\n").unwrap();
+    let e = Profile::resolve(missing.to_str().unwrap(), &[]).unwrap_err().to_string();
+    assert!(e.contains("lonely.down is missing"), "{e}");
+}
+
+#[test]
+fn a_compare_on_a_recorded_link_is_byte_identical() {
+    let args = [
+        "compare",
+        "--profile",
+        "leo-starlink",
+        "--algos",
+        "snapshot,rollback",
+        "--seeds",
+        "2",
+        "--duration",
+        "5s",
+        "--format",
+        "json",
+    ];
+    let (code, a, e) = syncbench(&args);
+    assert_eq!(code, 0, "{e}");
+    let (_, b, _) = syncbench(&args);
+    assert_eq!(a, b);
+    // A different seed starts each node elsewhere in the recording.
+    let (_, one, _) =
+        syncbench(&["run", "--algo", "snapshot", "--profile", "leo-starlink", "--duration", "5s", "--format", "json"]);
+    let (_, two, _) = syncbench(&[
+        "run",
+        "--algo",
+        "snapshot",
+        "--profile",
+        "leo-starlink",
+        "--duration",
+        "5s",
+        "--seed",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_ne!(one, two);
+}
+
+#[test]
+fn bad_replay_tables_name_the_line() {
+    let dir = std::env::temp_dir().join(format!("syncbench-replay-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("d.txt"), "10\n-1\n").unwrap();
+    std::fs::write(dir.join("ok.txt"), "10\n12\n").unwrap();
+    for (toml, line, what) in [
+        ("[replay]\ndelays = \"nothere.txt\"\n", 2, "cannot read recording"),
+        ("[replay]\ndelays = \"ok.txt\"\nsamples = \"ok.txt\"\n", 3, "not both"),
+        ("[replay]\ndelays = \"ok.txt\"\nqueue = \"lots\"\n", 3, "N packets"),
+        ("[replay]\ndelays = \"ok.txt\"\norder = \"random\"\n", 3, "by-arrival"),
+        ("[replay]\ndelay = \"ok.txt\"\n", 2, "unknown key `delay`"),
+        ("[replay.up]\ndelays = \"ok.txt\"\n", 0, "needs `uplink` and `downlink`"),
+        ("link = \"slot 10ms\"\n[replay]\ndelays = \"ok.txt\"\n", 2, "cannot also take netem's `slot`"),
+        ("[replay]\ninterval = \"0ms\"\ndelays = \"ok.txt\"\n", 2, "above 0"),
+    ] {
+        let path = dir.join("p.toml");
+        std::fs::write(&path, toml).unwrap();
+        let e = Profile::load(&path).unwrap_err().to_string();
+        let at = if line == 0 { "p.toml:".to_string() } else { format!("p.toml:{line}:") };
+        assert!(e.contains(what) && (line == 0 || e.contains(&at)), "{toml:?}: {e}");
+    }
+    // A bad value inside the recording names the recording's own line.
+    std::fs::write(dir.join("p.toml"), "[replay]\ndelays = \"d.txt\"\n").unwrap();
+    let e = Profile::load(&dir.join("p.toml")).unwrap_err().to_string();
+    assert!(e.contains("d.txt:2") && e.contains("of 0 or more"), "{e}");
+    // Through the binary: exit 2.
+    let (code, _, err) = syncbench(&["run", "--algo", "snapshot", "--profile", dir.join("p.toml").to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+}
