@@ -366,6 +366,44 @@ pub enum ProfileCmd {
         #[arg(long, value_enum, default_value_t = ListFormat::Table)]
         format: ListFormat,
     },
+    /// Import a recording of your own link (`ping -D` output, IRTT's JSON, or
+    /// a CSV of times and delays) as a profile that replays it: writes
+    /// NAME.toml and the recording as NAME.csv beside it.
+    #[command(
+        after_help = "Examples:\n  ping -D -i 0.01 -c 6000 game.example.net > wifi.ping   # a minute of 10 ms probes\n  syncbench profile import wifi.ping --out netem-profiles/my-wifi.toml\n  irtt client -i 10ms -d 1m -o wifi.json game.example.net\n  syncbench profile import wifi.json --out netem-profiles/my-wifi.toml\n  syncbench compare --profile my-wifi"
+    )]
+    Import {
+        /// The recording: ping -D output, IRTT JSON, or a CSV.
+        file: std::path::PathBuf,
+        /// The profile to write (NAME.toml; the recording goes to NAME.csv).
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// One line on what link this is, for the profile's description.
+        #[arg(long)]
+        description: Option<String>,
+    },
+    /// Fit netem to a recorded link: for each direction, the delay and jitter
+    /// of every netem distribution closest to the recording (1-Wasserstein
+    /// distance between the delay distributions), a Gilbert loss model from
+    /// its loss bursts, rescaled to the packet interval, and what netem
+    /// cannot say (time correlation, reordering).
+    #[command(
+        after_help = "Examples:\n  syncbench profile fit leo-starlink\n  syncbench profile fit my-link.csv --packet-hz 30 --out netem-profiles/my-link-fit.toml\n  syncbench compare --profile my-link-fit   # then compare the two"
+    )]
+    Fit {
+        /// A recorded profile's name or path, or a recording's path.
+        profile: String,
+        /// The packet rate the loss model is rescaled to, per second (a
+        /// 60 Hz game sends about 60).
+        #[arg(long, default_value_t = 60)]
+        packet_hz: u32,
+        /// Write the fitted profile (TOML) here.
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+        format: ListFormat,
+    },
     /// Send a steady message stream through a transport over the profile and
     /// time every message from send to delivery (the model side of
     /// scripts/kernel-validation/transport-validate.sh, which sends the same stream through

@@ -65,6 +65,12 @@ pub fn dispatch(cmd: Command) -> Result<()> {
         Command::Profile(ProfileCmd::Show { profile, packets, spacing, payload, seed, format }) => {
             profile_show(&profile, packets, &spacing, payload, seed, format)
         }
+        Command::Profile(ProfileCmd::Import { file, out, description }) => {
+            profile_import(&file, &out, description.as_deref())
+        }
+        Command::Profile(ProfileCmd::Fit { profile, packet_hz, out, format }) => {
+            profile_fit(&profile, packet_hz, out.as_deref(), format)
+        }
         Command::Profile(ProfileCmd::Stream {
             profile,
             transport,

@@ -1,4 +1,4 @@
-//! `profile show` and `profile stream`: what a profile does to probe packets and to a message stream through a transport.
+//! `profile show`, `profile fit` and `profile stream`: what a profile does to probe packets, the netem closest to a recording, and a message stream through a transport.
 
 use super::*;
 
@@ -306,4 +306,225 @@ fn stream_table(pooled: &[Pooled], minutes: f64, markdown: bool) -> String {
         })
         .collect();
     harness::report::table::render(&header, &rows, markdown)
+}
+
+/// `profile fit`: the netem description closest to each recorded direction.
+pub(super) fn profile_fit(arg: &str, packet_hz: u32, out: Option<&std::path::Path>, format: ListFormat) -> Result<()> {
+    use harness::metrics::stats::round4;
+    use harness::net::fit::fit;
+    use harness::net::probe::probe;
+    if !(1..=1000).contains(&packet_hz) {
+        return Err(bad(format!("--packet-hz {packet_hz}: expected 1..=1000 packets per second")));
+    }
+    let packet_us = 1_000_000 / packet_hz as u64;
+    let p = harness::net::Profile::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))?;
+    let mut fitted = [p.uplink.clone(), p.downlink.clone()];
+    let mut report = Vec::new();
+    let mut notes = Vec::new();
+    for (i, name) in ["uplink", "downlink"].into_iter().enumerate() {
+        let Some(delays) = p.replay[i].as_ref().and_then(|r| r.delays.as_deref()) else {
+            notes.push(format!("{name}: no delay recording; its netem description is kept: {}", fitted[i]));
+            continue;
+        };
+        let f = fit(delays, packet_us)
+            .ok_or_else(|| bad(format!("{arg}: the {name} recording has no delivered sample to fit")))?;
+        // The profile's own netem extras come first: a base delay adds,
+        // a loss rate stays unless the recording has losses of its own.
+        let extras = &fitted[i];
+        let mut n = f.netem.clone();
+        n.delay_us += extras.delay_us;
+        if f.recorded.count == 0 {
+            n.loss = extras.loss;
+        }
+        if extras.jitter_us > 0 || extras.rate.is_some() || extras.slot.is_some() {
+            notes.push(format!("{name}: the profile's own `{extras}` is replaced except for its delay and loss"));
+        }
+        let reorder = probe(&n, p.correlation, 20_000, packet_us, 100, 1).reorder;
+        fitted[i] = n;
+        report.push((name, f, reorder));
+    }
+    if report.is_empty() {
+        return Err(bad(format!("{arg}: no direction replays a delay recording: nothing to fit")));
+    }
+    let toml = fitted_toml(&p, &fitted, &report, packet_hz);
+    if let Some(path) = out {
+        crate::output::write_output(path, &toml)?;
+    }
+    if format == ListFormat::Json {
+        let dirs: Vec<serde_json::Value> = report
+            .iter()
+            .map(|(name, f, reorder)| {
+                serde_json::json!({
+                    "direction": name,
+                    "samples_every_us": f.spacing_us,
+                    "span_ms": round4(sample_span_us(&p, name) as f64 / 1e3),
+                    "candidates": f.candidates.iter().map(|c| serde_json::json!({
+                        "distribution": c.distribution.name(), "delay_us": c.delay_us,
+                        "jitter_us": c.jitter_us, "w1_ms": round4(c.w1_ms)})).collect::<Vec<_>>(),
+                    "recorded_loss": round4(f.recorded.loss), "recorded_bursts": f.recorded.count,
+                    "recorded_burst_mean_ms": round4(f.recorded.mean_ms), "recorded_burst_max_ms": round4(f.recorded.max_ms),
+                    "fitted_loss": round4(f.fitted.loss), "fitted_burst_mean_ms": round4(f.fitted.mean_ms),
+                    "autocorrelation": round4(f.autocorrelation), "fitted_reorder": reorder,
+                })
+            })
+            .collect();
+        let v = serde_json::json!({
+            "profile": p.name, "packet_hz": packet_hz, "directions": dirs,
+            "uplink": fitted[0].to_string(), "downlink": fitted[1].to_string(), "notes": notes,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    println!("fit of {}: the netem closest to its recording, for {packet_hz} packets per second", p.name);
+    for (name, f, reorder) in &report {
+        println!();
+        println!("{name}: {} samples, one every {:.1} ms", sample_count(&p, name), f.spacing_us as f64 / 1e3);
+        println!("  {:<13} {:>9} {:>9} {:>8}", "distribution", "delay ms", "jitter ms", "W1 ms");
+        for (k, c) in f.candidates.iter().enumerate() {
+            println!(
+                "  {:<13} {:>9.3} {:>9.3} {:>8.3}{}",
+                c.distribution.name(),
+                c.delay_us as f64 / 1e3,
+                c.jitter_us as f64 / 1e3,
+                c.w1_ms,
+                if k == 0 { "   best" } else { "" }
+            );
+        }
+        println!(
+            "  loss: recorded {:.2}% in {} bursts (mean {:.1} ms, longest {:.1} ms); fitted {:.2}%, mean burst {:.1} ms",
+            f.recorded.loss * 100.0,
+            f.recorded.count,
+            f.recorded.mean_ms,
+            f.recorded.max_ms,
+            f.fitted.loss * 100.0,
+            if f.fitted.mean_ms.is_finite() { f.fitted.mean_ms } else { 0.0 }
+        );
+        println!(
+            "  not in netem: the recording's delays have lag-1 autocorrelation {:.2} (netem draws each afresh) and arrive in order; the fit reorders {:.2}% of packets {:.1} ms apart",
+            f.autocorrelation,
+            reorder * 100.0,
+            packet_us as f64 / 1e3
+        );
+    }
+    for n in &notes {
+        println!("note: {n}");
+    }
+    println!();
+    println!("uplink = \"{}\"", fitted[0]);
+    println!("downlink = \"{}\"", fitted[1]);
+    if let Some(path) = out {
+        println!("(written to {})", path.display());
+    }
+    Ok(())
+}
+
+/// How long a direction's delay recording lasts before it repeats, µs.
+fn sample_span_us(p: &harness::net::Profile, name: &str) -> u64 {
+    let i = usize::from(name != "uplink");
+    p.replay[i].as_ref().and_then(|r| r.delays.as_deref()).map_or(0, |d| d.period_us())
+}
+
+/// Samples in a direction's delay recording.
+fn sample_count(p: &harness::net::Profile, name: &str) -> usize {
+    let i = usize::from(name != "uplink");
+    p.replay[i].as_ref().and_then(|r| r.delays.as_deref()).map_or(0, |d| d.iter().count())
+}
+
+/// The fitted profile as a file: its description, its provenance (the
+/// command and the distances) and both directions.
+fn fitted_toml(
+    p: &harness::net::Profile,
+    fitted: &[harness::net::Netem; 2],
+    report: &[(&str, harness::net::fit::Fit, f64)],
+    packet_hz: u32,
+) -> String {
+    let distances: Vec<String> = report
+        .iter()
+        .map(|(name, f, _)| {
+            format!(
+                "{name} W1 {:.3} ms, recorded loss {:.2}% vs fitted {:.2}%",
+                f.candidates[0].w1_ms,
+                f.recorded.loss * 100.0,
+                f.fitted.loss * 100.0
+            )
+        })
+        .collect();
+    let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+    format!(
+        "description = \"{}\"\nsource = \"{}\"\ncorrelation = \"{}\"\nuplink = \"{}\"\ndownlink = \"{}\"\n",
+        esc(&format!("netem fitted to the recording of {}", p.name)),
+        esc(&format!(
+            "syncbench profile fit {} --packet-hz {packet_hz}: {}. Netem draws each delay afresh and reorders; the recording is time-correlated and in order.",
+            p.name,
+            distances.join("; ")
+        )),
+        p.correlation.name(),
+        fitted[0],
+        fitted[1]
+    )
+}
+
+/// `profile import`: a recording of the user's own link as a profile that
+/// replays it (NAME.toml, and NAME.csv beside it).
+pub(super) fn profile_import(file: &std::path::Path, out: &std::path::Path, description: Option<&str>) -> Result<()> {
+    use harness::error::Source;
+    use harness::net::import::import;
+    if out.extension().is_none_or(|e| e != "toml") {
+        return Err(bad(format!("--out {}: expected a path ending in .toml", out.display())));
+    }
+    let text = harness::limits::read_text(file, harness::limits::MAX_INPUT_FILE, "recording")
+        .map_err(|e| bad(e.to_string()))?;
+    let rec = import(&text, &Source::File(file.display().to_string())).map_err(|e| bad(e.to_string()))?;
+    let csv_path = out.with_extension("csv");
+    let csv_name = csv_path.file_name().and_then(|n| n.to_str()).unwrap_or("recording.csv");
+    let shown = file.display().to_string();
+    let header = vec![
+        format!("Imported by `syncbench profile import {shown}` from {} output.", rec.tool.name()),
+        format!("{} probes, {} lost; times relative to the first probe.", rec.len(), rec.lost()),
+    ];
+    let csv = rec.to_csv(&header);
+    // Check what was written reads back as a recording before writing it.
+    let gaps = harness::net::recorded::Gaps::Unsent;
+    let back = harness::net::recorded::timed_csv(&csv, &Source::File(csv_path.display().to_string()), gaps)
+        .map_err(|e| bad(format!("the imported recording does not read back: {e}")))?;
+    let span_s = back.up.period_us() as f64 / 1e6;
+    let what = match rec.samples {
+        harness::net::import::Samples::Rtt(_) => "round trips, half each way",
+        harness::net::import::Samples::OneWay(_) => "one-way delays each way",
+    };
+    let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+    let desc = description
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("recorded link: {span_s:.1} s of {} from {shown}", rec.tool.name()));
+    let toml = format!(
+        "description = \"{}\"\nsource = \"{}\"\n\n[replay]\nsamples = \"{}\"\ngaps = \"unsent\"   # every probe sent is a row\n",
+        esc(&desc),
+        esc(&format!(
+            "{} recording {shown}: {} probes over {span_s:.1} s, {} lost; {what}.{}",
+            rec.tool.name(),
+            rec.len(),
+            rec.lost(),
+            rec.note.as_ref().map_or(String::new(), |n| format!(" Note: {n}."))
+        )),
+        esc(csv_name)
+    );
+    crate::output::write_output(&csv_path, &csv)?;
+    crate::output::write_output(out, &toml)?;
+    // What was written must load as the profile it is.
+    harness::net::Profile::load(out).map_err(|e| bad(format!("the written profile does not load: {e}")))?;
+    println!("imported {} probes ({} lost) from {} output: {what}", rec.len(), rec.lost(), rec.tool.name());
+    if let Some(n) = &rec.note {
+        println!("note: {n}");
+    }
+    println!("wrote {} and {}", out.display(), csv_path.display());
+    let name = out.file_stem().and_then(|s| s.to_str()).unwrap_or("profile");
+    println!("next: syncbench profile show {}   # its delays, and the file's", out.display());
+    println!("      syncbench profile fit {}    # the netem closest to it", out.display());
+    let by = if out.parent().is_some_and(|p| p.ends_with("netem-profiles")) {
+        name.to_string()
+    } else {
+        out.display().to_string()
+    };
+    println!("      syncbench compare --profile {by}");
+    Ok(())
 }

@@ -13,6 +13,8 @@
 //! from that player only).
 
 pub mod dist;
+pub mod fit;
+pub mod import;
 pub mod link;
 pub mod netem;
 pub mod probe;

@@ -63,7 +63,7 @@ use std::path::{Path, PathBuf};
 
 /// File name endings `--profile` reads as a recording given by path (any
 /// path with a `/` is one too, unless it ends in `.toml`).
-pub const RECORDING_EXTENSIONS: [&str; 5] = [".up", ".down", ".csv", ".txt", ".log"];
+pub const RECORDING_EXTENSIONS: [&str; 7] = [".up", ".down", ".csv", ".txt", ".log", ".json", ".ping"];
 
 /// Which directions an event touches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

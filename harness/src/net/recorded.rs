@@ -198,6 +198,29 @@ impl Opportunities {
 /// spacing holds lost probes: `round(gap / spacing) − 1` of them.
 pub const LOST_GAP: u64 = 2;
 
+/// What a gap between a timed recording's rows means.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Gaps {
+    /// Probes the recording missed: lost ([`LOST_GAP`] median spacings or
+    /// more).
+    #[default]
+    Lost,
+    /// Nothing was sent then: every probe sent is a row (ping and IRTT
+    /// imports, whose sequence numbers account for each).
+    Unsent,
+}
+
+impl Gaps {
+    /// From a profile's `gaps = "..."`.
+    pub fn from_name(s: &str) -> Option<Gaps> {
+        match s {
+            "lost" => Some(Gaps::Lost),
+            "unsent" => Some(Gaps::Unsent),
+            _ => None,
+        }
+    }
+}
+
 /// The two directions of a timed recording.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TimedDelays {
@@ -210,10 +233,12 @@ pub struct TimedDelays {
 /// Reads a timed CSV recording. The header names the columns: `time_ms`
 /// first, then `delay_ms` (one-way, both directions), `rtt_ms` (a round
 /// trip, half each way) or `up_ms` and `down_ms`. An empty cell or `lost`
-/// marks a lost probe; a gap of [`LOST_GAP`] median spacings or more holds
-/// lost probes too (the recording missed them). Lines starting with `#` are
-/// comments.
-pub fn timed_csv(text: &str, source: &Source) -> Result<TimedDelays, InputError> {
+/// marks a lost probe; `-` says the direction was not measured then (the
+/// sample before stays in force: a probe lost on the way up says nothing
+/// of the way down). With [`Gaps::Lost`], a gap between rows of
+/// [`LOST_GAP`] median spacings or more holds lost probes too (the
+/// recording missed them). Lines starting with `#` are comments.
+pub fn timed_csv(text: &str, source: &Source, gaps: Gaps) -> Result<TimedDelays, InputError> {
     let mut lines = data_lines(text);
     let Some((header_line, header)) = lines.next() else {
         return Err(InputError::at(source, None, "an empty recording: expected a header such as `time_ms,rtt_ms`"));
@@ -239,11 +264,11 @@ pub fn timed_csv(text: &str, source: &Source) -> Result<TimedDelays, InputError>
     if find("time_ms") != Some(0) {
         return Err(InputError::at(source, Some(header_line), "the first column must be `time_ms`"));
     }
-    let mut up: Vec<(u64, Option<u32>)> = Vec::new();
-    let mut down: Vec<(u64, Option<u32>)> = Vec::new();
+    // (time, up, down): per cell, Some(sample) or None for "not measured".
+    let mut rows: Vec<Row> = Vec::new();
     let mut last_us: Option<u64> = None;
     for (number, line) in lines {
-        check_count(up.len(), source, number)?;
+        check_count(rows.len(), source, number)?;
         let cells: Vec<&str> = line.split(',').map(str::trim).collect();
         if cells.len() != columns.len() {
             return Err(InputError::at(
@@ -275,36 +300,50 @@ pub fn timed_csv(text: &str, source: &Source) -> Result<TimedDelays, InputError>
             ));
         }
         last_us = Some(t_us);
-        let cell = |i: usize| -> Result<Option<u32>, InputError> {
+        let cell = |i: usize| -> Result<Option<Option<u32>>, InputError> {
             match cells[i] {
-                "" | "lost" => Ok(None),
-                c => delay_ms(c, source, number).map(|d| Some(if halve { d.div_ceil(2) } else { d })),
+                "-" => Ok(None),
+                "" | "lost" => Ok(Some(None)),
+                c => delay_ms(c, source, number).map(|d| Some(Some(if halve { d.div_ceil(2) } else { d }))),
             }
         };
-        up.push((t_us, cell(up_col)?));
-        down.push((t_us, cell(down_col)?));
+        rows.push((t_us, cell(up_col)?, cell(down_col)?));
     }
-    let (up, down) = (fill_gaps(up), fill_gaps(down));
-    Ok(TimedDelays { up: Delays::samples(up, source)?, down: Delays::samples(down, source)? })
+    let rows = if gaps == Gaps::Lost { fill_gaps(rows) } else { rows };
+    let direction = |pick: fn(&Row) -> Option<Option<u32>>, name: &str| {
+        let samples: Vec<(u64, Option<u32>)> = rows.iter().filter_map(|r| pick(r).map(|c| (r.0, c))).collect();
+        if samples.is_empty() {
+            return Err(InputError::at(source, None, format!("no {name} sample: every cell is `-`")));
+        }
+        Delays::samples(samples, source)
+    };
+    Ok(TimedDelays { up: direction(|r| r.1, "uplink")?, down: direction(|r| r.2, "downlink")? })
 }
 
-/// Marks the probes a recording missed: in a gap of [`LOST_GAP`] median
-/// spacings or more, one lost sample per missing spacing.
-fn fill_gaps(samples: Vec<(u64, Option<u32>)>) -> Vec<(u64, Option<u32>)> {
-    let mut gaps: Vec<u64> = samples.windows(2).map(|w| w[1].0 - w[0].0).collect();
+/// A timed row: time µs, then per direction `Some(delay µs or lost)` or
+/// `None` (not measured).
+type Row = (u64, Option<Option<u32>>, Option<Option<u32>>);
+
+/// Marks the probes a recording missed: in a gap between rows of
+/// [`LOST_GAP`] median spacings or more, one row lost both ways per
+/// missing spacing.
+fn fill_gaps(rows: Vec<Row>) -> Vec<Row> {
+    let mut gaps: Vec<u64> = rows.windows(2).map(|w| w[1].0 - w[0].0).collect();
     if gaps.is_empty() {
-        return samples;
+        return rows;
     }
     gaps.sort_unstable();
     let spacing = gaps[gaps.len() / 2].max(1);
-    let mut out = Vec::with_capacity(samples.len());
-    for (i, &s) in samples.iter().enumerate() {
-        out.push(s);
-        if let Some(&(next, _)) = samples.get(i + 1) {
-            let gap = next - s.0;
+    let mut out = Vec::with_capacity(rows.len());
+    for (i, &r) in rows.iter().enumerate() {
+        out.push(r);
+        if let Some(&(next, _, _)) = rows.get(i + 1) {
+            let gap = next - r.0;
             if gap >= LOST_GAP * spacing {
                 let missing = (gap + spacing / 2) / spacing - 1;
-                out.extend((1..=missing).map(|k| (s.0 + k * spacing, None)).filter(|(t, _)| *t < next));
+                out.extend(
+                    (1..=missing).map(|k| (r.0 + k * spacing, Some(None), Some(None))).filter(|(t, _, _)| *t < next),
+                );
             }
         }
     }
@@ -424,7 +463,7 @@ mod tests {
 
     #[test]
     fn a_timed_csv_halves_round_trips_and_fills_gaps_with_losses() {
-        let t = timed_csv("# c\ntime_ms,rtt_ms\n0,24\n55,lost\n110,15\n220,30\n275,\n", &src()).unwrap();
+        let t = timed_csv("# c\ntime_ms,rtt_ms\n0,24\n55,lost\n110,15\n220,30\n275,\n", &src(), Gaps::Lost).unwrap();
         assert_eq!(t.up, t.down);
         let got: Vec<(u64, Option<u32>)> = t.up.iter().collect();
         // 110 → 220 is two spacings: one probe missed at 165.
@@ -439,9 +478,20 @@ mod tests {
                 (275_000, None)
             ]
         );
-        let t = timed_csv("time_ms,up_ms,down_ms\n0,10,20\n10,,21\n", &src()).unwrap();
-        assert_eq!(t.up.iter().collect::<Vec<_>>(), [(0, Some(10_000)), (10_000, None)]);
-        assert_eq!(t.down.iter().collect::<Vec<_>>(), [(0, Some(20_000)), (10_000, Some(21_000))]);
+        let t = timed_csv("time_ms,up_ms,down_ms\n0,10,20\n10,,21\n20,11,-\n30,12,22\n", &src(), Gaps::Lost).unwrap();
+        assert_eq!(
+            t.up.iter().collect::<Vec<_>>(),
+            [(0, Some(10_000)), (10_000, None), (20_000, Some(11_000)), (30_000, Some(12_000))]
+        );
+        // `-`: not measured; the sample before stays in force.
+        assert_eq!(
+            t.down.iter().collect::<Vec<_>>(),
+            [(0, Some(20_000)), (10_000, Some(21_000)), (30_000, Some(22_000))]
+        );
+        assert!(timed_csv("time_ms,up_ms,down_ms\n0,1,-\n", &src(), Gaps::Lost)
+            .unwrap_err()
+            .to_string()
+            .contains("no downlink sample"));
         for (text, line, what) in [
             ("time_ms,rtt\n", 1, "expected `time_ms` and then"),
             ("rtt_ms,time_ms\n", 1, "first column"),
@@ -450,9 +500,9 @@ mod tests {
             ("time_ms,delay_ms\n0,-1\n", 2, "of 0 or more"),
             ("time_ms,delay_ms\nx,1\n", 2, "expected a time in ms"),
         ] {
-            let e = timed_csv(text, &src()).unwrap_err().to_string();
+            let e = timed_csv(text, &src(), Gaps::Lost).unwrap_err().to_string();
             assert!(e.contains(&format!("t.txt:{line}")) && e.contains(what), "{text:?}: {e}");
         }
-        assert!(timed_csv("# only\n", &src()).unwrap_err().to_string().contains("empty recording"));
+        assert!(timed_csv("# only\n", &src(), Gaps::Lost).unwrap_err().to_string().contains("empty recording"));
     }
 }

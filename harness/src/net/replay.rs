@@ -28,7 +28,7 @@
 //! Recorded losses count as the link's losses and queue drops as its limit
 //! drops.
 
-use super::recorded::{Delays, Opportunities, OPPORTUNITY_BYTES};
+use super::recorded::{Delays, Gaps, Opportunities, OPPORTUNITY_BYTES};
 use crate::error::{InputError, Source};
 use crate::rng::{Purpose, Stream};
 use std::collections::VecDeque;
@@ -114,7 +114,7 @@ impl std::fmt::Display for Replay {
 }
 
 /// Keys a `[replay]` table (and its `up` and `down` tables) takes.
-const KEYS: &str = "delays, interval, samples, opportunities, queue, order, up or down";
+const KEYS: &str = "delays, interval, samples, gaps, opportunities, queue, order, up or down";
 
 /// Reads a profile's `[replay]` table: what the uplink and the downlink
 /// replay. Keys at the top apply to both directions; `[replay.up]` and
@@ -128,7 +128,7 @@ pub fn from_table(
 ) -> Result<[Option<Replay>; 2], InputError> {
     let err = |key: &str, msg: String| InputError::at(source, line(key), msg);
     for (k, v) in table {
-        let known = ["delays", "interval", "samples", "opportunities", "queue", "order"].contains(&k.as_str());
+        let known = ["delays", "interval", "samples", "gaps", "opportunities", "queue", "order"].contains(&k.as_str());
         let direction = k == "up" || k == "down";
         if !(known || direction) {
             return Err(err(k, format!("unknown key `{k}` in [replay]: expected {KEYS}")));
@@ -145,11 +145,10 @@ pub fn from_table(
     for (i, dir) in ["up", "down"].into_iter().enumerate() {
         let own = table.get(dir).and_then(|v| v.as_table());
         if let Some(own) = own {
-            if let Some(k) = own
-                .keys()
-                .find(|k| !["delays", "interval", "samples", "opportunities", "queue", "order"].contains(&k.as_str()))
-            {
-                return Err(err(k, format!("unknown key `{k}` in [replay.{dir}]: expected delays, interval, samples, opportunities, queue or order")));
+            if let Some(k) = own.keys().find(|k| {
+                !["delays", "interval", "samples", "gaps", "opportunities", "queue", "order"].contains(&k.as_str())
+            }) {
+                return Err(err(k, format!("unknown key `{k}` in [replay.{dir}]: expected delays, interval, samples, gaps, opportunities, queue or order")));
             }
         }
         let get = |key: &str| -> Result<Option<&str>, InputError> {
@@ -175,7 +174,13 @@ pub fn from_table(
             }
             (Some(f), None) => Some(files.series(f, interval_us, source, line)?),
             (None, Some(f)) => {
-                let timed = files.timed(f, source, line)?;
+                let gaps = match get("gaps")? {
+                    None => Gaps::Lost,
+                    Some(g) => Gaps::from_name(g).ok_or_else(|| {
+                        err("gaps", format!("gaps `{}`: expected \"lost\" or \"unsent\"", crate::error::echo(g)))
+                    })?,
+                };
+                let timed = files.timed(f, gaps, source, line)?;
                 Some(if i == 0 { timed.0 } else { timed.1 })
             }
             (None, None) => None,
@@ -222,10 +227,11 @@ pub fn from_table(
     Ok(out)
 }
 
-/// What a recording given by path replays each way, told by its name: a
-/// Mahimahi pair (`NAME.up` and `NAME.down`, either named: uplink and
-/// downlink opportunities), a timed CSV (`.csv`), or else a delay series of
-/// one delay per 10 ms line (LeoReplayer's format), both ways.
+/// What a recording given by path replays each way, told by its name and
+/// text: a Mahimahi pair (`NAME.up` and `NAME.down`, either named: uplink
+/// and downlink opportunities), a timed CSV (`.csv`), `ping -D` output or
+/// IRTT's JSON (imported as `profile import` does), or else a delay series
+/// of one delay per 10 ms line (LeoReplayer's format), both ways.
 pub fn from_path(path: &std::path::Path) -> Result<[Option<Replay>; 2], InputError> {
     let shown = path.display().to_string();
     let source = Source::Inline(shown.clone());
@@ -264,11 +270,19 @@ pub fn from_path(path: &std::path::Path) -> Result<[Option<Replay>; 2], InputErr
             ])
         }
         "csv" => {
-            let (u, d) = files.timed(&shown, &source, none)?;
+            let (u, d) = files.timed(&shown, Gaps::Lost, &source, none)?;
             Ok([Some(replay(Some(u), None, shown.clone())), Some(replay(Some(d), None, shown))])
         }
         _ => {
-            let d = files.series(&shown, 10_000, &source, none)?;
+            // ping -D output or IRTT's JSON: imported on the way in.
+            let (text, at) = read(&shown, &source, None)?;
+            if text.trim_start().starts_with('{') || text.contains("icmp_seq=") {
+                let csv = super::import::import(&text, &at)?.to_csv(&[]);
+                let t = super::recorded::timed_csv(&csv, &at, Gaps::Unsent)?;
+                let (u, d) = (Arc::new(t.up), Arc::new(t.down));
+                return Ok([Some(replay(Some(u), None, shown.clone())), Some(replay(Some(d), None, shown))]);
+            }
+            let d = Arc::new(Delays::series(&text, 10_000, &at)?);
             Ok([Some(replay(Some(d.clone()), None, shown.clone())), Some(replay(Some(d), None, shown))])
         }
     }
@@ -278,7 +292,7 @@ pub fn from_path(path: &std::path::Path) -> Result<[Option<Replay>; 2], InputErr
 #[derive(Default)]
 struct Files {
     series: Vec<(String, u64, Arc<Delays>)>,
-    timed: Vec<(String, Arc<Delays>, Arc<Delays>)>,
+    timed: Vec<(String, Gaps, Arc<Delays>, Arc<Delays>)>,
     opportunities: Vec<(String, Arc<Opportunities>)>,
 }
 
@@ -302,16 +316,17 @@ impl Files {
     fn timed(
         &mut self,
         name: &str,
+        gaps: Gaps,
         source: &Source,
         line: &dyn Fn(&str) -> Option<usize>,
     ) -> Result<(Arc<Delays>, Arc<Delays>), InputError> {
-        if let Some((_, u, d)) = self.timed.iter().find(|(n, _, _)| n == name) {
+        if let Some((_, _, u, d)) = self.timed.iter().find(|(n, g, _, _)| n == name && *g == gaps) {
             return Ok((u.clone(), d.clone()));
         }
         let (text, at) = read(name, source, line("samples"))?;
-        let t = super::recorded::timed_csv(&text, &at)?;
+        let t = super::recorded::timed_csv(&text, &at, gaps)?;
         let (u, d) = (Arc::new(t.up), Arc::new(t.down));
-        self.timed.push((name.to_string(), u.clone(), d.clone()));
+        self.timed.push((name.to_string(), gaps, u.clone(), d.clone()));
         Ok((u, d))
     }
 

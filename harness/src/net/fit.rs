@@ -1,0 +1,304 @@
+//! Fitting a netem description to a delay recording: the parametric
+//! profile closest to a real link, and how close it is.
+//!
+//! **Delay.** For each of netem's distributions, netem's delay is `D + J·T`
+//! with `T` the distribution's standard shape (uniform on ±1, or its table
+//! scaled by 8,192), clamped at 0. `D` and `J` are fitted by least squares
+//! between the recording's quantiles and the model's on a grid of
+//! [`GRID`] probabilities, and the distance reported is the 1-Wasserstein
+//! distance between the two distributions (the mean absolute gap between
+//! their quantile functions, in ms): the expected amount a packet's delay
+//! would have to move to turn one distribution into the other. The
+//! distribution with the smallest distance wins.
+//!
+//! **Loss.** A two-state Gilbert model (`loss gemodel p r`: every packet
+//! in the bad state lost) from the recording's run lengths: `p` = the share
+//! of received probes followed by a lost one, `r` = the share of lost
+//! probes followed by a received one. Both are per probe; a game sends at
+//! its own packet interval, so they are rescaled to keep each state's mean
+//! duration in time (`Δ/p` in the good state, `Δ/r` in the bad):
+//! `p' = p·δ/Δ`, `r' = r·δ/Δ` (at most 1) for a packet interval `δ` and a
+//! probe spacing `Δ`, which keeps the long-run loss `p/(p + r)`. Losses
+//! that never last past one packet (`r'` = 1) give plain `loss p`.
+//!
+//! What netem cannot say is reported, not hidden: a recording's delays are
+//! correlated in time (lag-1 autocorrelation) and arrive in order, where
+//! netem's jitter draws each packet's delay afresh and reorders packets
+//! sent closer together than the jitter.
+
+use super::dist::{Distribution, DIST_SCALE, TABLE_SIZE};
+use super::netem::{LossModel, Netem, Prob};
+use super::recorded::Delays;
+
+/// Probabilities on which quantile functions are compared.
+pub const GRID: usize = 1000;
+
+/// One distribution's best fit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    /// The distribution.
+    pub distribution: Distribution,
+    /// Base delay, µs.
+    pub delay_us: u64,
+    /// Jitter, µs.
+    pub jitter_us: u64,
+    /// 1-Wasserstein distance to the recording, ms.
+    pub w1_ms: f64,
+}
+
+/// Loss bursts: runs of consecutive lost packets.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Bursts {
+    /// Long-run share lost.
+    pub loss: f64,
+    /// Number of bursts (recorded; 0 for a model).
+    pub count: u64,
+    /// Mean burst length, ms.
+    pub mean_ms: f64,
+    /// Longest burst, ms (recorded only).
+    pub max_ms: f64,
+}
+
+/// The fit of one direction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fit {
+    /// Every distribution's fit, best first.
+    pub candidates: Vec<Candidate>,
+    /// The fitted description: the best candidate and the loss model.
+    pub netem: Netem,
+    /// The recording's loss bursts, at its probe spacing.
+    pub recorded: Bursts,
+    /// The fitted model's, at the packet interval.
+    pub fitted: Bursts,
+    /// The recording's probe spacing (median), µs.
+    pub spacing_us: u64,
+    /// Lag-1 autocorrelation of the recorded delays (netem's fit has 0).
+    pub autocorrelation: f64,
+}
+
+/// Fits `delays` for packets sent every `packet_interval_us`. `None` if
+/// the recording has no received sample.
+pub fn fit(delays: &Delays, packet_interval_us: u64) -> Option<Fit> {
+    let samples: Vec<(u64, Option<u32>)> = delays.iter().collect();
+    let mut got: Vec<f64> = samples.iter().filter_map(|(_, d)| d.map(|us| us as f64 / 1000.0)).collect();
+    if got.is_empty() {
+        return None;
+    }
+    let autocorrelation = lag1(&samples);
+    got.sort_by(|a, b| a.total_cmp(b));
+    let grid: Vec<f64> = (0..GRID).map(|i| (i as f64 + 0.5) / GRID as f64).collect();
+    let x: Vec<f64> = grid.iter().map(|&u| quantile(&got, u)).collect();
+    let mut candidates: Vec<Candidate> =
+        [Distribution::Uniform, Distribution::Normal, Distribution::Pareto, Distribution::ParetoNormal]
+            .into_iter()
+            .map(|d| {
+                let q: Vec<f64> = grid.iter().map(|&u| shape_quantile(d, u)).collect();
+                let (delay_ms, jitter_ms) = least_squares(&x, &q);
+                let (delay_us, jitter_us) = ((delay_ms * 1e3).round() as u64, (jitter_ms * 1e3).round() as u64);
+                let (dm, jm) = (delay_us as f64 / 1e3, jitter_us as f64 / 1e3);
+                let w1_ms =
+                    x.iter().zip(&q).map(|(xi, qi)| (xi - (dm + jm * qi).max(0.0)).abs()).sum::<f64>() / GRID as f64;
+                Candidate { distribution: d, delay_us, jitter_us, w1_ms }
+            })
+            .collect();
+    candidates.sort_by(|a, b| a.w1_ms.total_cmp(&b.w1_ms));
+    let spacing_us = median_spacing(&samples);
+    let recorded = recorded_bursts(&samples, spacing_us);
+    let (loss, fitted) = fit_loss(&samples, spacing_us, packet_interval_us);
+    let best = &candidates[0];
+    let netem = Netem {
+        delay_us: best.delay_us,
+        jitter_us: best.jitter_us,
+        distribution: if best.jitter_us > 0 { best.distribution } else { Distribution::Uniform },
+        loss,
+        ..Netem::clean()
+    };
+    Some(Fit { candidates, netem, recorded, fitted, spacing_us, autocorrelation })
+}
+
+/// The `u` quantile of sorted `v` (nearest rank).
+fn quantile(v: &[f64], u: f64) -> f64 {
+    v[((v.len() as f64 * u) as usize).min(v.len() - 1)]
+}
+
+/// The `u` quantile of distribution `d`'s standard shape `T`.
+fn shape_quantile(d: Distribution, u: f64) -> f64 {
+    match d.table() {
+        None => 2.0 * u - 1.0,
+        Some(table) => {
+            // The table is an inverse CDF over its 4,096 entries.
+            let mut sorted: Vec<i16> = table.to_vec();
+            sorted.sort_unstable();
+            sorted[((u * TABLE_SIZE as f64) as usize).min(TABLE_SIZE - 1)] as f64 / DIST_SCALE as f64
+        }
+    }
+}
+
+/// `(D, J)` minimising Σ (x − D − J·q)², with `J` ≥ 0 and `D` ≥ 0.
+fn least_squares(x: &[f64], q: &[f64]) -> (f64, f64) {
+    let n = x.len() as f64;
+    let (mx, mq) = (x.iter().sum::<f64>() / n, q.iter().sum::<f64>() / n);
+    let cov: f64 = x.iter().zip(q).map(|(a, b)| (a - mx) * (b - mq)).sum();
+    let var: f64 = q.iter().map(|b| (b - mq).powi(2)).sum();
+    let j = if var > 0.0 { (cov / var).max(0.0) } else { 0.0 };
+    ((mx - j * mq).max(0.0), j)
+}
+
+fn median_spacing(samples: &[(u64, Option<u32>)]) -> u64 {
+    let mut gaps: Vec<u64> = samples.windows(2).map(|w| w[1].0 - w[0].0).collect();
+    gaps.sort_unstable();
+    gaps.get(gaps.len() / 2).copied().unwrap_or(10_000).max(1)
+}
+
+fn lag1(samples: &[(u64, Option<u32>)]) -> f64 {
+    let pairs: Vec<(f64, f64)> = samples.windows(2).filter_map(|w| Some((w[0].1? as f64, w[1].1? as f64))).collect();
+    if pairs.len() < 2 {
+        return 0.0;
+    }
+    let n = pairs.len() as f64;
+    let (ma, mb) = (pairs.iter().map(|p| p.0).sum::<f64>() / n, pairs.iter().map(|p| p.1).sum::<f64>() / n);
+    let cov: f64 = pairs.iter().map(|(a, b)| (a - ma) * (b - mb)).sum();
+    let va: f64 = pairs.iter().map(|(a, _)| (a - ma).powi(2)).sum();
+    let vb: f64 = pairs.iter().map(|(_, b)| (b - mb).powi(2)).sum();
+    if va == 0.0 || vb == 0.0 {
+        0.0
+    } else {
+        cov / (va * vb).sqrt()
+    }
+}
+
+fn recorded_bursts(samples: &[(u64, Option<u32>)], spacing_us: u64) -> Bursts {
+    let mut runs: Vec<u64> = Vec::new();
+    let mut run = 0u64;
+    for (_, d) in samples {
+        if d.is_none() {
+            run += 1;
+        } else if run > 0 {
+            runs.push(run);
+            run = 0;
+        }
+    }
+    if run > 0 {
+        runs.push(run);
+    }
+    let lost: u64 = runs.iter().sum();
+    let ms = spacing_us as f64 / 1000.0;
+    Bursts {
+        loss: lost as f64 / samples.len().max(1) as f64,
+        count: runs.len() as u64,
+        mean_ms: if runs.is_empty() { 0.0 } else { lost as f64 / runs.len() as f64 * ms },
+        max_ms: runs.iter().max().copied().unwrap_or(0) as f64 * ms,
+    }
+}
+
+/// The loss model and what it implies at the packet interval.
+fn fit_loss(samples: &[(u64, Option<u32>)], spacing_us: u64, packet_us: u64) -> (LossModel, Bursts) {
+    let (mut good, mut bad, mut to_bad, mut to_good) = (0u64, 0u64, 0u64, 0u64);
+    for w in samples.windows(2) {
+        match (w[0].1.is_some(), w[1].1.is_some()) {
+            (true, true) => good += 1,
+            (true, false) => {
+                good += 1;
+                to_bad += 1;
+            }
+            (false, true) => {
+                bad += 1;
+                to_good += 1;
+            }
+            (false, false) => bad += 1,
+        }
+    }
+    if to_bad == 0 || bad == 0 {
+        return (LossModel::Random { p: Prob::NEVER, corr: Prob::NEVER }, Bursts::default());
+    }
+    let (p, r) = (to_bad as f64 / good.max(1) as f64, to_good as f64 / bad as f64);
+    // Each state's mean dwell time (spacing / its leaving probability) is
+    // kept in time, so the long-run loss is kept too.
+    let scale = packet_us as f64 / spacing_us as f64;
+    let rescale = |x: f64| (x * scale).min(1.0);
+    let (p, r) = (rescale(p), rescale(r));
+    let fitted = Bursts {
+        loss: p / (p + r),
+        count: 0,
+        mean_ms: if r > 0.0 { packet_us as f64 / 1000.0 / r } else { f64::INFINITY },
+        max_ms: 0.0,
+    };
+    let model = if r >= 1.0 - 1e-9 {
+        LossModel::Random { p: Prob::from_percent(p * 100.0), corr: Prob::NEVER }
+    } else {
+        LossModel::GilbertElliott {
+            p: Prob::from_percent(p * 100.0),
+            r: Prob::from_percent(r * 100.0),
+            bad_loss: Prob::ALWAYS,
+            good_loss: Prob::NEVER,
+        }
+    };
+    (model, fitted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Source;
+    use crate::net::probe::probe;
+    use crate::net::Correlation;
+
+    /// A recording drawn from netem itself fits back to the description
+    /// that drew it, and scores itself closest.
+    #[test]
+    fn a_netem_recording_fits_back_to_its_description() {
+        for (spec, d) in [
+            ("delay 40ms 8ms distribution normal", Distribution::Normal),
+            ("delay 30ms 5ms", Distribution::Uniform),
+            ("delay 25ms 10ms distribution pareto", Distribution::Pareto),
+        ] {
+            let netem = Netem::parse(spec).unwrap();
+            // Delays of 20,000 probes 10 ms apart (far more than the jitter:
+            // no reordering), as a delay series.
+            let text: String = (0..20_000)
+                .map(|i| {
+                    let rnd = crate::rng::mix64(i) as u32;
+                    let ns = crate::net::dist::tabledist(
+                        netem.delay_us as i64 * 1000,
+                        netem.jitter_us as i64 * 1000,
+                        rnd,
+                        d,
+                    );
+                    format!("{}\n", ns.max(0) as f64 / 1e6)
+                })
+                .collect();
+            let rec = Delays::series(&text, 10_000, &Source::Inline("t".into())).unwrap();
+            let f = fit(&rec, 10_000).unwrap();
+            let best = &f.candidates[0];
+            assert_eq!(best.distribution, d, "{spec}: {:?}", f.candidates);
+            assert!(best.delay_us.abs_diff(netem.delay_us) < 500, "{spec}: {best:?}");
+            assert!(best.jitter_us.abs_diff(netem.jitter_us) < 500, "{spec}: {best:?}");
+            assert!(best.w1_ms < 0.2, "{spec}: {best:?}");
+            assert!(f.candidates[1].w1_ms > best.w1_ms);
+        }
+    }
+
+    /// Bursts of lost probes become a Gilbert model whose long-run loss and
+    /// mean burst match at the probe spacing, and rescale with the packet
+    /// interval.
+    #[test]
+    fn loss_bursts_fit_a_gilbert_model() {
+        // 1,000 probes 10 ms apart; every 100th starts a 4-probe outage.
+        let samples: Vec<(u64, Option<u32>)> =
+            (0..1_000u64).map(|i| (i * 10_000, if i % 100 < 4 && i >= 100 { None } else { Some(20_000) })).collect();
+        let rec = Delays::samples(samples, &Source::Inline("t".into())).unwrap();
+        let same = fit(&rec, 10_000).unwrap();
+        assert_eq!(same.recorded.count, 9);
+        assert!((same.recorded.mean_ms - 40.0).abs() < 1e-9 && (same.recorded.max_ms - 40.0).abs() < 1e-9);
+        assert!((same.fitted.mean_ms - 40.0).abs() < 0.5, "{:?}", same.fitted);
+        assert!((same.fitted.loss - same.recorded.loss).abs() < 0.002, "{:?} {:?}", same.fitted, same.recorded);
+        assert!(matches!(same.netem.loss, LossModel::GilbertElliott { .. }));
+        // At 20 ms packets a burst lasts as long in time: two packets.
+        let slower = fit(&rec, 20_000).unwrap();
+        assert!((slower.fitted.mean_ms - 40.0).abs() < 0.5, "{:?}", slower.fitted);
+        assert!((slower.fitted.loss - same.fitted.loss).abs() < 0.005, "{:?}", slower.fitted);
+        // The fitted netem loses about the recorded share.
+        let s = probe(&same.netem, Correlation::Kernel, 200_000, 10_000, 100, 1);
+        assert!((s.loss - same.recorded.loss).abs() < 0.01, "{s:?}");
+    }
+}
