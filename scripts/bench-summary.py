@@ -101,3 +101,16 @@ if os.path.isdir(os.path.join(root, "interest_match")):
         if v is not None:
             extra = f" | {ms(one)} | {one / v:.2f}×" if one is not None else " | | "
             print(f"| `--aoi {method}` | {ms(v)} | {2e9 / v:,.1f}×{extra} |")
+
+if os.path.isdir(os.path.join(root, "link")):
+    print()
+    print("| one link direction, 10,000 packets of 100 B every 2 ms | time | per packet |")
+    print("|:--|--:|--:|")
+    for bench, what in [
+        ("netem-fit", "netem fitted to Starlink (`leo-starlink-fit`)"),
+        ("recorded", "the Starlink recording replayed (`leo-starlink`)"),
+        ("recorded-opportunities", "`loss 0.2%` + a Mahimahi trace, 1 opportunity/ms"),
+    ]:
+        v = mean_ns("link", bench)
+        if v is not None:
+            print(f"| {what} | {v / 1e3:,.0f} µs | {v / 1e4:.1f} ns |")

@@ -141,7 +141,7 @@ pub enum Command {
     Trace(TraceCmd),
     /// Run several algorithms on one profile and print them side by side.
     #[command(
-        after_help = "Examples:\n  syncbench compare --profile wifi\n  syncbench compare --profile 4g --algos lockstep,server-verified --traces zigzag,random-walk --seeds 3\n  syncbench compare --algos lockstep --vary transport=unreliable,tcp-like,kcp --metrics own-lat,frozen,up\n  syncbench compare --profile lan --out reports/lan   # also writes report.json and report.md"
+        after_help = "Examples:\n  syncbench compare --profile wifi\n  syncbench compare --profile 4g --algos lockstep,server-verified --traces zigzag,random-walk --seeds 3\n  syncbench compare --algos lockstep --vary transport=unreliable,tcp-like,kcp --metrics own-lat,frozen,up\n  syncbench compare --vary profile=leo-starlink,leo-starlink-fit   # a recorded link beside its netem fit\n  syncbench compare --profile lan --out reports/lan   # also writes report.json and report.md"
     )]
     Compare(CompareArgs),
     /// Run two configurations on the same seeds and traces and say which
@@ -657,8 +657,9 @@ pub struct CompareArgs {
     pub metrics: Vec<String>,
     /// Run each algorithm once per value, a row each: the transport
     /// (`transport=unreliable,redundant:3,kcp`), the area of interest
-    /// (`aoi=none,grid,crosslist`) or any algorithm option
-    /// (`remote=interp,raw,ghost`).
+    /// (`aoi=none,grid,crosslist`), the profile (`profile=leo-starlink,
+    /// leo-starlink-fit`: one profile per value, for every client) or any
+    /// algorithm option (`remote=interp,raw,ghost`).
     #[arg(long, value_name = "NAME=V1,V2,…")]
     pub vary: Option<String>,
     /// Every metric, metrics as rows, however wide.

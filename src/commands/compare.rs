@@ -8,17 +8,19 @@ pub(super) fn compare(a: CompareArgs) -> Result<()> {
         return Err(bad(format!("--metrics {bad_col}: expected one of {}", known.join(", "))));
     }
     let variants = match &a.vary {
-        None => vec![(String::new(), a.common.clone())],
-        Some(vary) => variants(vary, &a.common)?,
+        None => vec![(String::new(), a.common.clone(), a.profile.clone())],
+        Some(vary) => variants(vary, &a.common, &a.profile)?,
     };
-    // Each transport or area of interest has its own warnings and notes;
-    // an option's variants share the first's.
-    let checks_differ = variants.iter().any(|(label, _)| label.starts_with("transport=") || label.starts_with("aoi="));
+    // Each transport, area of interest or profile has its own warnings and
+    // notes; an option's variants share the first's.
+    let checks_differ = variants.iter().any(|(label, _, _)| {
+        label.starts_with("transport=") || label.starts_with("aoi=") || label.starts_with("profile=")
+    });
     let mut matrices = Vec::new();
-    for (k, (label, common)) in variants.into_iter().enumerate() {
+    for (k, (label, common, profile)) in variants.into_iter().enumerate() {
         let mut m = Matrix {
             algos: resolve_algos(&a.algos)?,
-            profiles: vec![resolve_profile(&a.profile)?],
+            profiles: vec![resolve_profile(&profile)?],
             specs: a.traces.iter().map(|t| resolve_trace(t.trim())).collect::<Result<_>>()?,
             seeds: a.seeds.0.clone(),
             base: run_config(&common, 1, "60s")?,
@@ -68,11 +70,12 @@ pub(super) fn compare(a: CompareArgs) -> Result<()> {
     finish(&report)
 }
 
-/// `--vary NAME=V1,V2,…` as (row label, settings) pairs: each value set
-/// on a copy of `common`. A transport's own settings may hold commas
+/// `--vary NAME=V1,V2,…` as (row label, settings, profile) triples: each
+/// value set on a copy of `common` (or, for `profile`, in place of
+/// `profile`). A transport's own settings may hold commas
 /// (`kcp:resend=2,interval=10`): a piece `key=value` without a `:` goes
 /// on with the transport before it.
-fn variants(vary: &str, common: &MatchArgs) -> Result<Vec<(String, MatchArgs)>> {
+fn variants(vary: &str, common: &MatchArgs, profile: &str) -> Result<Vec<(String, MatchArgs, String)>> {
     let Some((name, values)) = vary.split_once('=') else {
         return Err(bad(format!("--vary {vary}: expected NAME=V1,V2,… (e.g. transport=unreliable,kcp)")));
     };
@@ -91,8 +94,10 @@ fn variants(vary: &str, common: &MatchArgs) -> Result<Vec<(String, MatchArgs)>> 
     let mut out = Vec::new();
     for value in list {
         let mut c = common.clone();
+        let mut p = profile.to_string();
         match name {
             "transport" => c.transport = value.clone(),
+            "profile" => p = value.clone(),
             "aoi" => {
                 if !["none", "grid", "crosslist"].contains(&value.as_str()) {
                     return Err(bad(format!("--vary aoi={value}: expected none, grid or crosslist")));
@@ -106,7 +111,7 @@ fn variants(vary: &str, common: &MatchArgs) -> Result<Vec<(String, MatchArgs)>> 
                 c.opt.push(format!("{key}={value}"));
             }
         }
-        out.push((format!("{name}={value}"), c));
+        out.push((format!("{name}={value}"), c, p));
     }
     Ok(out)
 }

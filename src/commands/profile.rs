@@ -441,12 +441,12 @@ fn fitted_toml(
     let distances: Vec<String> = report
         .iter()
         .map(|(name, f, _)| {
-            format!(
-                "{name} W1 {:.3} ms, recorded loss {:.2}% vs fitted {:.2}%",
-                f.candidates[0].w1_ms,
-                f.recorded.loss * 100.0,
-                f.fitted.loss * 100.0
-            )
+            let loss = if f.recorded.count == 0 {
+                "no loss in the recording".to_string()
+            } else {
+                format!("recorded loss {:.2}% vs fitted {:.2}%", f.recorded.loss * 100.0, f.fitted.loss * 100.0)
+            };
+            format!("{name} W1 {:.3} ms, {loss}", f.candidates[0].w1_ms)
         })
         .collect();
     let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");

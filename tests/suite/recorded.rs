@@ -229,3 +229,20 @@ fn import_then_fit_then_compare_through_the_binary() {
     assert_eq!(code, 2);
     assert!(err.contains("nothing to fit"), "{err}");
 }
+
+/// The shipped fits are what `profile fit` writes today.
+#[test]
+fn the_shipped_fits_are_current() {
+    let dir = std::env::temp_dir().join(format!("syncbench-fits-{}", std::process::id()));
+    for name in ["leo-starlink", "5g-urban-drive"] {
+        let out = dir.join(format!("{name}-fit.toml"));
+        let (code, _, err) = syncbench(&["profile", "fit", name, "--out", out.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("netem-profiles/{name}-fit.toml"));
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            std::fs::read_to_string(&shipped).unwrap(),
+            "netem-profiles/{name}-fit.toml is stale: syncbench profile fit {name} --out netem-profiles/{name}-fit.toml"
+        );
+    }
+}

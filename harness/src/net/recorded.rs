@@ -98,21 +98,34 @@ impl Delays {
     }
 
     /// The sample in force at `t_us` into the (repeating) recording, found
-    /// from `cursor` (the index found last; times asked in order cost O(1)
-    /// each).
-    pub fn at(&self, t_us: u64, cursor: &mut usize) -> Option<u32> {
-        let t = t_us % self.period_us;
-        let mut i = (*cursor).min(self.times_us.len() - 1);
+    /// from `cursor` (where the last lookup ended: times asked in order
+    /// cost O(1) each, without a division).
+    pub fn at(&self, t_us: u64, cursor: &mut Cursor) -> Option<u32> {
+        if t_us < cursor.base_us || t_us - cursor.base_us >= self.period_us {
+            // Another repetition, or asked out of order: place the cursor.
+            cursor.base_us = t_us - t_us % self.period_us;
+            let t = t_us - cursor.base_us;
+            cursor.index = self.times_us.partition_point(|&s| s <= t).saturating_sub(1);
+        }
+        let t = t_us - cursor.base_us;
+        let mut i = cursor.index;
         if self.times_us[i] > t {
-            // Wrapped around, or asked out of order: search.
             i = self.times_us.partition_point(|&s| s <= t).saturating_sub(1);
         }
         while self.times_us.get(i + 1).is_some_and(|&s| s <= t) {
             i += 1;
         }
-        *cursor = i;
+        cursor.index = i;
         self.delays_us[i]
     }
+}
+
+/// Where a reading of a [`Delays`] stands: the sample found last and the
+/// start of its repetition.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cursor {
+    index: usize,
+    base_us: u64,
 }
 
 /// A delivery-opportunity trace: opportunity `k` is at `times_ms[k]`
@@ -178,20 +191,52 @@ impl Opportunities {
         self.len() as f64 * OPPORTUNITY_BYTES as f64 * 8.0 / (self.period_ms as f64 / 1e3)
     }
 
-    /// The time of opportunity `k` counted over every repetition, ms.
-    pub fn time_ms(&self, k: u64) -> u64 {
-        let n = self.times_ms.len() as u64;
-        (k / n) * self.period_ms + self.times_ms[(k % n) as usize]
+    /// The first opportunity at or after `t_ms`.
+    pub fn first_from(&self, t_ms: u64) -> Opportunity {
+        let (rep, within) = (t_ms / self.period_ms, t_ms % self.period_ms);
+        let index = self.times_ms.partition_point(|&s| s < within);
+        self.wrap(Opportunity { rep, index })
     }
 
-    /// The first opportunity (counted over every repetition) at or after
-    /// `t_ms`.
-    pub fn first_at_or_after(&self, t_ms: u64) -> u64 {
-        let n = self.times_ms.len() as u64;
-        let (rep, within) = (t_ms / self.period_ms, t_ms % self.period_ms);
-        let i = self.times_ms.partition_point(|&s| s < within) as u64;
-        rep * n + i
+    /// The first opportunity at or after `t_ms`, counting on from `from`
+    /// (the common case — a few steps ahead — without a search).
+    pub fn first_at_or_after_from(&self, from: Opportunity, t_ms: u64) -> Opportunity {
+        let mut o = from;
+        for _ in 0..16 {
+            if self.time_of(o) >= t_ms {
+                return o;
+            }
+            o = self.next(o);
+        }
+        self.first_from(t_ms)
     }
+
+    /// The opportunity after `o`.
+    pub fn next(&self, o: Opportunity) -> Opportunity {
+        self.wrap(Opportunity { rep: o.rep, index: o.index + 1 })
+    }
+
+    /// When `o` is, ms.
+    pub fn time_of(&self, o: Opportunity) -> u64 {
+        o.rep * self.period_ms + self.times_ms[o.index]
+    }
+
+    fn wrap(&self, o: Opportunity) -> Opportunity {
+        if o.index >= self.times_ms.len() {
+            Opportunity { rep: o.rep + 1, index: 0 }
+        } else {
+            o
+        }
+    }
+}
+
+/// An opportunity of an [`Opportunities`] trace, counted as its
+/// repetition and its index within it: stepping and timing it take no
+/// division.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Opportunity {
+    rep: u64,
+    index: usize,
 }
 
 /// A gap between timed samples of at least this many times their median
@@ -395,13 +440,13 @@ mod tests {
     fn a_series_is_a_delay_per_interval_and_repeats() {
         let d = Delays::series("# one-way ms\n11\n12.5\n\n68\n", 10_000, &src()).unwrap();
         assert_eq!(d.period_us(), 30_000);
-        let mut c = 0;
+        let mut c = Cursor::default();
         let got: Vec<Option<u32>> =
             [0, 9_999, 10_000, 25_000, 30_000, 41_000].iter().map(|&t| d.at(t, &mut c)).collect();
         assert_eq!(got, [Some(11_000), Some(11_000), Some(12_500), Some(68_000), Some(11_000), Some(12_500)]);
         // Out of order, from any cursor: the same answers.
         for (t, want) in [(25_000, 68_000), (0, 11_000), (10_000, 12_500)] {
-            let mut c = 2;
+            let mut c = Cursor { index: 2, base_us: 30_000 };
             assert_eq!(d.at(t, &mut c), Some(want));
         }
     }
@@ -410,7 +455,7 @@ mod tests {
     fn samples_keep_losses_and_repeat_after_the_median_spacing() {
         let d = Delays::samples(vec![(1_000, Some(20_000)), (11_000, None), (21_000, Some(30_000))], &src()).unwrap();
         assert_eq!(d.period_us(), 30_000);
-        let mut c = 0;
+        let mut c = Cursor::default();
         assert_eq!(
             [5_000, 15_000, 25_000, 35_000].map(|t| d.at(t, &mut c)),
             [Some(20_000), None, Some(30_000), Some(20_000)]
@@ -445,11 +490,21 @@ mod tests {
     fn opportunities_repeat_with_the_last_timestamp_as_period() {
         let o = Opportunities::parse("0\n5\n5\n20\n", &src()).unwrap();
         assert_eq!((o.period_ms(), o.len()), (20, 4));
-        assert_eq!([0, 1, 2, 3, 4, 5].map(|k| o.time_ms(k)), [0, 5, 5, 20, 20, 25]);
-        assert_eq!(o.first_at_or_after(0), 0);
-        assert_eq!(o.first_at_or_after(1), 1);
-        assert_eq!(o.first_at_or_after(6), 3);
-        assert_eq!(o.first_at_or_after(21), 5);
+        let mut k = o.first_from(0);
+        let times: Vec<u64> = (0..6)
+            .map(|_| {
+                let t = o.time_of(k);
+                k = o.next(k);
+                t
+            })
+            .collect();
+        assert_eq!(times, [0, 5, 5, 20, 20, 25]);
+        // From any start.
+        let at = |t| o.time_of(o.first_from(t));
+        assert_eq!([0, 1, 6, 21].map(at), [0, 5, 20, 25]);
+        let from = o.first_from(0);
+        assert_eq!(o.time_of(o.first_at_or_after_from(from, 21)), 25);
+        assert_eq!(o.time_of(o.first_at_or_after_from(from, 10_000)), 10_000);
         // 4 opportunities of 1,504 B in 20 ms.
         assert!((o.mean_bits_per_s() - 4.0 * 1504.0 * 8.0 / 0.02).abs() < 1e-6);
         for (text, line, what) in

@@ -28,7 +28,7 @@
 //! Recorded losses count as the link's losses and queue drops as its limit
 //! drops.
 
-use super::recorded::{Delays, Gaps, Opportunities, OPPORTUNITY_BYTES};
+use super::recorded::{Cursor, Delays, Gaps, Opportunities, Opportunity, OPPORTUNITY_BYTES};
 use crate::error::{InputError, Source};
 use crate::rng::{Purpose, Stream};
 use std::collections::VecDeque;
@@ -392,12 +392,11 @@ pub struct Replayer {
     replay: Replay,
     /// Where this node reads the delay recording from, µs into it.
     delay_offset_us: u64,
-    cursor: usize,
+    cursor: Cursor,
     /// Where it reads the opportunity trace from, ms into it.
     opp_offset_ms: u64,
-    /// The opportunity with room left (counted over every repetition),
-    /// and the bytes of it already used.
-    opp_next: u64,
+    /// The opportunity with room left, and the bytes of it already used.
+    opp_next: Opportunity,
     opp_used: u32,
     /// `(leaves ns, bytes)` of the packets still in the opportunity queue.
     waiting: VecDeque<(u64, u32)>,
@@ -411,11 +410,11 @@ impl Replayer {
     pub fn new(replay: Replay, draw: u64) -> Replayer {
         let delay_offset_us = replay.delays.as_ref().map_or(0, |d| draw % d.period_us());
         let opp_offset_ms = replay.opportunities.as_ref().map_or(0, |o| draw % o.period_ms());
-        let opp_next = replay.opportunities.as_ref().map_or(0, |o| o.first_at_or_after(opp_offset_ms));
+        let opp_next = replay.opportunities.as_ref().map_or(Opportunity::default(), |o| o.first_from(opp_offset_ms));
         Replayer {
             replay,
             delay_offset_us,
-            cursor: 0,
+            cursor: Cursor::default(),
             opp_offset_ms,
             opp_next,
             opp_used: 0,
@@ -435,7 +434,7 @@ impl Replayer {
     /// `t_ns`.
     pub fn pass(&mut self, t_ns: u64, bytes: u32) -> Outcome {
         let mut leave_ns = t_ns;
-        if let Some(opp) = self.replay.opportunities.clone() {
+        if let Some(opp) = self.replay.opportunities.as_deref() {
             while self.waiting.front().is_some_and(|&(leaves, _)| leaves <= t_ns) {
                 let (_, b) = self.waiting.pop_front().expect("checked");
                 self.waiting_bytes -= b as u64;
@@ -451,8 +450,8 @@ impl Replayer {
             // The first opportunity the packet may use: at or after the
             // millisecond it arrives, and not before the queue ahead of it.
             let arrive_ms = t_ns.div_ceil(1_000_000) + self.opp_offset_ms;
-            let first = opp.first_at_or_after(arrive_ms);
-            if first > self.opp_next {
+            let first = opp.first_at_or_after_from(self.opp_next, arrive_ms);
+            if first != self.opp_next {
                 self.opp_next = first;
                 self.opp_used = 0;
             }
@@ -464,12 +463,12 @@ impl Replayer {
                     break;
                 }
                 left -= room;
-                self.opp_next += 1;
+                self.opp_next = opp.next(self.opp_next);
                 self.opp_used = 0;
             }
-            leave_ns = (opp.time_ms(self.opp_next) - self.opp_offset_ms) * 1_000_000;
+            leave_ns = (opp.time_of(self.opp_next) - self.opp_offset_ms) * 1_000_000;
             if self.opp_used == OPPORTUNITY_BYTES {
-                self.opp_next += 1;
+                self.opp_next = opp.next(self.opp_next);
                 self.opp_used = 0;
             }
             self.waiting.push_back((leave_ns, bytes));
