@@ -240,6 +240,15 @@ fn network_digest(plan: &NetworkPlan, clients: usize) -> String {
         if p.mtu != harness::net::DEFAULT_MTU {
             b += &format!(" | mtu {}", p.mtu);
         }
+        // A recording counts by its content, not its file name.
+        for (dir, r) in ["up", "down"].iter().zip(&p.replay) {
+            if let Some(r) = r {
+                b += &format!(
+                    " | replay {dir} {}",
+                    digest(&format!("{:?}", (&r.delays, &r.opportunities, r.queue, r.order)))
+                );
+            }
+        }
         b
     };
     let all: Vec<String> = (0..clients).map(|i| behaviour(plan.client(i))).chain([behaviour(&plan.server)]).collect();
@@ -311,8 +320,8 @@ fn report_of(
         tick_hz: cfg.tick_hz,
         render_hz: (0..cfg.clients).map(|i| cfg.render_hz_of(i)).collect(),
         topology: algo.topology().as_str().to_string(),
-        uplink: per_client(|p| p.uplink.to_string()),
-        downlink: per_client(|p| p.downlink.to_string()),
+        uplink: per_client(|p| p.describe(true)),
+        downlink: per_client(|p| p.describe(false)),
         options: cfg.options.0.clone(),
         effective_options: cfg.options.effective(algo),
         network_digest: network_digest(plan, cfg.clients),

@@ -246,3 +246,37 @@ fn the_shipped_fits_are_current() {
         );
     }
 }
+
+/// A report names what a recorded direction replays, and its network
+/// fingerprint follows the recording's content, not the file's name: the
+/// gate sees an edited recording as a changed input.
+#[test]
+fn a_report_fingerprints_the_recording_it_replayed() {
+    let dir = std::env::temp_dir().join(format!("syncbench-digest-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let profile = dir.join("rec.toml");
+    std::fs::write(&profile, "uplink = \"loss 1%\"\n[replay]\ndelays = \"d.txt\"\n").unwrap();
+    let run = |delays: &str| {
+        std::fs::write(dir.join("d.txt"), delays).unwrap();
+        let (code, out, err) = syncbench(&[
+            "run",
+            "--algo",
+            "snapshot",
+            "--profile",
+            profile.to_str().unwrap(),
+            "--duration",
+            "1s",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let r = &v["runs"][0];
+        (r["network_digest"].as_str().unwrap().to_string(), r["uplink"].as_str().unwrap().to_string())
+    };
+    let (a, up) = run("10\n20\n");
+    assert!(up.starts_with("loss 1%, then replay ") && up.ends_with("d.txt"), "{up}");
+    let (b, _) = run("10\n21\n");
+    assert_ne!(a, b);
+    assert_eq!(run("10\n20\n").0, a);
+}

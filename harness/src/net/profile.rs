@@ -171,6 +171,17 @@ impl Profile {
         }
     }
 
+    /// One direction as a report names it: its netem description, and the
+    /// recording it replays after it, if any.
+    pub fn describe(&self, up: bool) -> String {
+        let (netem, replay) = if up { (&self.uplink, &self.replay[0]) } else { (&self.downlink, &self.replay[1]) };
+        match replay {
+            None => netem.to_string(),
+            Some(r) if netem.is_clean() => format!("replay {r}"),
+            Some(r) => format!("{netem}, then replay {r}"),
+        }
+    }
+
     /// Whether a direction replays a recorded link.
     pub fn is_recorded(&self) -> bool {
         self.replay.iter().any(Option::is_some)
