@@ -476,6 +476,17 @@ pub(super) fn profile_import(file: &std::path::Path, out: &std::path::Path, desc
         .map_err(|e| bad(e.to_string()))?;
     let rec = import(&text, &Source::File(file.display().to_string())).map_err(|e| bad(e.to_string()))?;
     let csv_path = out.with_extension("csv");
+    let same = |a: &std::path::Path, b: &std::path::Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same(file, &csv_path) {
+        return Err(bad(format!(
+            "--out {}: its recording would be written to {}, the file being imported; choose another name",
+            out.display(),
+            csv_path.display()
+        )));
+    }
     let csv_name = csv_path.file_name().and_then(|n| n.to_str()).unwrap_or("recording.csv");
     let shown = file.display().to_string();
     let header = vec![

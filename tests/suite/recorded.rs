@@ -138,7 +138,9 @@ fn bad_replay_tables_name_the_line() {
         ("[replay]\ndelays = \"ok.txt\"\norder = \"random\"\n", 3, "by-arrival"),
         ("[replay]\ndelay = \"ok.txt\"\n", 2, "unknown key `delay`"),
         ("[replay.up]\ndelays = \"ok.txt\"\n", 0, "needs `uplink` and `downlink`"),
-        ("link = \"slot 10ms\"\n[replay]\ndelays = \"ok.txt\"\n", 2, "cannot also take netem's `slot`"),
+        ("link = \"slot 10ms\"\n[replay]\ndelays = \"ok.txt\"\n", 2, "cannot take `slot`, jitter"),
+        ("link = \"delay 5ms 2ms\"\n[replay]\ndelays = \"ok.txt\"\n", 2, "cannot take `slot`, jitter"),
+        ("[replay]\ninterval = \"2m\"\ndelays = \"ok.txt\"\n", 0, "at most 60 s"),
         ("[replay]\ninterval = \"0ms\"\ndelays = \"ok.txt\"\n", 2, "above 0"),
     ] {
         let path = dir.join("p.toml");
@@ -159,7 +161,8 @@ fn bad_replay_tables_name_the_line() {
 /// A real link recorded by `scripts/kernel-validation/recording-validate.sh`:
 /// the kernel's netem (`delay 20ms 4ms distribution normal loss 1%` out,
 /// `delay 5ms 1ms` back) measured by `ping -D` and by IRTT in User-Mode
-/// Linux. Imported, it replays to within 0.1 ms of the recording, and the
+/// Linux. Imported, it replays to within 0.1 ms of the recording (p50; p99
+/// within 0.5 ms), and the
 /// fit finds the netem that made it: the delay within 1 ms (UML adds a
 /// fraction of one), the jitter within 10%, the normal distribution.
 #[test]
@@ -196,7 +199,9 @@ fn a_kernel_recording_replays_and_fits_back_to_its_netem() {
         let got = probe_link(link, span / f.spacing_us, f.spacing_us, 100);
         let file_stats = recorded(delays);
         assert!((got.delay_p50_ms - file_stats.delay_p50_ms).abs() <= 0.1, "{file}: {got:?} vs {file_stats:?}");
-        assert!((got.delay_p99_ms - file_stats.delay_p99_ms).abs() <= 0.1, "{file}: {got:?} vs {file_stats:?}");
+        // The top 1% is about 20 samples: where probes fall among them moves
+        // p99 by a few tenths.
+        assert!((got.delay_p99_ms - file_stats.delay_p99_ms).abs() <= 0.5, "{file}: {got:?} vs {file_stats:?}");
         assert!((got.loss - file_stats.loss).abs() < 0.003, "{file}: {got:?} vs {file_stats:?}");
     }
 }
@@ -225,6 +230,17 @@ fn import_then_fit_then_compare_through_the_binary() {
     let (code, _, err) = syncbench(&["profile", "import", bad.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("bad.ping:1"), "{err}");
+    // An --out whose recording would overwrite the file imported.
+    std::fs::write(dir.join("link.csv"), "time_ms,rtt_ms\n0,10\n10,11\n").unwrap();
+    let (code, _, err) = syncbench(&[
+        "profile",
+        "import",
+        dir.join("link.csv").to_str().unwrap(),
+        "--out",
+        dir.join("link.toml").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("the file being imported"), "{err}");
     let (code, _, err) = syncbench(&["profile", "fit", "wifi"]);
     assert_eq!(code, 2);
     assert!(err.contains("nothing to fit"), "{err}");

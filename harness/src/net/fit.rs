@@ -215,8 +215,14 @@ fn fit_loss(samples: &[(u64, Option<u32>)], spacing_us: u64, packet_us: u64) -> 
     // Each state's mean dwell time (spacing / its leaving probability) is
     // kept in time, so the long-run loss is kept too.
     let scale = packet_us as f64 / spacing_us as f64;
-    let rescale = |x: f64| (x * scale).min(1.0);
-    let (p, r) = (rescale(p), rescale(r));
+    let (mut p2, mut r2) = (p * scale, r * scale);
+    if r2 > 1.0 {
+        // A loss cannot last less than a packet: r' stops at 1, and p'
+        // shrinks with it so that the long-run loss p/(p + r) stays.
+        p2 *= 1.0 / r2;
+        r2 = 1.0;
+    }
+    let (p, r) = (p2.min(1.0), r2);
     let fitted = Bursts {
         loss: p / (p + r),
         count: 0,
@@ -300,5 +306,12 @@ mod tests {
         // The fitted netem loses about the recorded share.
         let s = probe(&same.netem, Correlation::Kernel, 200_000, 10_000, 100, 1);
         assert!((s.loss - same.recorded.loss).abs() < 0.01, "{s:?}");
+        // Single lost probes fitted for packets twice as far apart: r'
+        // stops at 1 and the long-run loss still holds.
+        let single: Vec<(u64, Option<u32>)> =
+            (0..2_000u64).map(|i| (i * 10_000, if i % 50 == 7 { None } else { Some(20_000) })).collect();
+        let rec = Delays::samples(single, &Source::Inline("t".into())).unwrap();
+        let f = fit(&rec, 20_000).unwrap();
+        assert!((f.fitted.loss - f.recorded.loss).abs() < 1e-4, "{:?} vs {:?}", f.fitted, f.recorded);
     }
 }

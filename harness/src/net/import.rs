@@ -207,7 +207,24 @@ fn ping(text: &str, source: &Source) -> Result<Imported, InputError> {
     steps.sort_by(|a, b| a.total_cmp(b));
     let interval = steps.get(steps.len() / 2).copied().unwrap_or(1e6).max(1.0);
     let seq0 = replies[0].0;
+    if replies.windows(2).any(|w| w[0].0 == w[1].0) {
+        return Err(InputError::at(
+            source,
+            None,
+            "an icmp_seq repeats (ping's sequence wraps at 65536, after 11 minutes at -i 0.01): record a shorter run",
+        ));
+    }
     let last_seq = seqs_seen.iter().copied().max().unwrap_or(seq0).max(replies[replies.len() - 1].0);
+    if last_seq - seq0 >= crate::net::recorded::MAX_SAMPLES as u64 {
+        return Err(InputError::at(
+            source,
+            None,
+            format!(
+                "icmp_seq {seq0} to {last_seq}: more probes than the limit of {}",
+                crate::net::recorded::MAX_SAMPLES
+            ),
+        ));
+    }
     let mut out: Vec<(u64, Cell)> = Vec::new();
     let mut k = 0;
     for seq in seq0..=last_seq {
@@ -244,7 +261,7 @@ fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
 fn monotone<T>(mut v: Vec<(u64, T)>) -> Vec<(u64, T)> {
     for i in 1..v.len() {
         if v[i].0 <= v[i - 1].0 {
-            v[i].0 = v[i - 1].0 + 1;
+            v[i].0 = v[i - 1].0.saturating_add(1);
         }
     }
     v

@@ -182,6 +182,25 @@ impl Profile {
         }
     }
 
+    /// A replayed direction's netem must keep packets in the order sent:
+    /// the recording's stage takes them in that order and sets when they
+    /// leave. No `slot`, no jitter, no `reorder`, here or in a handover.
+    fn check_replayed_netem(&self) -> Result<(), String> {
+        for (i, name) in ["uplink", "downlink"].into_iter().enumerate() {
+            if self.replay[i].is_none() {
+                continue;
+            }
+            for (_, n) in self.schedule(i == 0) {
+                if n.slot.is_some() || n.jitter_us > 0 || n.reorder.is_set() {
+                    return Err(format!(
+                        "the {name} replays a recording, so its netem (`{n}`) cannot take `slot`, jitter or `reorder`: the recording sets the delay and when packets leave; add a base delay or loss only"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Whether a direction replays a recorded link.
     pub fn is_recorded(&self) -> bool {
         self.replay.iter().any(Option::is_some)
@@ -199,6 +218,7 @@ impl Profile {
 
     /// Resolves one `--profile` item (see the module docs).
     pub fn resolve(arg: &str, dirs: &[PathBuf]) -> Result<Profile, InputError> {
+        let arg = arg.trim();
         let first = arg.split_whitespace().next().unwrap_or("");
         let lower = first.to_ascii_lowercase();
         if lower != first && (KEYWORDS.contains(&lower.as_str()) || lower == "tc") {
@@ -262,7 +282,7 @@ impl Profile {
             )
         })?;
         let name = Path::new(path).file_stem().and_then(|s| s.to_str()).unwrap_or("recording").to_string();
-        Ok(Profile {
+        let p = Profile {
             name: if extras.is_empty() { name } else { format!("{name} {extras}") },
             description: format!("recorded link {path}, replayed each way"),
             source: format!("the recording {path}"),
@@ -270,7 +290,11 @@ impl Profile {
             downlink: netem,
             replay,
             ..Profile::clean()
-        })
+        };
+        p.check_replayed_netem().map_err(|m| {
+            InputError::at(&Source::Inline(format!("--profile \"{}\"", crate::error::echo(path))), None, m)
+        })?;
+        Ok(p)
     }
 
     /// Loads a profile file.
@@ -378,14 +402,7 @@ impl Profile {
                 "a profile needs `uplink` and `downlink` (or `link` for both), or a [replay] of a recorded link",
             ));
         }
-        let slotted = |n: &Netem| n.slot.is_some();
-        if (p.replay[0].is_some() && slotted(&p.uplink)) || (p.replay[1].is_some() && slotted(&p.downlink)) {
-            return Err(InputError::at(
-                source,
-                lines.key("replay", 0),
-                "a replayed direction cannot also take netem's `slot`: the recording sets when packets leave",
-            ));
-        }
+        p.check_replayed_netem().map_err(|m| InputError::at(source, lines.key("replay", 0), m))?;
         p.events.sort_by_key(|e| e.at);
         Ok(p)
     }

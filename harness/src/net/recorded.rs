@@ -49,8 +49,8 @@ impl Delays {
     /// allowed), each line `interval_us` after the one before. Blank lines
     /// and lines starting with `#` are skipped.
     pub fn series(text: &str, interval_us: u64, source: &Source) -> Result<Delays, InputError> {
-        if interval_us == 0 {
-            return Err(InputError::at(source, None, "a delay series needs an interval above 0"));
+        if interval_us == 0 || interval_us > MAX_DELAY_US {
+            return Err(InputError::at(source, None, "a delay series needs an interval above 0 and at most 60 s"));
         }
         let mut delays = Vec::new();
         for (number, line) in data_lines(text) {
@@ -150,6 +150,13 @@ impl Opportunities {
                     format!("`{}`: expected a whole number of milliseconds", crate::error::echo(line)),
                 )
             })?;
+            if t > MAX_TIME_MS as u64 {
+                return Err(InputError::at(
+                    source,
+                    Some(number),
+                    format!("{t} ms: expected at most {MAX_TIME_MS} ms (about 31 years)"),
+                ));
+            }
             if times_ms.last().is_some_and(|&last| t < last) {
                 return Err(InputError::at(
                     source,
@@ -355,12 +362,27 @@ pub fn timed_csv(text: &str, source: &Source, gaps: Gaps) -> Result<TimedDelays,
         rows.push((t_us, cell(up_col)?, cell(down_col)?));
     }
     let rows = if gaps == Gaps::Lost { fill_gaps(rows) } else { rows };
+    if rows.len() > MAX_SAMPLES {
+        return Err(InputError::at(
+            source,
+            None,
+            format!("{} samples with the probes its gaps missed: more than the limit of {MAX_SAMPLES}", rows.len()),
+        ));
+    }
+    // Both directions start at the file's first row and repeat with the
+    // file's period, so a node's one offset reads the same instant of both.
+    let rows_only: Vec<(u64, Option<u32>)> = rows.iter().map(|r| (r.0, None)).collect();
+    let whole = Delays::samples(rows_only, source)?;
+    let t0 = rows[0].0;
     let direction = |pick: fn(&Row) -> Option<Option<u32>>, name: &str| {
-        let samples: Vec<(u64, Option<u32>)> = rows.iter().filter_map(|r| pick(r).map(|c| (r.0, c))).collect();
+        let mut samples: Vec<(u64, Option<u32>)> = rows.iter().filter_map(|r| pick(r).map(|c| (r.0 - t0, c))).collect();
         if samples.is_empty() {
             return Err(InputError::at(source, None, format!("no {name} sample: every cell is `-`")));
         }
-        Delays::samples(samples, source)
+        // Before the direction's first measurement, its first one holds.
+        samples[0].0 = 0;
+        let (times_us, delays_us) = samples.into_iter().unzip();
+        Ok(Delays { times_us, delays_us, period_us: whole.period_us })
     };
     Ok(TimedDelays { up: direction(|r| r.1, "uplink")?, down: direction(|r| r.2, "downlink")? })
 }
@@ -385,7 +407,7 @@ fn fill_gaps(rows: Vec<Row>) -> Vec<Row> {
         if let Some(&(next, _, _)) = rows.get(i + 1) {
             let gap = next - r.0;
             if gap >= LOST_GAP * spacing {
-                let missing = (gap + spacing / 2) / spacing - 1;
+                let missing = ((gap + spacing / 2) / spacing - 1).min(MAX_SAMPLES as u64);
                 out.extend(
                     (1..=missing).map(|k| (r.0 + k * spacing, Some(None), Some(None))).filter(|(t, _, _)| *t < next),
                 );
@@ -559,5 +581,12 @@ mod tests {
             assert!(e.contains(&format!("t.txt:{line}")) && e.contains(what), "{text:?}: {e}");
         }
         assert!(timed_csv("# only\n", &src(), Gaps::Lost).unwrap_err().to_string().contains("empty recording"));
+        // A gap that would hold more lost probes than the limit.
+        let e = timed_csv("time_ms,delay_ms\n0,10\n10,10\n20,10\n1000000000,10\n", &src(), Gaps::Lost).unwrap_err();
+        assert!(e.to_string().contains("more than the limit"), "{e}");
+        // Both directions share the file's start and period.
+        let t = timed_csv("time_ms,up_ms,down_ms\n0,-,20\n10,11,21\n20,12,-\n", &src(), Gaps::Lost).unwrap();
+        assert_eq!((t.up.period_us(), t.down.period_us()), (30_000, 30_000));
+        assert_eq!(t.up.iter().next(), Some((0, Some(11_000))));
     }
 }
