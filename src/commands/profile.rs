@@ -13,7 +13,6 @@ pub(super) fn profile_show(
     use harness::net::netem::LossModel;
     use harness::net::probe::{probe_link, probe_stream, recorded};
     use harness::net::profile::EventKind;
-    use harness::net::replay::Replayer;
     let p = harness::net::Profile::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))?;
     let spacing_us = parse_duration(spacing).map_err(|e| bad(format!("--spacing {e}")))?;
     if spacing_us == 0 || packets == 0 || packets > 10_000_000 {
@@ -22,15 +21,15 @@ pub(super) fn profile_show(
     // The base description (events aside) and the recording, if any.
     let measure = |up: bool| {
         let spec = if up { &p.uplink } else { &p.downlink };
-        let link = harness::net::Link::new(spec.clone(), p.correlation, probe_stream(seed));
-        let link = match &p.replay[usize::from(!up)] {
-            Some(r) => link.with_replay(Replayer::new(r.clone(), Replayer::draw(seed, 0xB0B))),
-            None => link,
-        };
+        let link = harness::net::Link::new(spec.clone(), p.correlation, probe_stream(seed)).replaying(
+            p.replay[usize::from(!up)].as_ref(),
+            seed,
+            0xB0B,
+        );
         probe_link(link, packets, spacing_us, payload)
     };
     let (up, down) = (measure(true), measure(false));
-    let in_file = |i: usize| p.replay[i].as_ref().and_then(|r| r.delays.as_deref()).map(recorded);
+    let in_file = |i: usize| p.recorded_delays(i).map(recorded);
     let events: Vec<String> = p
         .events
         .iter()
@@ -357,7 +356,7 @@ pub(super) fn profile_fit(arg: &str, packet_hz: u32, out: Option<&std::path::Pat
                 serde_json::json!({
                     "direction": name,
                     "samples_every_us": f.spacing_us,
-                    "span_ms": round4(sample_span_us(&p, name) as f64 / 1e3),
+                    "span_ms": round4(direction_delays(&p, name).map_or(0, |d| d.period_us()) as f64 / 1e3),
                     "candidates": f.candidates.iter().map(|c| serde_json::json!({
                         "distribution": c.distribution.name(), "delay_us": c.delay_us,
                         "jitter_us": c.jitter_us, "w1_ms": round4(c.w1_ms)})).collect::<Vec<_>>(),
@@ -378,7 +377,11 @@ pub(super) fn profile_fit(arg: &str, packet_hz: u32, out: Option<&std::path::Pat
     println!("fit of {}: the netem closest to its recording, for {packet_hz} packets per second", p.name);
     for (name, f, reorder) in &report {
         println!();
-        println!("{name}: {} samples, one every {:.1} ms", sample_count(&p, name), f.spacing_us as f64 / 1e3);
+        println!(
+            "{name}: {} samples, one every {:.1} ms",
+            direction_delays(&p, name).map_or(0, |d| d.iter().count()),
+            f.spacing_us as f64 / 1e3
+        );
         println!("  {:<13} {:>9} {:>9} {:>8}", "distribution", "delay ms", "jitter ms", "W1 ms");
         for (k, c) in f.candidates.iter().enumerate() {
             println!(
@@ -418,16 +421,10 @@ pub(super) fn profile_fit(arg: &str, packet_hz: u32, out: Option<&std::path::Pat
     Ok(())
 }
 
-/// How long a direction's delay recording lasts before it repeats, µs.
-fn sample_span_us(p: &harness::net::Profile, name: &str) -> u64 {
-    let i = usize::from(name != "uplink");
-    p.replay[i].as_ref().and_then(|r| r.delays.as_deref()).map_or(0, |d| d.period_us())
-}
-
-/// Samples in a direction's delay recording.
-fn sample_count(p: &harness::net::Profile, name: &str) -> usize {
-    let i = usize::from(name != "uplink");
-    p.replay[i].as_ref().and_then(|r| r.delays.as_deref()).map_or(0, |d| d.iter().count())
+/// The delay recording of the direction named `name` (`uplink` or
+/// `downlink`).
+fn direction_delays<'p>(p: &'p harness::net::Profile, name: &str) -> Option<&'p harness::net::recorded::Delays> {
+    p.recorded_delays(usize::from(name != "uplink"))
 }
 
 /// The fitted profile as a file: its description, its provenance (the
@@ -449,11 +446,10 @@ fn fitted_toml(
             format!("{name} W1 {:.3} ms, {loss}", f.candidates[0].w1_ms)
         })
         .collect();
-    let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
     format!(
         "description = \"{}\"\nsource = \"{}\"\ncorrelation = \"{}\"\nuplink = \"{}\"\ndownlink = \"{}\"\n",
-        esc(&format!("netem fitted to the recording of {}", p.name)),
-        esc(&format!(
+        toml_text(&format!("netem fitted to the recording of {}", p.name)),
+        toml_text(&format!(
             "syncbench profile fit {} --packet-hz {packet_hz}: {}. Netem draws each delay afresh and reorders; the recording is time-correlated and in order.",
             p.name,
             distances.join("; ")
@@ -503,21 +499,20 @@ pub(super) fn profile_import(file: &std::path::Path, out: &std::path::Path, desc
         harness::net::import::Samples::Rtt(_) => "round trips, half each way",
         harness::net::import::Samples::OneWay(_) => "one-way delays each way",
     };
-    let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
     let desc = description
         .map(str::to_string)
         .unwrap_or_else(|| format!("recorded link: {span_s:.1} s of {} from {shown}", rec.tool.name()));
     let toml = format!(
         "description = \"{}\"\nsource = \"{}\"\n\n[replay]\nsamples = \"{}\"\ngaps = \"unsent\"   # every probe sent is a row\n",
-        esc(&desc),
-        esc(&format!(
+        toml_text(&desc),
+        toml_text(&format!(
             "{} recording {shown}: {} probes over {span_s:.1} s, {} lost; {what}.{}",
             rec.tool.name(),
             rec.len(),
             rec.lost(),
             rec.note.as_ref().map_or(String::new(), |n| format!(" Note: {n}."))
         )),
-        esc(csv_name)
+        toml_text(csv_name)
     );
     crate::output::write_output(&csv_path, &csv)?;
     crate::output::write_output(out, &toml)?;
@@ -538,4 +533,33 @@ pub(super) fn profile_import(file: &std::path::Path, out: &std::path::Path, desc
     };
     println!("      syncbench compare --profile {by}");
     Ok(())
+}
+
+/// `text` as the inside of a TOML basic string: backslash, quote and
+/// control characters escaped, so any description reads back as written.
+fn toml_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn toml_text_reads_back_as_written() {
+        for text in ["plain", "a \"quoted\" \\ path", "two\nlines\tand\u{1}bell\u{7f}", "ünï"] {
+            let doc = format!("k = \"{}\"", super::toml_text(text));
+            let table: toml::Table = doc.parse().unwrap_or_else(|e| panic!("{doc}: {e}"));
+            assert_eq!(table["k"].as_str(), Some(text), "{doc}");
+        }
+    }
 }

@@ -131,6 +131,7 @@ fn bad_replay_tables_name_the_line() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("d.txt"), "10\n-1\n").unwrap();
     std::fs::write(dir.join("ok.txt"), "10\n12\n").unwrap();
+    std::fs::write(dir.join("ok.csv"), "time_ms,rtt_ms\n0,20\n10,22\n").unwrap();
     for (toml, line, what) in [
         ("[replay]\ndelays = \"nothere.txt\"\n", 2, "cannot read recording"),
         ("[replay]\ndelays = \"ok.txt\"\nsamples = \"ok.txt\"\n", 3, "not both"),
@@ -142,6 +143,13 @@ fn bad_replay_tables_name_the_line() {
         ("link = \"delay 5ms 2ms\"\n[replay]\ndelays = \"ok.txt\"\n", 2, "cannot take `slot`, jitter"),
         ("[replay]\ninterval = \"2m\"\ndelays = \"ok.txt\"\n", 0, "at most 60 s"),
         ("[replay]\ninterval = \"0ms\"\ndelays = \"ok.txt\"\n", 2, "above 0"),
+        ("[replay]\nsamples = \"ok.csv\"\ninterval = \"5ms\"\n", 3, "`interval` without `delays`"),
+        ("[replay]\ndelays = \"ok.txt\"\ngaps = \"lost\"\n", 3, "`gaps` without `samples`"),
+        (
+            "[replay.up]\ndelays = \"ok.txt\"\nqueue = \"5 packets\"\n[replay.down]\ndelays = \"ok.txt\"\n",
+            3,
+            "`queue` without `opportunities`",
+        ),
     ] {
         let path = dir.join("p.toml");
         std::fs::write(&path, toml).unwrap();

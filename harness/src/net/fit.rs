@@ -102,7 +102,7 @@ pub fn fit(delays: &Delays, packet_interval_us: u64) -> Option<Fit> {
             })
             .collect();
     candidates.sort_by(|a, b| a.w1_ms.total_cmp(&b.w1_ms));
-    let spacing_us = median_spacing(&samples);
+    let spacing_us = super::recorded::median_spacing(samples.iter().map(|s| s.0)).unwrap_or(10_000);
     let recorded = recorded_bursts(&samples, spacing_us);
     let (loss, fitted) = fit_loss(&samples, spacing_us, packet_interval_us);
     let best = &candidates[0];
@@ -142,12 +142,6 @@ fn least_squares(x: &[f64], q: &[f64]) -> (f64, f64) {
     let var: f64 = q.iter().map(|b| (b - mq).powi(2)).sum();
     let j = if var > 0.0 { (cov / var).max(0.0) } else { 0.0 };
     ((mx - j * mq).max(0.0), j)
-}
-
-fn median_spacing(samples: &[(u64, Option<u32>)]) -> u64 {
-    let mut gaps: Vec<u64> = samples.windows(2).map(|w| w[1].0 - w[0].0).collect();
-    gaps.sort_unstable();
-    gaps.get(gaps.len() / 2).copied().unwrap_or(10_000).max(1)
 }
 
 fn lag1(samples: &[(u64, Option<u32>)]) -> f64 {

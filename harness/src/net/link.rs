@@ -44,7 +44,7 @@
 
 use super::dist::tabledist;
 use super::netem::{LossModel, Netem, Prob};
-use super::replay::{Outcome, Replayer};
+use super::replay::{Outcome, Replay, Replayer};
 use super::{DEFAULT_MTU, ETHERNET_HEADER_BYTES, IPV4_HEADER_BYTES, UDP_IPV4_HEADER_BYTES};
 use crate::rng::Stream;
 use crate::time::Micros;
@@ -379,6 +379,15 @@ impl Link {
         self.replay = Some(Box::new(replayer));
         self.clean = false;
         self
+    }
+
+    /// The link replaying `replay`, if any, from the place node `node` of
+    /// a run seeded `seed` reads it (see [`Replayer::draw`]).
+    pub fn replaying(self, replay: Option<&Replay>, seed: u64, node: u64) -> Link {
+        match replay {
+            Some(r) => self.with_replay(Replayer::new(r.clone(), Replayer::draw(seed, node))),
+            None => self,
+        }
     }
 
     /// The MTU of the interface this link belongs to, bytes.

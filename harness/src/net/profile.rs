@@ -55,7 +55,7 @@
 
 use super::link::{Correlation, Link};
 use super::netem::{self, LossModel, Netem, Prob, Rate, KEYWORDS};
-use super::replay::{Replay, Replayer};
+use super::replay::Replay;
 use crate::error::{InputError, Source};
 use crate::rng::Stream;
 use crate::time::{parse_duration, Micros};
@@ -206,14 +206,19 @@ impl Profile {
         self.replay.iter().any(Option::is_some)
     }
 
+    /// The delay recording direction `i` (0 up, 1 down) replays, if any.
+    pub fn recorded_delays(&self, i: usize) -> Option<&super::recorded::Delays> {
+        self.replay.get(i)?.as_ref()?.delays.as_deref()
+    }
+
     /// The link of one direction (`up`: node → network) of node `node` in
     /// a run seeded `seed`, drawing from `rng`.
     pub fn link(&self, up: bool, seed: u64, node: u64, rng: Stream) -> Link {
-        let link = Link::scheduled(self.schedule(up), self.correlation, rng).with_mtu(self.mtu);
-        match &self.replay[usize::from(!up)] {
-            Some(r) => link.with_replay(Replayer::new(r.clone(), Replayer::draw(seed, node))),
-            None => link,
-        }
+        Link::scheduled(self.schedule(up), self.correlation, rng).with_mtu(self.mtu).replaying(
+            self.replay[usize::from(!up)].as_ref(),
+            seed,
+            node,
+        )
     }
 
     /// Resolves one `--profile` item (see the module docs).

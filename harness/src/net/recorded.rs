@@ -79,9 +79,7 @@ impl Delays {
             ));
         }
         let first = samples[0].0;
-        let mut gaps: Vec<u64> = samples.windows(2).map(|w| w[1].0 - w[0].0).collect();
-        gaps.sort_unstable();
-        let spacing = gaps.get(gaps.len() / 2).copied().unwrap_or(10_000);
+        let spacing = median_spacing(samples.iter().map(|s| s.0)).unwrap_or(10_000);
         let period_us = samples[samples.len() - 1].0 - first + spacing;
         let (times_us, delays_us) = samples.into_iter().map(|(t, d)| (t - first, d)).unzip();
         Ok(Delays { times_us, delays_us, period_us })
@@ -371,9 +369,10 @@ pub fn timed_csv(text: &str, source: &Source, gaps: Gaps) -> Result<TimedDelays,
     }
     // Both directions start at the file's first row and repeat with the
     // file's period, so a node's one offset reads the same instant of both.
-    let rows_only: Vec<(u64, Option<u32>)> = rows.iter().map(|r| (r.0, None)).collect();
-    let whole = Delays::samples(rows_only, source)?;
-    let t0 = rows[0].0;
+    let (Some(&(t0, _, _)), Some(&(last, _, _))) = (rows.first(), rows.last()) else {
+        return Err(InputError::at(source, None, "no samples: expected at least one timed delay"));
+    };
+    let period_us = last - t0 + median_spacing(rows.iter().map(|r| r.0)).unwrap_or(10_000);
     let direction = |pick: fn(&Row) -> Option<Option<u32>>, name: &str| {
         let mut samples: Vec<(u64, Option<u32>)> = rows.iter().filter_map(|r| pick(r).map(|c| (r.0 - t0, c))).collect();
         if samples.is_empty() {
@@ -382,9 +381,18 @@ pub fn timed_csv(text: &str, source: &Source, gaps: Gaps) -> Result<TimedDelays,
         // Before the direction's first measurement, its first one holds.
         samples[0].0 = 0;
         let (times_us, delays_us) = samples.into_iter().unzip();
-        Ok(Delays { times_us, delays_us, period_us: whole.period_us })
+        Ok(Delays { times_us, delays_us, period_us })
     };
     Ok(TimedDelays { up: direction(|r| r.1, "uplink")?, down: direction(|r| r.2, "downlink")? })
+}
+
+/// The median gap between consecutive increasing times, at least 1;
+/// `None` for fewer than two times.
+pub(crate) fn median_spacing(times: impl Iterator<Item = u64>) -> Option<u64> {
+    let times: Vec<u64> = times.collect();
+    let mut gaps: Vec<u64> = times.windows(2).map(|w| w[1].saturating_sub(w[0])).collect();
+    gaps.sort_unstable();
+    gaps.get(gaps.len() / 2).map(|&g| g.max(1))
 }
 
 /// A timed row: time µs, then per direction `Some(delay µs or lost)` or
@@ -395,12 +403,9 @@ type Row = (u64, Option<Option<u32>>, Option<Option<u32>>);
 /// [`LOST_GAP`] median spacings or more, one row lost both ways per
 /// missing spacing.
 fn fill_gaps(rows: Vec<Row>) -> Vec<Row> {
-    let mut gaps: Vec<u64> = rows.windows(2).map(|w| w[1].0 - w[0].0).collect();
-    if gaps.is_empty() {
+    let Some(spacing) = median_spacing(rows.iter().map(|r| r.0)) else {
         return rows;
-    }
-    gaps.sort_unstable();
-    let spacing = gaps[gaps.len() / 2].max(1);
+    };
     let mut out = Vec::with_capacity(rows.len());
     for (i, &r) in rows.iter().enumerate() {
         out.push(r);

@@ -208,6 +208,18 @@ pub fn from_table(
                 ))
             }
         };
+        // A key that shapes a recording needs that recording (a key at the
+        // top may serve the other direction alone).
+        for (key, needs, what) in [
+            ("interval", "delays", "the spacing of a `delays` series"),
+            ("gaps", "samples", "how a `samples` CSV's gaps read"),
+            ("queue", "opportunities", "the queue before an `opportunities` trace"),
+        ] {
+            let here = own.map_or(table.contains_key(key), |t| t.contains_key(key));
+            if here && get(needs)?.is_none() {
+                return Err(err(key, format!("`{key}` without `{needs}`: it sets {what}")));
+            }
+        }
         if delays.is_none() && opportunities.is_none() {
             if own.is_some() || table.keys().any(|k| k != "up" && k != "down") {
                 return Err(err(

@@ -14,7 +14,6 @@ use super::{Endpoint, Output, TransportKind};
 use crate::event::{EventClass, Scheduler};
 use crate::net::link::Link;
 use crate::net::profile::Profile;
-use crate::net::replay::Replayer;
 use crate::rng::{Purpose, Stream};
 use crate::time::Micros;
 
@@ -87,12 +86,9 @@ pub fn stream_probe(kind: TransportKind, profile: &Profile, p: &StreamProbe) -> 
         for h in 0..p.hops {
             let purpose = if dir == 0 { Purpose::Uplink } else { Purpose::Downlink };
             let link = Link::new(spec.clone(), profile.correlation, Stream::new(p.seed, purpose, h as u64))
-                .with_mtu(profile.mtu);
-            // Each hop reads the recording from its own place.
-            let link = match &profile.replay[dir] {
-                Some(r) => link.with_replay(Replayer::new(r.clone(), Replayer::draw(p.seed, h as u64))),
-                None => link,
-            };
+                .with_mtu(profile.mtu)
+                // Each hop reads the recording from its own place.
+                .replaying(profile.replay[dir].as_ref(), p.seed, h as u64);
             if link.has_slots() {
                 return Err("profiles with `slot` cannot be probed as a stream".into());
             }
