@@ -335,6 +335,72 @@ pub enum TraceCmd {
         #[arg(long)]
         out: Option<std::path::PathBuf>,
     },
+    /// Read a recording of real play in another format and write it as a trace script.
+    /// FORMAT `doom`: a Doom v1.9 demo lump (.lmp), each player's moves turned into the
+    /// reference game's eight directions through the player's own facing, fire as shoot,
+    /// the facing as aim, at the demo's own 35 Hz instants. `--trace FILE.lmp` also runs
+    /// one directly.
+    #[command(after_help = "Examples:
+  syncbench trace import doom demo1_dm.lmp --out traces/my-deathmatch.trace
+  syncbench trace import doom demo2_p1.lmp --threshold 24   # count only walking speed and up as a move
+  syncbench trace stats traces/my-deathmatch.trace
+
+The rule, and what a demo cannot say (where a player respawned or teleported), is in
+docs/book/src/human-play.md.")]
+    Import {
+        /// The format: `doom`.
+        #[arg(value_enum)]
+        format: TraceFormat,
+        /// The recording.
+        file: std::path::PathBuf,
+        /// Write the script to this file (`-` or none: standard output).
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+        /// World-frame move length under which a tic holds no direction
+        /// (Doom units per tic; walking strafe is 24, running forward 50).
+        #[arg(long, default_value_t = harness::trace::doom::MOVE_THRESHOLD)]
+        threshold: f64,
+        /// The trace's description (its first comment line).
+        #[arg(long)]
+        description: Option<String>,
+        /// A comment line to add under the description (provenance, licence); repeatable.
+        #[arg(long)]
+        note: Vec<String>,
+    },
+    /// How each player of a trace plays: input changes per second, how long directions are
+    /// held, stops, simultaneous keys, direction reversals, fire duty cycle and aim turn rate.
+    /// A recording is measured over its own length; a generator over --duration.
+    #[command(after_help = "Examples:
+  syncbench trace stats freedoom-dm
+  syncbench trace stats human --players 4 --duration 10m   # a generator, over ten minutes
+  syncbench trace stats freedoom-dm --fit                   # the `human` generator that plays like it
+  syncbench trace stats my-match.csv --format json")]
+    Stats {
+        /// The trace: a name, a path (.trace, .csv, .lmp) or a generator.
+        trace: String,
+        /// Players of a generator or script without a recording's own count.
+        #[arg(long, default_value_t = 4)]
+        players: usize,
+        /// The window for a trace that does not repeat [default: 10m].
+        #[arg(long)]
+        duration: Option<String>,
+        /// Seed of a generator.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Also print the `human` generator calibrated to this trace.
+        #[arg(long)]
+        fit: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+        format: ListFormat,
+    },
+}
+
+/// Formats `trace import` reads.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceFormat {
+    /// A Doom v1.9 demo lump (.lmp).
+    Doom,
 }
 
 /// `profile` subcommands.

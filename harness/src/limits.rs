@@ -34,6 +34,18 @@ pub const MAX_CONFORM_CASES: u64 = 1_000_000;
 /// errors ("profile", "trace file", …). `/dev/zero` and friends stop at the
 /// cap.
 pub fn read_text(path: &Path, cap: u64, what: &str) -> Result<String, InputError> {
+    let bytes = read_bytes(path, cap, what)?;
+    String::from_utf8(bytes).map_err(|e| {
+        InputError::at(
+            &Source::File(path.display().to_string()),
+            None,
+            format!("{what} is not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+        )
+    })
+}
+
+/// Reads `path`, at most `cap` bytes; `what` names it in errors.
+pub fn read_bytes(path: &Path, cap: u64, what: &str) -> Result<Vec<u8>, InputError> {
     let source = Source::File(path.display().to_string());
     let err = |m: String| InputError::at(&source, None, m);
     let f = std::fs::File::open(path).map_err(|e| err(format!("cannot read {what}: {e}")))?;
@@ -42,8 +54,7 @@ pub fn read_text(path: &Path, cap: u64, what: &str) -> Result<String, InputError
     if bytes.len() as u64 > cap {
         return Err(err(format!("{what} larger than the limit of {} MB", cap >> 20)));
     }
-    String::from_utf8(bytes)
-        .map_err(|e| err(format!("{what} is not UTF-8 text (byte {})", e.utf8_error().valid_up_to())))
+    Ok(bytes)
 }
 
 /// The most entity-renders a run may judge: every client's screen checks

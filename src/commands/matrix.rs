@@ -157,6 +157,7 @@ pub(super) fn check_options(m: &mut Matrix, names: &[String], quiet: bool) -> Re
         warn_unvalidated(&m.base.transport, &m.profiles.iter().flat_map(|p| &p.clients).collect::<Vec<_>>());
         note_players(&m.specs, m.base.clients);
     }
+    check_players(&m.specs, m.base.clients)?;
     check_run_count(m.runs())?;
     let why_not = |a: &dyn Algorithm| -> Option<&'static str> {
         if m.base.bots > 0 && !a.handles_bots() {

@@ -62,6 +62,12 @@ pub fn dispatch(cmd: Command) -> Result<()> {
             new::new_crate(&dir, name.as_deref(), source, quiet)
         }
         Command::Trace(TraceCmd::Convert { file, out }) => trace_convert(&file, out.as_deref()),
+        Command::Trace(TraceCmd::Import { format: _, file, out, threshold, description, note }) => {
+            trace_import_doom(&file, out.as_deref(), threshold, description.as_deref(), &note)
+        }
+        Command::Trace(TraceCmd::Stats { trace, players, duration, seed, fit, format }) => {
+            trace_stats(&trace, players, duration.as_deref(), seed, fit, format)
+        }
         Command::Profile(ProfileCmd::Show { profile, packets, spacing, payload, seed, format }) => {
             profile_show(&profile, packets, &spacing, payload, seed, format)
         }
@@ -145,6 +151,20 @@ pub(crate) fn note_players(specs: &[TraceSpec], clients: usize) {
     for note in specs.iter().filter_map(|s| s.players_note(clients)) {
         eprintln!("note: {}", harness::error::escape(&note));
     }
+}
+
+/// Refuses, before any run starts, a recording with fewer players than
+/// the run has clients (each run would fail alike).
+pub(crate) fn check_players(specs: &[TraceSpec], clients: usize) -> Result<()> {
+    for s in specs {
+        if let Some(n) = s.recorded_players().filter(|&n| n < clients) {
+            return Err(bad(format!(
+                "--traces {}: the recording has {n} players and the run {clients} clients: run it with --clients {n} or fewer",
+                s.name()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// `cfg` with the options meant for `algo` (`--opt ALGO:key=value` names

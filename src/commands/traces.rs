@@ -30,3 +30,128 @@ pub(super) fn trace_convert(file: &std::path::Path, out: Option<&std::path::Path
     }
     Ok(())
 }
+
+/// `trace import doom`: a Doom v1.9 demo lump as a recorded trace script.
+pub(super) fn trace_import_doom(
+    file: &std::path::Path,
+    out: Option<&std::path::Path>,
+    threshold: f64,
+    description: Option<&str>,
+    notes: &[String],
+) -> Result<()> {
+    use harness::trace::doom::{Conversion, Demo};
+    if !(threshold.is_finite() && (0.0..=200.0).contains(&threshold)) {
+        return Err(bad(format!("--threshold {threshold}: expected 0 to 200 (Doom units per tic)")));
+    }
+    let source = harness::error::Source::File(file.display().to_string());
+    let bytes = harness::limits::read_bytes(file, harness::limits::MAX_INPUT_FILE, "demo lump")
+        .map_err(|e| bad(e.to_string()))?;
+    let demo = Demo::parse(&bytes, &source).map_err(|e| bad(e.to_string()))?;
+    let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("demo");
+    let mut script = demo.to_script(stem, &source, Conversion { move_threshold: threshold });
+    if let Some(d) = description {
+        script.description = d.to_string();
+    }
+    let changes: usize = script
+        .sections
+        .iter()
+        .map(|(_, b)| match b {
+            harness::trace::script::Body::Segments(t) => t.segments.len(),
+            harness::trace::script::Body::Generate(_) => 0,
+        })
+        .sum();
+    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("a demo");
+    let mut note: Vec<String> = notes.iter().map(|n| n.replace('\n', " ")).collect();
+    note.push(format!(
+        "converted from {name} by `syncbench trace import doom --threshold {threshold}`: {}; {changes} input changes",
+        demo.summary()
+    ));
+    let slots: Vec<String> = demo.slots.iter().map(|s| (s + 1).to_string()).collect();
+    note.push(format!(
+        "players 0..{} are the demo's slots {} in order; the facing starts east and follows each player's turns only (a respawn or teleport is not in a demo)",
+        demo.slots.len() - 1,
+        slots.join(", ")
+    ));
+    if demo.trailing > 0 {
+        note.push(format!("{} bytes after the end marker ignored", demo.trailing));
+    }
+    let text = harness::trace::csv::to_script_text(&script, &note.join("\n"));
+    match out {
+        Some(path) => {
+            write_output(path, &text)?;
+            if path.as_os_str() != "-" {
+                eprintln!("wrote {} ({})", path.display(), demo.summary());
+            }
+        }
+        None => print!("{text}"),
+    }
+    Ok(())
+}
+
+/// `trace stats`: how each player of a trace plays.
+pub(super) fn trace_stats(
+    arg: &str,
+    players: usize,
+    duration: Option<&str>,
+    seed: u64,
+    fit: bool,
+    format: crate::cli::ListFormat,
+) -> Result<()> {
+    use harness::trace::stats;
+    let spec = resolve_trace(arg)?;
+    if players == 0 || players > harness::trace::csv::MAX_PLAYERS {
+        return Err(bad(format!("--players {players}: expected 1 to {}", harness::trace::csv::MAX_PLAYERS)));
+    }
+    let duration_us = match duration {
+        Some(d) => parse_duration(d)
+            .ok()
+            .filter(|&us| us > 0 && us <= harness::limits::MAX_DURATION_US)
+            .ok_or_else(|| bad(format!("--duration {d}: expected a duration above 0, at most 4h, such as 10m")))?,
+        None => 600_000_000,
+    };
+    // A recording is measured with its own players over its own length.
+    let recorded = spec.recorded_players();
+    let players = recorded.unwrap_or(players);
+    let trace = spec.instantiate(players, duration_us, seed).map_err(|e| bad(e.to_string()))?;
+    let window_us = match (recorded, duration) {
+        (Some(_), None) => stats::recorded_window_us(&trace).unwrap_or(duration_us),
+        _ => duration_us,
+    };
+    let per = stats::of_trace(&trace, window_us);
+    let all = stats::pooled(&per).expect("at least one player");
+    let calibrated = fit.then(|| harness::trace::human::Human::calibrate(&all));
+    if format == crate::cli::ListFormat::Json {
+        let row = |s: &stats::PlayerStats| {
+            let mut m = serde_json::Map::new();
+            m.insert("seconds".into(), harness::metrics::stats::round4(s.seconds).into());
+            for (name, f) in stats::COLUMNS {
+                m.insert(name.into(), harness::metrics::stats::round4(f(s)).into());
+            }
+            serde_json::Value::Object(m)
+        };
+        let v = serde_json::json!({
+            "trace": trace.name, "window_s": window_us as f64 / 1e6,
+            "players": per.iter().map(row).collect::<Vec<_>>(), "all": row(&all),
+            "fit": calibrated.map(|h| h.to_string()),
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    println!("{}: {} players over {:.1} s", trace.name, per.len(), window_us as f64 / 1e6);
+    let mut header = vec!["player".to_string()];
+    header.extend(stats::COLUMNS.iter().map(|(n, _)| n.to_string()));
+    let cells = |who: String, s: &stats::PlayerStats| {
+        let mut r = vec![who];
+        r.extend(stats::COLUMNS.iter().map(|(_, f)| format!("{:.1}", f(s) + 0.0)));
+        r
+    };
+    let mut rows: Vec<Vec<String>> = per.iter().enumerate().map(|(p, s)| cells(p.to_string(), s)).collect();
+    if per.len() > 1 {
+        rows.push(cells("all".into(), &all));
+    }
+    print!("{}", harness::report::table::render(&header, &rows, false));
+    if let Some(h) = calibrated {
+        println!("\ncalibrated generator: {h}");
+    }
+    Ok(())
+}

@@ -199,16 +199,26 @@ pub fn to_script_text(script: &Script, note: &str) -> String {
         out.push_str(&format!("# {l}\n"));
     }
     out.push_str("syncbench-trace 1\n");
+    if script.recorded {
+        out.push_str("recorded\n");
+    }
     for (who, body) in &script.sections {
         let (Players::One(p), Body::Segments(track)) = (who, body) else { continue };
         out.push_str(&format!("\nplayer {p}\n"));
         for (t, input) in &track.segments {
-            let ms = format!("{}.{:03}", t / 1000, t % 1000);
-            let ms = ms.trim_end_matches('0').trim_end_matches('.');
-            out.push_str(&format!("{ms}ms {input}\n"));
+            out.push_str(&format!("{} {input}\n", ms_text(*t)));
+        }
+        if let Some(r) = track.repeat_us {
+            out.push_str(&format!("repeat {}\n", ms_text(r)));
         }
     }
     out
+}
+
+/// `t_us` as the shortest exact `…ms`.
+fn ms_text(t_us: u64) -> String {
+    let ms = format!("{}.{:03}", t_us / 1000, t_us % 1000);
+    format!("{}ms", ms.trim_end_matches('0').trim_end_matches('.'))
 }
 
 /// Where the columns are.

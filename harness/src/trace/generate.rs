@@ -9,6 +9,7 @@
 //! | `zigzag` | diagonals alternating up/down every `period` (default 1 s), reversing horizontally every 4 periods |
 //! | `stop-go` | moves for `period` (default 1 s), stops for `period`; direction turns R, U, L, D |
 //! | `strafe-shoot` | strafes left/right every 0.4–1.2 s while firing in a random aim |
+//! | `human` | plays like the people of a recording: direction holds, stops, diagonals, reversals, fire and aim sweeps drawn to match a recording's statistics (default: `freedoom-dm`'s; `trace stats FILE --fit` gives another's), see [`super::human`] |
 //! | `lanes` | up, down or a stop every 0.3–1.5 s, sometimes jumping, never sideways: each player keeps to its spawn column, so on the standard arena up to 12 players never touch (contact-free: `vs ideal` without collision chaos) |
 //!
 //! Each player's stream is seeded from `(seed, player)`, so players differ
@@ -17,6 +18,7 @@
 //! 100 ms ([`DITHER_US`]) so that it does not phase-lock to the tick; the
 //! random patterns' instants are random to the microsecond already.
 
+use super::human::Human;
 use super::Track;
 use crate::error::{InputError, Source};
 use crate::game::Input;
@@ -39,6 +41,8 @@ pub enum Pattern {
     StrafeShoot,
     /// Up and down in one's own column: contact-free.
     Lanes,
+    /// Calibrated to recorded human play.
+    Human,
 }
 
 /// A generator: a pattern and its parameters.
@@ -50,11 +54,14 @@ pub struct Generator {
     pub period_us: u64,
     /// Its own seed, overriding the run's.
     pub seed: Option<u64>,
+    /// The `human` pattern's parameters.
+    pub human: Human,
 }
 
 impl Generator {
     /// The generator names.
-    pub const NAMES: &'static [&'static str] = &["idle", "random-walk", "zigzag", "stop-go", "strafe-shoot", "lanes"];
+    pub const NAMES: &'static [&'static str] =
+        &["idle", "random-walk", "zigzag", "stop-go", "strafe-shoot", "lanes", "human"];
 
     /// Parses `name[:key=value,...]`; `Ok(None)` if `name` is no generator.
     pub fn parse(spec: &str, source: &Source) -> Result<Option<Generator>, InputError> {
@@ -66,9 +73,10 @@ impl Generator {
             "stop-go" => Pattern::StopGo,
             "strafe-shoot" => Pattern::StrafeShoot,
             "lanes" => Pattern::Lanes,
+            "human" => Pattern::Human,
             _ => return Ok(None),
         };
-        let mut g = Generator { pattern, period_us: 1_000_000, seed: None };
+        let mut g = Generator { pattern, period_us: 1_000_000, seed: None, human: Human::default() };
         for kv in params.split(',').filter(|s| !s.is_empty()) {
             let err = |m: String| InputError::at(source, None, format!("generator `{name}`: {m}"));
             let (k, v) = kv.split_once('=').ok_or_else(|| err(format!("`{kv}`: expected key=value")))?;
@@ -80,6 +88,7 @@ impl Generator {
                     }
                 }
                 "seed" => g.seed = Some(v.parse().map_err(|_| err(format!("seed `{v}`: expected an integer")))?),
+                _ if pattern == Pattern::Human => g.human.set(k, v).map_err(err)?,
                 _ => return Err(err(format!("unknown parameter `{k}`: expected period or seed"))),
             }
         }
@@ -91,6 +100,7 @@ impl Generator {
     pub fn changes(&self, duration_us: u64) -> u64 {
         let spacing = match self.pattern {
             Pattern::Idle => return 1,
+            Pattern::Human => return self.human.changes(duration_us),
             Pattern::Zigzag | Pattern::StopGo => self.period_us.max(1),
             // The random patterns change every 0.3 s at the most.
             Pattern::RandomWalk | Pattern::Lanes | Pattern::StrafeShoot => 300_000,
@@ -157,6 +167,7 @@ impl Generator {
                     t += rng.range_inclusive(300_000, 1_500_000) as u64;
                 }
             }
+            Pattern::Human => segs = self.human.segments(duration_us, &mut rng),
             Pattern::StrafeShoot => {
                 let mut t = 0;
                 let mut left = p % 2 == 0;
@@ -210,6 +221,9 @@ impl fmt::Display for Generator {
         let mut params = Vec::new();
         if self.period_us != 1_000_000 && matches!(self.pattern, Pattern::Zigzag | Pattern::StopGo) {
             params.push(format!("period={}ms", self.period_us / 1000));
+        }
+        if self.pattern == Pattern::Human && self.human != Human::default() {
+            params.push(self.human.to_string());
         }
         if let Some(s) = self.seed {
             params.push(format!("seed={s}"));

@@ -8,7 +8,8 @@
 //!   (see [`script`] for the grammar);
 //! - **recordings of play**: a CSV of timestamped inputs from the user's
 //!   own game (`--trace play.csv`; `syncbench trace convert` turns one
-//!   into a script), see [`csv`];
+//!   into a script), see [`csv`], or a Doom demo lump (`--trace
+//!   game.lmp`; `syncbench trace import doom`), see [`doom`];
 //! - **generators**: seeded, named patterns (`idle`, `random-walk`,
 //!   `zigzag`, `stop-go`, `strafe-shoot`), see [`generate`];
 //! - the **exact per-tick form** that failing property tests write out: one
@@ -18,8 +19,11 @@
 //! [`Trace::input_at`]; the ideal world uses the same function.
 
 pub mod csv;
+pub mod doom;
 pub mod generate;
+pub mod human;
 pub mod script;
+pub mod stats;
 
 use crate::error::{InputError, Source};
 use crate::game::Input;
@@ -180,6 +184,15 @@ impl TraceSpec {
         }
     }
 
+    /// How many players a recording holds (`None` for a script or
+    /// generator, which serve any number).
+    pub fn recorded_players(&self) -> Option<usize> {
+        match self {
+            TraceSpec::Script(s) if s.recorded => Some(s.sections.len()),
+            _ => None,
+        }
+    }
+
     /// The concrete trace for `players` players over `duration_us`.
     /// Generators without their own seed use `seed`.
     pub fn instantiate(&self, players: usize, duration_us: u64, seed: u64) -> Result<Trace, InputError> {
@@ -210,6 +223,9 @@ impl TraceSpec {
         let path = Path::new(arg);
         if arg.ends_with(".csv") {
             return Self::load_csv(path);
+        }
+        if arg.ends_with(".lmp") {
+            return doom::load(path).map(TraceSpec::Script);
         }
         if arg.ends_with(".trace") || arg.contains('/') {
             return Self::load(path);

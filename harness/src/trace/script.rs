@@ -16,6 +16,11 @@
 //! generate random-walk
 //! ```
 //!
+//! A line `recorded` before the sections marks a recording of play: one
+//! section per recorded player, none to add (a run with more players is
+//! an error that says how many the recording has; one with fewer plays
+//! the first ones and says so).
+//!
 //! Keys are letters `U D L R J S` (up, down, left, right, jump, shoot),
 //! alone or run together (`RU`, `R+U`), or the words `up down left right
 //! jump shoot`; `.`, `idle` or `none` hold nothing; `@x,y` sets the aim
@@ -148,6 +153,12 @@ impl Script {
                             toks.get(1).unwrap_or(&"")
                         )));
                     }
+                }
+                "recorded" => {
+                    if current.is_some() || !script.sections.is_empty() || toks.len() > 1 {
+                        return Err(err("`recorded` stands alone on a line before the player sections".into()));
+                    }
+                    script.recorded = true;
                 }
                 "player" => {
                     finish(current.take(), &mut script)?;

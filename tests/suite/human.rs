@@ -1,0 +1,235 @@
+//! Human play: Doom demo lumps as traces, the statistics of how a trace
+//! plays, and the `human` generator calibrated to them.
+
+use crate::util::syncbench;
+use harness::game::Input;
+use harness::trace::human::Human;
+use harness::trace::stats::{self, PlayerStats};
+use harness::trace::{Trace, TraceSpec};
+use std::path::{Path, PathBuf};
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("syncbench-human-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A v1.9 lump: version, skill, episode, map, deathmatch, respawn, fast,
+/// nomonsters, console player, four in-game bytes; then the tics; then
+/// the end marker.
+fn lump(in_game: [u8; 4], tics: &[&[[u8; 4]]]) -> Vec<u8> {
+    let mut b = vec![109, 2, 1, 1, 1, 0, 0, 0, 0];
+    b.extend_from_slice(&in_game);
+    for t in tics {
+        for c in *t {
+            b.extend_from_slice(c);
+        }
+    }
+    b.push(0x80);
+    b
+}
+
+fn load(path: &Path, players: usize) -> Trace {
+    let spec = TraceSpec::resolve(path.to_str().unwrap(), &[]).unwrap();
+    spec.instantiate(players, 10_000_000, 1).unwrap()
+}
+
+fn shipped(name: &str) -> Trace {
+    let spec = TraceSpec::resolve(name, &harness::library::dirs("traces")).unwrap();
+    let TraceSpec::Script(s) = &spec else { panic!("{name} is a script") };
+    assert!(s.recorded, "{name} is marked as a recording");
+    spec.instantiate(s.sections.len(), 1_000_000, 1).unwrap()
+}
+
+/// Two players in slots 1 and 3 (0-based 0 and 2) of a lump written
+/// here, every tic's move known: each change instant and key checked.
+#[test]
+fn a_lump_written_here_converts_at_every_tic_instant() {
+    let dir = temp("known");
+    // Player A faces east throughout; player B turns a quarter circle
+    // (64 units) left on tic 1, so its forward is north from then on.
+    let a: [[u8; 4]; 5] =
+        [[50, 0, 0, 0], [50, 0, 0, 1], [0, 0, 0, 1], [(-25i8) as u8, 0, 0, 0], [0, (-40i8) as u8, 0, 0]];
+    let b: [[u8; 4]; 5] =
+        [[0, 0, 0, 0], [50, 0, 64, 0], [50, 40, 0, 0], [2, 0, 0, 0x80 | 1], [0, 24, (-64i8) as u8, 0]];
+    let tics: Vec<[[u8; 4]; 2]> = (0..5).map(|k| [a[k], b[k]]).collect();
+    let slices: Vec<&[[u8; 4]]> = tics.iter().map(|t| &t[..]).collect();
+    let file = dir.join("known.lmp");
+    std::fs::write(&file, lump([1, 0, 1, 0], &slices)).unwrap();
+    let out = dir.join("known.trace");
+    let (code, _, err) =
+        syncbench(&["trace", "import", "doom", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let east = |buttons| Input { buttons, aim_x: 127, aim_y: 0 };
+    let north = |buttons| Input { buttons, aim_x: 0, aim_y: 127 };
+    let (r, l, u, d, s) = (Input::RIGHT, Input::LEFT, Input::UP, Input::DOWN, Input::SHOOT);
+    // Tic k holds from round(k / 35 s): 0, 28 571, 57 143, 85 714, 114 286 µs.
+    let want_a = vec![(0, east(r)), (28_571, east(r | s)), (57_143, east(s)), (85_714, east(l)), (114_286, east(u))];
+    // B: idle; north; north + strafe right at run speeds (40, 50): 51°, up-right;
+    // drift (2 < 12) and a pause byte (bit 7): nothing; turn back east and
+    // walk-strafe right (24): south.
+    let want_b = vec![(0, east(0)), (28_571, north(u)), (57_143, north(u | r)), (85_714, north(0)), (114_286, east(d))];
+    for trace in [load(&out, 2), load(&file, 2)] {
+        assert_eq!(trace.tracks.len(), 2);
+        assert_eq!(trace.tracks[0].segments, want_a, "player 0 (slot 1)");
+        assert_eq!(trace.tracks[1].segments, want_b, "player 1 (slot 3)");
+        assert_eq!(trace.tracks[0].repeat_us, Some(142_857), "five tics, then the game again");
+    }
+    // `--trace FILE.lmp` runs it, and a third client is refused by name.
+    let (code, _, err) = syncbench(&[
+        "run",
+        "--algo",
+        "lockstep",
+        "--trace",
+        file.to_str().unwrap(),
+        "--clients",
+        "2",
+        "--duration",
+        "1s",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = syncbench(&["run", "--algo", "lockstep", "--trace", file.to_str().unwrap(), "--clients", "3"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("the recording has 2 players"), "{err}");
+}
+
+#[test]
+fn bad_lumps_exit_2_naming_the_file_and_what_was_expected() {
+    let dir = temp("bad");
+    let good = lump([1, 1, 0, 0], &[&[[0; 4], [0; 4]]]);
+    let mut old = good.clone();
+    old[0] = 2;
+    let mut third = good.clone();
+    third[11] = 1;
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("short", good[..7].to_vec(), "13-byte header"),
+        ("old", old, "expected 109"),
+        ("noend", good[..good.len() - 1].to_vec(), "no end marker"),
+        ("cut", good[..good.len() - 3].to_vec(), "truncated tic 0"),
+        ("third", third, "inside the tic"),
+        ("empty", lump([1, 0, 0, 0], &[]), "no tics"),
+    ];
+    for (name, bytes, what) in cases {
+        let file = dir.join(format!("{name}.lmp"));
+        std::fs::write(&file, bytes).unwrap();
+        for args in [
+            vec!["trace", "import", "doom", file.to_str().unwrap()],
+            vec!["run", "--algo", "snapshot", "--trace", file.to_str().unwrap()],
+        ] {
+            let (code, _, err) = syncbench(&args);
+            assert_eq!(code, 2, "{name}: {err}");
+            assert!(err.contains(&format!("{name}.lmp")) && err.contains(what), "{name}: {err}");
+        }
+    }
+}
+
+/// The shipped traces are what `scripts/import-freedoom.sh` makes of the
+/// shipped lumps, and each names its source, commit, licence and players.
+#[test]
+fn the_shipped_human_traces_are_current_and_cite_their_source() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (name, lmp, players) in [("freedoom-dm", "demo1_dm.lmp", 4), ("freedoom-coop", "demo2_p1.lmp", 3)] {
+        let text = std::fs::read_to_string(root.join(format!("traces/{name}.trace"))).unwrap();
+        let (code, fresh, err) =
+            syncbench(&["trace", "import", "doom", root.join("traces/recordings").join(lmp).to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        let body = |t: &str| t[t.find("syncbench-trace 1").unwrap()..].to_string();
+        assert!(body(&text) == body(&fresh), "{name} is stale: run scripts/import-freedoom.sh");
+        for needle in ["freedoom/freedoom@d14dbbee", lmp, "BSD-3-Clause", "Players: ", "Xindage"] {
+            assert!(text.contains(needle), "{name} lacks `{needle}`");
+        }
+        assert_eq!(shipped(name).tracks.len(), players);
+    }
+    assert!(root.join("traces/recordings/licenses/freedoom-BSD-3-Clause.txt").is_file());
+}
+
+fn pooled(trace: &Trace, window_us: u64) -> PlayerStats {
+    stats::pooled(&stats::of_trace(trace, window_us)).unwrap()
+}
+
+/// How close the calibrated generator comes to the people it is
+/// calibrated to, over 30 minutes of four players (README, "Human play",
+/// states the same bounds). The 10th-percentile hold is not held to one:
+/// people tap (one-tic presses) more than a log-normal draws.
+fn assert_plays_like(gen: &PlayerStats, human: &PlayerStats, what: &str) {
+    let within = |name: &str, g: f64, h: f64, rel: f64| {
+        assert!((g - h).abs() <= rel * h, "{what}: {name} {g:.3} against the people's {h:.3} (±{:.0}%)", rel * 100.0)
+    };
+    let points = |name: &str, g: f64, h: f64| {
+        assert!((g - h).abs() <= 0.03, "{what}: {name} {g:.3} against the people's {h:.3} (±3 points)")
+    };
+    within("key changes/s", gen.key_changes_per_s, human.key_changes_per_s, 0.15);
+    within("aim changes/s", gen.aim_changes_per_s, human.aim_changes_per_s, 0.10);
+    within("hold p50", gen.hold_ms[1], human.hold_ms[1], 0.10);
+    within("hold p90", gen.hold_ms[2], human.hold_ms[2], 0.15);
+    within("reversals/min", gen.reversals_per_min, human.reversals_per_min, 0.20);
+    within("fire press", gen.fire_press_ms, human.fire_press_ms, 0.15);
+    within("turn rate", gen.turn_deg_per_s, human.turn_deg_per_s, 0.10);
+    points("stopped", gen.stopped, human.stopped);
+    points("2+ keys", gen.two_keys, human.two_keys);
+    points("fire duty", gen.fire_duty, human.fire_duty);
+}
+
+#[test]
+fn the_human_generator_plays_like_the_recorded_people() {
+    const WINDOW: u64 = 30 * 60 * 1_000_000;
+    for name in ["freedoom-dm", "freedoom-coop"] {
+        let people = shipped(name);
+        let window = stats::recorded_window_us(&people).unwrap();
+        let human = pooled(&people, window);
+        let fit = Human::calibrate(&human);
+        if name == "freedoom-dm" {
+            assert_eq!(fit, Human::default(), "the default is freedoom-dm's calibration: update Human::default");
+        }
+        let spec = TraceSpec::resolve(&format!("human:{fit}"), &[]).unwrap();
+        let gen = pooled(&spec.instantiate(4, WINDOW, 1).unwrap(), WINDOW);
+        assert_plays_like(&gen, &human, name);
+    }
+}
+
+/// The generator's statistics follow its parameters (a toy check of the
+/// calibration's inverse): doubling the hold halves the key changes.
+#[test]
+fn the_human_generator_follows_its_parameters() {
+    const WINDOW: u64 = 20 * 60 * 1_000_000;
+    let measure =
+        |spec: &str| pooled(&TraceSpec::resolve(spec, &[]).unwrap().instantiate(4, WINDOW, 3).unwrap(), WINDOW);
+    let base = measure("human:fire=0");
+    let slow = measure("human:fire=0,hold=400ms");
+    let ratio = base.key_changes_per_s / slow.key_changes_per_s;
+    assert!((ratio - 2.0).abs() < 0.15, "{ratio}");
+    assert_eq!(base.fire_duty, 0.0);
+    let still = measure("human:stop=0,diagonal=1,reverse=1");
+    assert_eq!(still.stopped, 0.0);
+    assert!(still.two_keys > 0.99, "every move diagonal: {}", still.two_keys);
+    // Every new direction 135° or more from the last.
+    assert!(still.reverse_share > 0.999, "{}", still.reverse_share);
+    let (code, _, err) = syncbench(&["trace", "stats", "human:hold=fast"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("hold `fast`"), "{err}");
+}
+
+/// The acceptance command: every algorithm on four human players,
+/// byte-identical across runs.
+#[test]
+fn compare_on_four_human_players_is_byte_identical() {
+    let args = ["compare", "--profile", "wifi", "--traces", "freedoom-dm", "--duration", "5s", "--seeds", "2"];
+    let (code, one, err) = syncbench(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(one.contains("4 clients") && one.contains("freedoom-dm"), "{one}");
+    let (_, two, _) = syncbench(&args);
+    assert_eq!(one, two);
+    let (code, _, err) = syncbench(&["compare", "--profile", "wifi", "--traces", "freedoom-coop", "--duration", "2s"]);
+    assert_eq!(code, 2, "four clients on a three-player recording");
+    assert!(err.contains("the recording has 3 players"), "{err}");
+}
+
+#[test]
+fn trace_stats_measures_a_recording_over_its_own_length() {
+    let (code, out, err) = syncbench(&["trace", "stats", "freedoom-coop", "--format", "json", "--fit"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["players"].as_array().unwrap().len(), 3);
+    assert!((v["window_s"].as_f64().unwrap() - 7089.0 / 35.0).abs() < 1e-3, "{}", v["window_s"]);
+    assert!(v["fit"].as_str().unwrap().starts_with("hold="));
+}
