@@ -128,21 +128,45 @@ fn impairment(rng: &mut Stream, max_loss: u64) -> Netem {
     n
 }
 
+/// A scenario's inputs: a seeded generator, the `human` one among them,
+/// or a stretch of a shipped recording of people playing.
 fn generated_trace(rng: &mut Stream, clients: usize, duration_us: u64, stop_us: Option<u64>) -> Trace {
-    let name = ["random-walk", "zigzag", "stop-go", "strafe-shoot"][rng.below(4) as usize];
+    let name = ["random-walk", "zigzag", "stop-go", "strafe-shoot", "human", "recorded"][rng.below(6) as usize];
     let seed = rng.next_u64() % 1_000_000;
-    let g = Generator::parse(&format!("{name}:seed={seed}"), &crate::error::Source::BuiltIn("conform".into()))
-        .ok()
-        .flatten()
-        .expect("built-in generator");
-    let mut tracks: Vec<Track> = (0..clients).map(|p| g.track(p, duration_us, seed)).collect();
+    let (name, mut tracks) = if name == "recorded" {
+        recorded_stretch(rng, clients)
+    } else {
+        let g = Generator::parse(&format!("{name}:seed={seed}"), &crate::error::Source::BuiltIn("conform".into()))
+            .ok()
+            .flatten()
+            .expect("built-in generator");
+        (g.to_string(), (0..clients).map(|p| g.track(p, duration_us, seed)).collect())
+    };
     if let Some(stop) = stop_us {
         for t in &mut tracks {
-            t.segments.retain(|(s, _)| *s < stop);
+            *t = Track { segments: t.segments.iter().copied().filter(|(s, _)| *s < stop).collect(), repeat_us: None };
             t.segments.push((stop, Input::IDLE));
         }
     }
-    Trace { name: g.to_string(), tracks }
+    Trace { name, tracks }
+}
+
+/// `clients` players of a shipped human recording (`freedoom-dm` or
+/// `freedoom-coop`, players reused when it has fewer), from a drawn
+/// instant of the game on.
+fn recorded_stretch(rng: &mut Stream, clients: usize) -> (String, Vec<Track>) {
+    let name = ["freedoom-dm", "freedoom-coop"][rng.below(2) as usize];
+    let (_, text) =
+        crate::library::shipped_traces().iter().find(|(n, _)| *n == name).expect("the human recordings ship");
+    let script = crate::trace::script::Script::parse(text, name, &crate::error::Source::BuiltIn(name.into()))
+        .expect("a shipped trace parses");
+    let players = script.sections.len();
+    let whole = script.instantiate(players, 1, 0).expect("a shipped recording instantiates");
+    let period = whole.tracks[0].repeat_us.unwrap_or(1).max(1);
+    let from = rng.below(period);
+    let first = rng.below(players as u64) as usize;
+    let tracks = (0..clients).map(|p| whole.tracks[(first + p) % players].shifted(from)).collect();
+    (format!("{name}@{}ms", from / 1000), tracks)
 }
 
 fn base(algorithm: &dyn Algorithm, contract: &str, rng: &mut Stream, duration_us: u64) -> Scenario {

@@ -44,6 +44,25 @@ impl Track {
         Track { segments: vec![(0, Input::IDLE)], repeat_us: None }
     }
 
+    /// The track started `offset_us` into this one: a repeating track
+    /// wraps round to its start, another holds its last input.
+    pub fn shifted(&self, offset_us: u64) -> Track {
+        let mut segments = vec![(0, self.input_at(offset_us))];
+        match self.repeat_us {
+            Some(p) if p > 0 => {
+                let o = offset_us % p;
+                // Segments at or past the period never play.
+                let played = || self.segments.iter().filter(|s| s.0 < p);
+                let later = played().filter(|s| s.0 > o).map(|&(s, i)| (s - o, i));
+                let wrapped = played().filter(|s| s.0 <= o).map(|&(s, i)| (s + p - o, i));
+                segments.extend(later.chain(wrapped).filter(|s| s.0 < p));
+            }
+            _ => segments.extend(self.segments.iter().filter(|s| s.0 > offset_us).map(|&(s, i)| (s - offset_us, i))),
+        }
+        segments.dedup_by(|b, a| a.1 == b.1);
+        Track { segments, repeat_us: self.repeat_us }
+    }
+
     /// The input held at `t_us`.
     pub fn input_at(&self, t_us: u64) -> Input {
         let t = match self.repeat_us {
@@ -341,6 +360,30 @@ mod tests {
             let mut hint = 0;
             for q in queries {
                 proptest::prop_assert_eq!(t.input_near(q, &mut hint), t.input_at(q), "at {}", q);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// A shifted track plays what the original plays `offset` later.
+        #[test]
+        fn shifted_tracks_play_the_original_later(
+            gaps in proptest::collection::vec(1u64..500, 0..12),
+            repeat in proptest::option::of(1u64..4_000),
+            offset in 0u64..10_000,
+            queries in proptest::collection::vec(0u64..10_000, 1..40),
+        ) {
+            let mut start = 0;
+            let mut segments = vec![(0, Input::buttons(Input::SHOOT))];
+            for (k, g) in gaps.iter().enumerate() {
+                start += g;
+                segments.push((start, Input::buttons(1 << (k % 5))));
+            }
+            let t = Track { segments, repeat_us: repeat };
+            let s = t.shifted(offset);
+            proptest::prop_assert_eq!(s.segments[0].0, 0);
+            for q in queries {
+                proptest::prop_assert_eq!(s.input_at(q), t.input_at(q + offset), "at {}", q);
             }
         }
     }
