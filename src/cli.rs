@@ -374,10 +374,13 @@ docs/book/src/human-play.md.")]
   syncbench trace stats freedoom-dm
   syncbench trace stats human --players 4 --duration 10m   # a generator, over ten minutes
   syncbench trace stats freedoom-dm --fit                   # the `human` generator that plays like it
-  syncbench trace stats my-match.csv --format json")]
+  syncbench trace stats my-match.csv --format json
+  syncbench trace stats freedoom-dm,human,random-walk,lanes   # a row per trace, players pooled")]
     Stats {
-        /// The trace: a name, a path (.trace, .csv, .lmp) or a generator.
-        trace: String,
+        /// The trace: a name, a path (.trace, .csv, .lmp) or a generator; several,
+        /// comma-separated, give a row each (every player pooled).
+        #[arg(value_delimiter = ',', required = true)]
+        traces: Vec<String>,
         /// Players of a generator or script without a recording's own count.
         #[arg(long, default_value_t = 4)]
         players: usize,
@@ -387,13 +390,24 @@ docs/book/src/human-play.md.")]
         /// Seed of a generator.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Also print the `human` generator calibrated to this trace.
+        /// Also print the `human` generator calibrated to each trace.
         #[arg(long)]
         fit: bool,
         /// Output format.
-        #[arg(long, value_enum, default_value_t = ListFormat::Table)]
-        format: ListFormat,
+        #[arg(long, value_enum, default_value_t = StatsFormat::Table)]
+        format: StatsFormat,
     },
+}
+
+/// Output of `trace stats`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatsFormat {
+    /// Aligned text.
+    Table,
+    /// Markdown table.
+    Md,
+    /// JSON.
+    Json,
 }
 
 /// Formats `trace import` reads.

@@ -65,8 +65,8 @@ pub fn dispatch(cmd: Command) -> Result<()> {
         Command::Trace(TraceCmd::Import { format: _, file, out, threshold, description, note }) => {
             trace_import_doom(&file, out.as_deref(), threshold, description.as_deref(), &note)
         }
-        Command::Trace(TraceCmd::Stats { trace, players, duration, seed, fit, format }) => {
-            trace_stats(&trace, players, duration.as_deref(), seed, fit, format)
+        Command::Trace(TraceCmd::Stats { traces, players, duration, seed, fit, format }) => {
+            trace_stats(&traces, players, duration.as_deref(), seed, fit, format)
         }
         Command::Profile(ProfileCmd::Show { profile, packets, spacing, payload, seed, format }) => {
             profile_show(&profile, packets, &spacing, payload, seed, format)

@@ -88,17 +88,26 @@ pub(super) fn trace_import_doom(
     Ok(())
 }
 
+/// One trace's statistics, measured.
+struct Measured {
+    name: String,
+    window_us: u64,
+    players: Vec<harness::trace::stats::PlayerStats>,
+    all: harness::trace::stats::PlayerStats,
+}
+
 /// `trace stats`: how each player of a trace plays.
 pub(super) fn trace_stats(
-    arg: &str,
+    args: &[String],
     players: usize,
     duration: Option<&str>,
     seed: u64,
     fit: bool,
-    format: crate::cli::ListFormat,
+    format: crate::cli::StatsFormat,
 ) -> Result<()> {
+    use crate::cli::StatsFormat;
+    use harness::trace::human::Human;
     use harness::trace::stats;
-    let spec = resolve_trace(arg)?;
     if players == 0 || players > harness::trace::csv::MAX_PLAYERS {
         return Err(bad(format!("--players {players}: expected 1 to {}", harness::trace::csv::MAX_PLAYERS)));
     }
@@ -109,49 +118,78 @@ pub(super) fn trace_stats(
             .ok_or_else(|| bad(format!("--duration {d}: expected a duration above 0, at most 4h, such as 10m")))?,
         None => 600_000_000,
     };
-    // A recording is measured with its own players over its own length.
-    let recorded = spec.recorded_players();
-    let players = recorded.unwrap_or(players);
-    let trace = spec.instantiate(players, duration_us, seed).map_err(|e| bad(e.to_string()))?;
-    let window_us = match (recorded, duration) {
-        (Some(_), None) => stats::recorded_window_us(&trace).unwrap_or(duration_us),
-        _ => duration_us,
-    };
-    let per = stats::of_trace(&trace, window_us);
-    let all = stats::pooled(&per).expect("at least one player");
-    let calibrated = fit.then(|| harness::trace::human::Human::calibrate(&all));
-    if format == crate::cli::ListFormat::Json {
+    let mut measured = Vec::new();
+    for arg in args {
+        let spec = resolve_trace(arg)?;
+        // A recording is measured with its own players over its own length.
+        let recorded = spec.recorded_players();
+        let trace = spec.instantiate(recorded.unwrap_or(players), duration_us, seed).map_err(|e| bad(e.to_string()))?;
+        let window_us = match (recorded, duration) {
+            (Some(_), None) => stats::recorded_window_us(&trace).unwrap_or(duration_us),
+            _ => duration_us,
+        };
+        let per = stats::of_trace(&trace, window_us);
+        let all = stats::pooled(&per).expect("a trace has players");
+        measured.push(Measured { name: spec.name(), window_us, players: per, all });
+    }
+    let fitted = |m: &Measured| fit.then(|| Human::calibrate(&m.all).to_string());
+    if format == StatsFormat::Json {
         let row = |s: &stats::PlayerStats| {
             let mut m = serde_json::Map::new();
             m.insert("seconds".into(), harness::metrics::stats::round4(s.seconds).into());
             for (name, f) in stats::COLUMNS {
-                m.insert(name.into(), harness::metrics::stats::round4(f(s)).into());
+                m.insert(name.into(), harness::metrics::stats::round4(f(s) + 0.0).into());
             }
             serde_json::Value::Object(m)
         };
-        let v = serde_json::json!({
-            "trace": trace.name, "window_s": window_us as f64 / 1e6,
-            "players": per.iter().map(row).collect::<Vec<_>>(), "all": row(&all),
-            "fit": calibrated.map(|h| h.to_string()),
-        });
+        let v: Vec<serde_json::Value> = measured
+            .iter()
+            .map(|m| {
+                serde_json::json!({
+                    "trace": m.name, "window_s": m.window_us as f64 / 1e6,
+                    "players": m.players.iter().map(row).collect::<Vec<_>>(), "all": row(&m.all),
+                    "fit": fitted(m),
+                })
+            })
+            .collect();
+        let v = if v.len() == 1 { v.into_iter().next().expect("one") } else { serde_json::Value::Array(v) };
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
-    println!("{}: {} players over {:.1} s", trace.name, per.len(), window_us as f64 / 1e6);
-    let mut header = vec!["player".to_string()];
-    header.extend(stats::COLUMNS.iter().map(|(n, _)| n.to_string()));
-    let cells = |who: String, s: &stats::PlayerStats| {
-        let mut r = vec![who];
+    let cells = |first: Vec<String>, s: &stats::PlayerStats| {
+        let mut r = first;
         r.extend(stats::COLUMNS.iter().map(|(_, f)| format!("{:.1}", f(s) + 0.0)));
         r
     };
-    let mut rows: Vec<Vec<String>> = per.iter().enumerate().map(|(p, s)| cells(p.to_string(), s)).collect();
-    if per.len() > 1 {
-        rows.push(cells("all".into(), &all));
+    let markdown = format == StatsFormat::Md;
+    let (header, rows): (Vec<String>, Vec<Vec<String>>) = if let [m] = &measured[..] {
+        println!("{}: {} players over {:.1} s", m.name, m.players.len(), m.window_us as f64 / 1e6);
+        let mut rows: Vec<Vec<String>> =
+            m.players.iter().enumerate().map(|(p, s)| cells(vec![p.to_string()], s)).collect();
+        if m.players.len() > 1 {
+            rows.push(cells(vec!["all".into()], &m.all));
+        }
+        (["player"].into_iter().chain(stats::COLUMNS.iter().map(|c| c.0)).map(String::from).collect(), rows)
+    } else {
+        let rows = measured
+            .iter()
+            .map(|m| {
+                cells(vec![m.name.clone(), format!("{} × {:.0} s", m.players.len(), m.window_us as f64 / 1e6)], &m.all)
+            })
+            .collect();
+        (
+            ["trace", "players × s"].into_iter().chain(stats::COLUMNS.iter().map(|c| c.0)).map(String::from).collect(),
+            rows,
+        )
+    };
+    if markdown {
+        println!();
     }
-    print!("{}", harness::report::table::render(&header, &rows, false));
-    if let Some(h) = calibrated {
-        println!("\ncalibrated generator: {h}");
+    print!("{}", harness::report::table::render(&header, &rows, markdown));
+    for m in &measured {
+        if let Some(h) = fitted(m) {
+            println!("\ncalibrated to {}: human:{h}", m.name);
+        }
     }
     Ok(())
 }
