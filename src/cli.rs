@@ -659,7 +659,8 @@ pub struct RunArgs {
     /// `.csv` timed delays, else one delay per 10 ms line), netem extras after it.
     #[arg(long, default_value = "wifi")]
     pub profile: String,
-    /// Input trace: a generator (zigzag, random-walk:seed=3, ...), a name from traces/, or a path.
+    /// Input trace: a generator (zigzag, random-walk:seed=3, human, ...), a name from traces/, or a path
+    /// (.trace, a .csv recording of play, a Doom .lmp demo).
     #[arg(long, default_value = "random-walk")]
     pub trace: String,
     /// Run seed: network draws and generated traces derive from it.

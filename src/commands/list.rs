@@ -63,16 +63,21 @@ pub(super) fn list(what: Option<ListWhat>, format: ListFormat, all: bool) -> Res
     }
     if show(ListWhat::Traces) {
         let files = trace::list(&library::dirs("traces"));
+        let recorded = |name: &str| resolve_trace(name).is_ok_and(|s| s.recorded_players().is_some());
         if format == ListFormat::Json {
             json.insert("generators".into(), Generator::NAMES.iter().map(|n| serde_json::json!(n)).collect());
             json.insert(
                 "traces".into(),
-                files.iter().map(|(n, d)| serde_json::json!({"name": n, "description": d})).collect(),
+                files
+                    .iter()
+                    .map(|(n, d)| serde_json::json!({"name": n, "description": d, "recorded": recorded(n)}))
+                    .collect(),
             );
         } else {
-            println!("TRACES (traces/, a path, or a generator)");
+            println!("TRACES (traces/, a path, or a generator; [real]: recorded play)");
             for (n, d) in &files {
-                println!("  {n:<18} {d}");
+                let mark = if recorded(n) { "[real] " } else { "" };
+                println!("  {n:<18} {mark}{d}");
             }
             println!("  generators: {} (e.g. zigzag:period=2s, random-walk:seed=3)", Generator::NAMES.join(", "));
         }
