@@ -21,7 +21,10 @@ pub(super) fn compare(a: CompareArgs) -> Result<()> {
         let mut m = Matrix {
             algos: resolve_algos(&a.algos)?,
             profiles: vec![resolve_profile(&profile)?],
-            specs: a.traces.iter().map(|t| resolve_trace(t.trim())).collect::<Result<_>>()?,
+            specs: harness::trace::rejoin_specs(&a.traces)
+                .iter()
+                .map(|t| resolve_trace(t.trim()))
+                .collect::<Result<_>>()?,
             seeds: a.seeds.0.clone(),
             base: run_config(&common, 1, "60s")?,
         };
@@ -134,7 +137,10 @@ pub(super) fn ab(a: AbArgs) -> Result<()> {
         let m = Matrix {
             algos: vec![algo],
             profiles: vec![resolve_profile(profile.as_deref().unwrap_or(&a.profile))?],
-            specs: a.traces.iter().map(|t| resolve_trace(t.trim())).collect::<Result<_>>()?,
+            specs: harness::trace::rejoin_specs(&a.traces)
+                .iter()
+                .map(|t| resolve_trace(t.trim()))
+                .collect::<Result<_>>()?,
             seeds: a.seeds.0.clone(),
             base: run_config(&common, 1, "60s")?,
         };

@@ -261,7 +261,7 @@ pub(super) fn matrix(a: MatrixArgs) -> Result<()> {
     };
     let common = a.common.clone();
     let profiles = if a.profiles.is_empty() { profiles } else { a.profiles.clone() };
-    let traces = if a.traces.is_empty() { traces } else { a.traces.clone() };
+    let traces = if a.traces.is_empty() { traces } else { harness::trace::rejoin_specs(&a.traces) };
     let shard = match &a.shard {
         None => None,
         Some(s) => {

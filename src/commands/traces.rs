@@ -1,4 +1,6 @@
-//! `trace convert`: a CSV recording of play as a trace script.
+//! `trace` subcommands: `convert` (a CSV recording of play as a script),
+//! `import doom` (a Doom demo lump as a recorded script) and `stats` (how
+//! the players of a trace play).
 
 use super::*;
 
@@ -119,17 +121,18 @@ pub(super) fn trace_stats(
         None => 600_000_000,
     };
     let mut measured = Vec::new();
-    for arg in args {
+    for arg in &harness::trace::rejoin_specs(args) {
         let spec = resolve_trace(arg)?;
         // A recording is measured with its own players over its own length.
         let recorded = spec.recorded_players();
         let trace = spec.instantiate(recorded.unwrap_or(players), duration_us, seed).map_err(|e| bad(e.to_string()))?;
         let window_us = match (recorded, duration) {
-            (Some(_), None) => stats::recorded_window_us(&trace).unwrap_or(duration_us),
+            (Some(_), None) => stats::recorded_window_us(&trace),
             _ => duration_us,
         };
+        stats::check_window(&trace, window_us).map_err(|e| bad(format!("trace stats {arg}: {e}")))?;
         let per = stats::of_trace(&trace, window_us);
-        let all = stats::pooled(&per).expect("a trace has players");
+        let all = stats::pooled(&per).ok_or_else(|| bad(format!("trace stats {arg}: the trace has no players")))?;
         measured.push(Measured { name: spec.name(), window_us, players: per, all });
     }
     let fitted = |m: &Measured| fit.then(|| Human::calibrate(&m.all).to_string());

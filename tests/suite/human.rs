@@ -175,7 +175,7 @@ fn the_human_generator_plays_like_the_recorded_people() {
     const WINDOW: u64 = 30 * 60 * 1_000_000;
     for name in ["freedoom-dm", "freedoom-coop"] {
         let people = shipped(name);
-        let window = stats::recorded_window_us(&people).unwrap();
+        let window = stats::recorded_window_us(&people);
         let human = pooled(&people, window);
         let fit = Human::calibrate(&human);
         if name == "freedoom-dm" {
@@ -222,6 +222,45 @@ fn compare_on_four_human_players_is_byte_identical() {
     let (code, _, err) = syncbench(&["compare", "--profile", "wifi", "--traces", "freedoom-coop", "--duration", "2s"]);
     assert_eq!(code, 2, "four clients on a three-player recording");
     assert!(err.contains("the recording has 3 players"), "{err}");
+}
+
+/// `--fit` prints a generator that every command takes back, commas and
+/// all.
+#[test]
+fn a_fitted_generator_runs_where_any_trace_does() {
+    let (code, out, err) = syncbench(&["trace", "stats", "freedoom-coop", "--fit"]);
+    assert_eq!(code, 0, "{err}");
+    let spec = out
+        .lines()
+        .find_map(|l| l.split_once(": ").filter(|(a, _)| a.starts_with("calibrated to")).map(|(_, b)| b))
+        .expect("a calibrated line")
+        .to_string();
+    assert!(spec.starts_with("human:hold=") && spec.contains(",spread="), "{spec}");
+    let (code, _, err) = syncbench(&["trace", "stats", &spec, "--duration", "1m"]);
+    assert_eq!(code, 0, "trace stats {spec}: {err}");
+    let traces = format!("{spec},random-walk");
+    let (code, out, err) =
+        syncbench(&["compare", "--algos", "snapshot", "--traces", &traces, "--duration", "2s", "--seeds", "1"]);
+    assert_eq!(code, 0, "compare --traces {traces}: {err}");
+    assert!(out.contains("random-walk"), "{out}");
+    let (code, _, err) = syncbench(&["trace", "stats", "human:period=2s"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("has none"), "{err}");
+}
+
+/// A CSV recording (no repeat) is measured up to its last change, not
+/// over the default ten minutes.
+#[test]
+fn a_csv_recording_is_measured_over_its_own_length() {
+    let dir = temp("csv");
+    let file = dir.join("duel.csv");
+    std::fs::write(&file, "time_ms,player,keys\n0,0,R\n500,0,L\n1000,0,.\n0,1,U\n").unwrap();
+    let (code, out, err) = syncbench(&["trace", "stats", file.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!((v["window_s"].as_f64().unwrap() - 1.000001).abs() < 1e-9, "{}", v["window_s"]);
+    // Player 0: R 0.5 s then L 0.5 s: one reversal in about a second.
+    assert!((v["players"][0]["reversals/min"].as_f64().unwrap() - 60.0).abs() < 0.01, "{out}");
 }
 
 #[test]

@@ -203,7 +203,7 @@ impl Demo {
         format!(
             "{}-player {mode}, {place}, skill {}, {} tics ({:.1} s)",
             self.slots.len(),
-            self.skill + 1,
+            u16::from(self.skill) + 1,
             self.tic_count(),
             self.tic_count() as f64 / TIC_HZ as f64
         )
@@ -246,12 +246,13 @@ impl Demo {
 /// One tic's command at `facing` (Doom's binary angle) as a held input.
 fn convert(cmd: Ticcmd, facing: u32, conv: Conversion) -> Input {
     let a = facing as f64 * (std::f64::consts::TAU / 4_294_967_296.0);
-    let (sin, cos) = a.sin_cos();
+    let (sin, cos) = (libm::sin(a), libm::cos(a));
     let (f, s) = (cmd.forward as f64, cmd.side as f64);
     let (vx, vy) = (f * cos + s * sin, f * sin - s * cos);
     let mut buttons = 0;
-    if vx.hypot(vy) >= conv.move_threshold {
-        let sector = ((vy.atan2(vx) / std::f64::consts::FRAC_PI_4).round() as i64).rem_euclid(8);
+    let length = libm::hypot(vx, vy);
+    if length > 0.0 && length >= conv.move_threshold {
+        let sector = ((libm::atan2(vy, vx) / std::f64::consts::FRAC_PI_4).round() as i64).rem_euclid(8);
         buttons = [
             Input::RIGHT,
             Input::RIGHT | Input::UP,
@@ -339,6 +340,17 @@ mod tests {
         let mut v = ok;
         v.extend_from_slice(b"footer");
         assert_eq!(Demo::parse(&v, &src()).unwrap().trailing, 6);
+    }
+
+    #[test]
+    fn a_zero_threshold_still_leaves_standing_still_a_stop() {
+        let d = Demo::parse(&lump(1, &[vec![[0, 0, 0, 0]], vec![[1, 0, 0, 0]]]), &src()).unwrap();
+        let t = d.track(0, Conversion { move_threshold: 0.0 });
+        assert_eq!(t.segments[0].1.direction(), (0, 0));
+        assert_eq!(t.segments[1].1.direction(), (1, 0), "any move counts at 0");
+        let mut b = lump(1, &[vec![[0; 4]]]);
+        b[1] = 255;
+        assert!(Demo::parse(&b, &src()).unwrap().summary().contains("skill 256"));
     }
 
     #[test]

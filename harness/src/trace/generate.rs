@@ -81,6 +81,9 @@ impl Generator {
             let err = |m: String| InputError::at(source, None, format!("generator `{name}`: {m}"));
             let (k, v) = kv.split_once('=').ok_or_else(|| err(format!("`{kv}`: expected key=value")))?;
             match k {
+                "period" if pattern == Pattern::Human => {
+                    return Err(err("`period`: `human` has none; its parameters are hold, spread, stop, diagonal, reverse, fire, press, aim-hz, turn and seed".into()))
+                }
                 "period" => {
                     g.period_us = parse_duration(v).map_err(err)?;
                     if !(1_000..=3_600_000_000).contains(&g.period_us) {

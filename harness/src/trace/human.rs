@@ -55,6 +55,10 @@ pub struct Human {
 
 /// How often an aim sweep keeps its sense.
 const SWEEP_KEEP: f64 = 0.8;
+/// The largest `stop` share: a stop always leads to a move.
+const MAX_STOP: f64 = 0.5;
+/// The largest `fire` share, so that fire is sometimes released.
+const MAX_FIRE: f64 = 0.99;
 /// The spread of fire presses (σ of the log).
 const PRESS_SPREAD: f64 = 1.0;
 /// The shortest hold, press or aim gap, µs: a change per player per
@@ -86,24 +90,25 @@ impl Human {
 
     /// The parameters that reproduce `s`.
     pub fn calibrate(s: &PlayerStats) -> Human {
-        let thousandths = |x: f64| (x.clamp(0.0, 1.0) * 1000.0).round() as u32;
+        let thousandths = |x: f64, max: f64| (x.clamp(0.0, max) * 1000.0).round() as u32;
+        let ms = |x: f64| x.round().clamp(1.0, 60_000.0) as u32;
         let p50 = s.hold_ms[1];
         // The spread that gives the recording's mean hold, so the generator
         // changes direction as often as the recording does.
         let mean = s.hold_ms[3];
-        let spread = if p50 > 0.0 && mean > p50 { (2.0 * (mean / p50).ln()).sqrt() } else { 0.5 };
+        let spread = if p50 > 0.0 && mean > p50 { libm::sqrt(2.0 * libm::log(mean / p50)) } else { 0.5 };
         let moving = (1.0 - s.stopped).max(1e-9);
         // Time with 2+ keys: moving on a diagonal, or moving straight
         // while firing: two_keys = moving · (diag + (1 − diag) · fire).
         let diagonal = if s.fire_duty < 1.0 { (s.two_keys / moving - s.fire_duty) / (1.0 - s.fire_duty) } else { 0.0 };
         Human {
-            hold_ms: p50.round().max(1.0) as u32,
+            hold_ms: ms(p50),
             spread: (spread.clamp(0.001, 3.0) * 1000.0).round() as u32,
-            stop: thousandths(s.stopped),
-            diagonal: thousandths(diagonal),
-            reverse: thousandths(s.reverse_share),
-            fire: thousandths(s.fire_duty),
-            press_ms: s.fire_press_ms.round().max(1.0) as u32,
+            stop: thousandths(s.stopped, MAX_STOP),
+            diagonal: thousandths(diagonal, 1.0),
+            reverse: thousandths(s.reverse_share, 1.0),
+            fire: thousandths(s.fire_duty, MAX_FIRE),
+            press_ms: ms(s.fire_press_ms),
             aim_chz: (s.aim_changes_per_s * 100.0).round().clamp(0.0, 10_000.0) as u32,
             turn_dps: s.turn_deg_per_s.round().clamp(0.0, 100_000.0) as u32,
         }
@@ -118,12 +123,12 @@ impl Human {
                 .map(|us| (us / 1_000) as u32)
                 .ok_or_else(|| format!("{key} `{v}`: expected a duration from 1ms to 60s, such as 250ms"))
         };
-        let share = |v: &str| -> Result<u32, String> {
+        let share = |v: &str, max: f64| -> Result<u32, String> {
             v.parse::<f64>()
                 .ok()
-                .filter(|x| (0.0..=1.0).contains(x))
+                .filter(|x| (0.0..=max).contains(x))
                 .map(|x| (x * 1000.0).round() as u32)
-                .ok_or_else(|| format!("{key} `{v}`: expected a share from 0 to 1, such as 0.25"))
+                .ok_or_else(|| format!("{key} `{v}`: expected a share from 0 to {max}, such as 0.25"))
         };
         let number = |v: &str, hi: f64, scale: f64| -> Result<u32, String> {
             v.parse::<f64>()
@@ -135,21 +140,32 @@ impl Human {
         match key {
             "hold" => self.hold_ms = ms(value)?,
             "spread" => self.spread = number(value, 3.0, 1000.0)?,
-            "stop" => self.stop = share(value)?.min(900),
-            "diagonal" => self.diagonal = share(value)?,
-            "reverse" => self.reverse = share(value)?,
-            "fire" => self.fire = share(value)?.min(990),
+            "stop" => self.stop = share(value, MAX_STOP)?,
+            "diagonal" => self.diagonal = share(value, 1.0)?,
+            "reverse" => self.reverse = share(value, 1.0)?,
+            "fire" => self.fire = share(value, MAX_FIRE)?,
             "press" => self.press_ms = ms(value)?,
             "aim-hz" => self.aim_chz = number(value, 100.0, 100.0)?,
             "turn" => self.turn_dps = number(value, 100_000.0, 1.0)?,
-            _ => return Err(format!("unknown parameter `{key}`: expected {}, period or seed", Human::KEYS.join(", "))),
+            _ => return Err(format!("unknown parameter `{key}`: expected {} or seed", Human::KEYS.join(", "))),
         }
         Ok(())
     }
 
-    /// At most how many changes one track has over `duration_us`.
+    /// At most how many changes one track has over `duration_us`: four
+    /// times the expected number, and 64 more. A track stops changing
+    /// there (it never does in practice: the count is a sum of thousands
+    /// of draws, far inside four times its mean).
     pub fn changes(&self, duration_us: u64) -> u64 {
-        3 * (duration_us / MIN_GAP_US) + 4
+        let gap = MIN_GAP_US as f64;
+        let sigma = self.spread as f64 / 1000.0;
+        let mean_hold = (self.hold_ms as f64 * 1e3 * libm::exp(sigma * sigma / 2.0)).max(gap);
+        let duty = self.fire as f64 / 1000.0;
+        let mean_press = (self.press_ms as f64 * 1e3 * libm::exp(PRESS_SPREAD * PRESS_SPREAD / 2.0)).max(gap);
+        let fire = if duty > 0.0 { 2.0 / (mean_press + (mean_press * (1.0 - duty) / duty).max(gap)) } else { 0.0 };
+        let aim = (self.aim_chz as f64 / 100.0 / 1e6).min(1.0 / gap);
+        let per_us = 1.0 / mean_hold + fire + aim;
+        (4.0 * per_us * duration_us as f64).ceil().min(u64::MAX as f64 / 2.0) as u64 + 64
     }
 
     /// One player's segments over `duration_us`, from `rng`.
@@ -162,6 +178,7 @@ impl Human {
             moves.iter().map(|c| c.0).chain(fire.iter().map(|c| c.0)).chain(aims.iter().map(|c| c.0)).collect();
         instants.sort_unstable();
         instants.dedup();
+        instants.truncate(self.changes(duration_us) as usize);
         let (mut m, mut f, mut a) = (0, 0, 0);
         instants
             .into_iter()
@@ -202,10 +219,10 @@ impl Human {
         let sigma = self.spread as f64 / 1000.0;
         let median = self.hold_ms as f64 * 1e3;
         let mut out = Vec::new();
-        let mut t = 0;
+        let mut t: u64 = 0;
         let mut last: Option<usize> = None; // the last moving direction
         let mut stopped = chance(rng, stop);
-        while t < duration_us {
+        loop {
             let buttons = if stopped {
                 0
             } else {
@@ -214,11 +231,13 @@ impl Human {
                 DIRS[d]
             };
             out.push((t, buttons));
-            t += log_normal(rng, median, sigma).max(MIN_GAP_US as f64) as u64;
+            t = t.saturating_add(log_normal(rng, median, sigma).max(MIN_GAP_US as f64) as u64);
+            if t >= duration_us {
+                return out;
+            }
             // After a stop, always a move; after a move, a stop or a move.
             stopped = !stopped && chance(rng, p_stop);
         }
-        out
     }
 
     /// A direction index after `last`.
@@ -247,17 +266,17 @@ impl Human {
             return out;
         }
         let median = self.press_ms as f64 * 1e3;
-        let mean_press = median * (PRESS_SPREAD * PRESS_SPREAD / 2.0).exp();
+        let mean_press = median * libm::exp(PRESS_SPREAD * PRESS_SPREAD / 2.0);
         let mean_gap = mean_press * (1.0 - duty) / duty;
         let mut t = exponential(rng, mean_gap).max(MIN_GAP_US as f64) as u64;
         while t < duration_us {
             out.push((t, true));
-            t += log_normal(rng, median, PRESS_SPREAD).max(MIN_GAP_US as f64) as u64;
+            t = t.saturating_add(log_normal(rng, median, PRESS_SPREAD).max(MIN_GAP_US as f64) as u64);
             if t >= duration_us {
                 break;
             }
             out.push((t, false));
-            t += exponential(rng, mean_gap).max(MIN_GAP_US as f64) as u64;
+            t = t.saturating_add(exponential(rng, mean_gap).max(MIN_GAP_US as f64) as u64);
         }
         out
     }
@@ -266,7 +285,8 @@ impl Human {
     fn aim(&self, duration_us: u64, rng: &mut Stream) -> Vec<(u64, i8, i8)> {
         let mut facing = rng.below(360) as f64;
         let point = |deg: f64| {
-            let (s, c) = deg.to_radians().sin_cos();
+            let r = deg.to_radians();
+            let (s, c) = (libm::sin(r), libm::cos(r));
             ((127.0 * c).round() as i8, (127.0 * s).round() as i8)
         };
         let (x, y) = point(facing);
@@ -277,9 +297,9 @@ impl Human {
         }
         let step = self.turn_dps as f64 / hz;
         let mut sense = 1.0;
-        let mut t = 0;
+        let mut t: u64 = 0;
         loop {
-            t += exponential(rng, 1e6 / hz).max(MIN_GAP_US as f64) as u64;
+            t = t.saturating_add(exponential(rng, 1e6 / hz).max(MIN_GAP_US as f64) as u64);
             if t >= duration_us {
                 return out;
             }
@@ -324,13 +344,13 @@ fn chance(rng: &mut Stream, p: f64) -> bool {
 
 /// An exponential draw with mean `mean`.
 fn exponential(rng: &mut Stream, mean: f64) -> f64 {
-    -mean * (1.0 - unit(rng)).ln()
+    -mean * libm::log(1.0 - unit(rng))
 }
 
 /// A log-normal draw with median `median` and log-spread `sigma`
 /// (Box–Muller).
 fn log_normal(rng: &mut Stream, median: f64, sigma: f64) -> f64 {
     let (u1, u2) = (1.0 - unit(rng), unit(rng));
-    let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
-    median * (sigma * z).exp()
+    let z = libm::sqrt(-2.0 * libm::log(u1)) * libm::cos(std::f64::consts::TAU * u2);
+    median * libm::exp(sigma * z)
 }

@@ -285,6 +285,14 @@ impl TraceSpec {
     }
 }
 
+/// `--traces` pieces as clap splits them at commas, with each generator's
+/// `key=value` settings joined back to it: `human:hold=124ms`,
+/// `spread=0.9` is one trace, because a piece with `=` and no `:` is a
+/// setting, never a trace.
+pub fn rejoin_specs(pieces: &[String]) -> Vec<String> {
+    crate::net::transport::split_list(&pieces.join(","))
+}
+
 /// The trace files in `dirs`: `(name, first comment line)`, sorted by name,
 /// first directory winning on duplicates.
 pub fn list(dirs: &[PathBuf]) -> Vec<(String, String)> {

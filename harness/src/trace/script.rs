@@ -155,8 +155,10 @@ impl Script {
                     }
                 }
                 "recorded" => {
-                    if current.is_some() || !script.sections.is_empty() || toks.len() > 1 {
-                        return Err(err("`recorded` stands alone on a line before the player sections".into()));
+                    if current.is_some() || !script.sections.is_empty() || toks.len() > 1 || exact_rate.is_some() {
+                        return Err(err(
+                            "`recorded` stands alone on a line before the player sections (not with `exact`)".into(),
+                        ));
                     }
                     script.recorded = true;
                 }
@@ -175,6 +177,9 @@ impl Script {
                     current = Some((who, Body::Segments(Track { segments: Vec::new(), repeat_us: None }), line_no));
                 }
                 "exact" => {
+                    if script.recorded {
+                        return Err(err("`exact` cannot follow `recorded`: a recording has player sections".into()));
+                    }
                     if current.is_some() || !script.sections.is_empty() {
                         return Err(err("`exact` cannot be mixed with player sections".into()));
                     }
@@ -295,15 +300,27 @@ impl Script {
                 .collect();
             return Ok(Trace { name: self.name.clone(), tracks });
         }
+        // Generated sections are bounded before any is generated.
+        let generated: u64 = (0..players)
+            .filter_map(|p| match self.body_of(p) {
+                Some(Body::Generate(g)) => Some(g.changes(duration_us)),
+                _ => None,
+            })
+            .fold(0u64, u64::saturating_add);
+        if generated > crate::limits::MAX_TRACE_CHANGES {
+            return Err(InputError::at(
+                &self.source,
+                None,
+                format!(
+                    "up to {generated} generated input changes for {players} players over {} s: the limit is {} (fewer players or a shorter run)",
+                    duration_us / 1_000_000,
+                    crate::limits::MAX_TRACE_CHANGES
+                ),
+            ));
+        }
         let mut tracks = Vec::with_capacity(players);
         for p in 0..players {
-            let body = self
-                .sections
-                .iter()
-                .find(|(w, _)| *w == Players::One(p))
-                .or_else(|| self.sections.iter().find(|(w, _)| *w == Players::Rest))
-                .map(|(_, b)| b)
-                .ok_or_else(|| {
+            let body = self.body_of(p).ok_or_else(|| {
                     let advice = if self.recorded {
                         format!("the recording has {p} players; run it with --clients {p} or fewer")
                     } else {
@@ -317,6 +334,15 @@ impl Script {
             });
         }
         Ok(Trace { name: self.name.clone(), tracks })
+    }
+
+    /// The section that plays player `p`: their own, else `player *`.
+    fn body_of(&self, p: usize) -> Option<&Body> {
+        self.sections
+            .iter()
+            .find(|(w, _)| *w == Players::One(p))
+            .or_else(|| self.sections.iter().find(|(w, _)| *w == Players::Rest))
+            .map(|(_, b)| b)
     }
 }
 
@@ -435,6 +461,9 @@ mod tests {
             ("player x\n", 1, "player number"),
             ("player 0\ngenerate warp-drive\n", 2, "unknown generator"),
             ("player 0\n0s R@200,0\n", 2, "aim"),
+            ("recorded\nexact 60\nR\n", 2, "recorded"),
+            ("exact 60\nrecorded\n", 2, "row 0"),
+            ("player 0\n0s R\nrecorded\n", 3, "before the player sections"),
         ];
         for (text, line, needle) in cases {
             let e = Script::parse(text, "t", &src()).unwrap_err();

@@ -70,10 +70,30 @@ pub fn of_trace(trace: &Trace, window_us: u64) -> Vec<PlayerStats> {
     trace.tracks.iter().map(|t| of_track(t, window_us)).collect()
 }
 
-/// The window a trace's recording covers: the longest track's repeat
-/// period, or `None` for a trace that does not repeat.
-pub fn recorded_window_us(trace: &Trace) -> Option<u64> {
-    trace.tracks.iter().map(|t| t.repeat_us).collect::<Option<Vec<u64>>>()?.into_iter().max()
+/// The window a recording covers: its longest repeat period, or, for one
+/// that does not repeat (a CSV), up to and including its last change.
+pub fn recorded_window_us(trace: &Trace) -> u64 {
+    let period = |t: &Track| t.repeat_us.unwrap_or(t.segments.last().map_or(0, |s| s.0) + 1);
+    trace.tracks.iter().map(period).max().unwrap_or(1).max(1)
+}
+
+/// Checks that measuring `trace` over `window_us` stays within the limit
+/// on input changes (a repeating track is unrolled over the window).
+pub fn check_window(trace: &Trace, window_us: u64) -> Result<(), String> {
+    let unrolled = |t: &Track| match t.repeat_us {
+        Some(p) if p > 0 => (t.segments.len() as u64).saturating_mul(window_us / p + 1),
+        _ => t.segments.len() as u64,
+    };
+    let total = trace.tracks.iter().map(unrolled).fold(0u64, u64::saturating_add);
+    if total > crate::limits::MAX_TRACE_CHANGES {
+        return Err(format!(
+            "{} over {} s unrolls to {total} input changes: the limit is {} (a shorter --duration)",
+            trace.name,
+            window_us / 1_000_000,
+            crate::limits::MAX_TRACE_CHANGES
+        ));
+    }
+    Ok(())
 }
 
 /// One track's statistics over `[0, window_us)` (at least 1 µs).
@@ -187,12 +207,12 @@ fn held(track: &Track, window_us: u64) -> Vec<(u64, Input)> {
 /// The angle between two directions in {−1, 0, 1}², degrees.
 fn angle_between(a: (i64, i64), b: (i64, i64)) -> f64 {
     let (x, y) = ((a.0 * b.0 + a.1 * b.1) as f64, (a.0 * b.1 - a.1 * b.0) as f64);
-    y.atan2(x).abs().to_degrees()
+    libm::atan2(y, x).abs().to_degrees()
 }
 
 /// The aim's turn from `a` to `b`, degrees in [0, 180].
 fn aim_turn_deg(a: Input, b: Input) -> f64 {
-    let ang = |i: Input| (i.aim_y as f64).atan2(i.aim_x as f64);
+    let ang = |i: Input| libm::atan2(i.aim_y as f64, i.aim_x as f64);
     let d = (ang(b) - ang(a)).to_degrees().rem_euclid(360.0);
     d.min(360.0 - d)
 }
@@ -253,5 +273,30 @@ mod tests {
         assert!((s.turn_deg_per_s - 270.0 / 4.0).abs() < 1e-9, "{}", s.turn_deg_per_s);
         assert_eq!(s.aim_changes_per_s, 0.75);
         assert_eq!(s.key_changes_per_s, 0.0);
+    }
+
+    #[test]
+    fn windows_of_recordings_and_their_limit() {
+        let t = |segments: Vec<(u64, Input)>, repeat_us| Track { segments, repeat_us };
+        let csv = Trace {
+            name: "csv".into(),
+            tracks: vec![t(vec![(0, i(0)), (7_000, i(1))], None), t(vec![(0, i(0))], None)],
+        };
+        assert_eq!(recorded_window_us(&csv), 7_001, "up to and including the last change");
+        let looped = Trace { name: "l".into(), tracks: vec![t(vec![(0, i(0)), (1, i(1))], Some(2))] };
+        assert_eq!(recorded_window_us(&looped), 2);
+        assert!(check_window(&looped, 1_000_000).is_ok());
+        let e = check_window(&looped, 3_600_000_000).unwrap_err();
+        assert!(e.contains("the limit is"), "{e}");
+    }
+
+    /// A press still held at the window's end is cut, not counted.
+    #[test]
+    fn a_press_cut_by_the_window_is_left_out() {
+        let t =
+            Track { segments: vec![(0, i(Input::SHOOT)), (1_000, i(0)), (2_000, i(Input::SHOOT))], repeat_us: None };
+        let s = of_track(&t, 10_000);
+        assert_eq!(s.fire_press_ms, 1.0);
+        assert_eq!(s.fire_duty, 0.9);
     }
 }
