@@ -215,6 +215,10 @@ pub fn renders_around(
     crate::runner::run_plan(algorithm, &s.plan(), &s.trace, &cfg).map(|r| r.probed).map_err(|e| e.to_string())
 }
 
+/// A track with at most this many changes is shrunk one change at a
+/// time; a longer one only by halves.
+const SHORT_TRACK: usize = 64;
+
 /// Simplifies a failing scenario while it keeps failing: fewer players,
 /// a shorter run, fewer impairments. Returns the smallest found and its
 /// failure.
@@ -248,9 +252,27 @@ fn shrink(algorithm: &dyn Algorithm, c: &Contract, mut s: Scenario) -> (Scenario
             }
             v.push(t);
         }
-        // Fewer trace lines: each change but the first, dropped in turn (the
-        // input before it is held on).
+        // Fewer trace lines: half of a track's changes at once, the later
+        // or the earlier half (a recording of play has hundreds), then,
+        // once a track is short, each change but the first in turn (the
+        // input before a dropped change is held on).
         for (p, tr) in s.trace.tracks.iter().enumerate() {
+            let n = tr.segments.len();
+            if n > 2 {
+                for later in [true, false] {
+                    let mut t = s.clone();
+                    let segs = &mut t.trace.tracks[p].segments;
+                    if later {
+                        segs.truncate(n / 2);
+                    } else {
+                        segs.drain(1..n / 2);
+                    }
+                    segs.dedup_by(|b, a| a.1 == b.1);
+                    v.push(t);
+                }
+            }
+        }
+        for (p, tr) in s.trace.tracks.iter().enumerate().filter(|(_, tr)| tr.segments.len() <= SHORT_TRACK) {
             for k in 1..tr.segments.len() {
                 let mut t = s.clone();
                 t.trace.tracks[p].segments.remove(k);

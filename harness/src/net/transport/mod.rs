@@ -17,7 +17,11 @@
 //!   interval, fast resend 2, no congestion window; see `transport/kcp.rs`);
 //! - `quic`, `quic-datagram` — real QUIC: `quinn-proto` with a TLS 1.3
 //!   handshake on virtual time, one ordered stream each way or RFC 9221
-//!   datagrams (see `transport/quic.rs`).
+//!   datagrams (see `transport/quic.rs`);
+//! - `renet:reliable-ordered`, `renet:reliable-unordered`,
+//!   `renet:unreliable` — the real renet on virtual time, one of its
+//!   channels, driven once a frame as games drive it (see
+//!   `transport/renet.rs`).
 //!
 //! Every datagram a transport sends — handshakes, data, retransmissions,
 //! pure ACKs — goes through the link and is counted in the bandwidth (plus
@@ -33,8 +37,10 @@ pub mod probe;
 mod quic;
 mod quic_crypto;
 mod redundant;
+mod renet;
 
 pub use kcp::KcpSettings;
+pub use renet::{RenetChannel, RenetSettings};
 pub use tcp::{
     beyond_validation as tcp_beyond_validation, TcpSettings, VALIDATED_LOSS_PERCENT as TCP_VALIDATED_LOSS_PERCENT,
 };
@@ -58,6 +64,8 @@ pub enum TransportKind {
     Quic,
     /// QUIC (quinn-proto): RFC 9221 unreliable datagrams.
     QuicDatagram,
+    /// The real renet: one of its channels.
+    Renet(RenetSettings),
 }
 
 /// Splits a comma-separated list of transports, keeping each one's own
@@ -80,7 +88,7 @@ pub fn split_list(list: &str) -> Vec<String> {
 
 impl TransportKind {
     /// Parses `unreliable`, `redundant`, `redundant:N`, `tcp-like`, `kcp`,
-    /// `kcp:key=value,…`.
+    /// `kcp:key=value,…`, `quic`, `quic-datagram`, `renet:CHANNEL[,…]`.
     pub fn parse(s: &str) -> Result<TransportKind, String> {
         let (name, arg) = s.split_once(':').unwrap_or((s, ""));
         match (name, arg) {
@@ -96,10 +104,11 @@ impl TransportKind {
             ("kcp", args) => KcpSettings::parse(args).map(TransportKind::Kcp),
             ("quic", "") => Ok(TransportKind::Quic),
             ("quic-datagram", "") => Ok(TransportKind::QuicDatagram),
+            ("renet", args) => RenetSettings::parse(args).map(TransportKind::Renet),
             ("kcp-like", _) => Err(format!(
                 "transport `{s}` is gone: it was a model of KCP; `kcp` now runs the real KCP (the kcp crate)"
             )),
-            _ => Err(format!("unknown transport `{s}`: expected unreliable, redundant[:N], tcp-like, kcp[:key=value,…], quic or quic-datagram")),
+            _ => Err(format!("unknown transport `{s}`: expected unreliable, redundant[:N], tcp-like, kcp[:key=value,…], quic, quic-datagram or renet:CHANNEL")),
         }
     }
 }
@@ -115,6 +124,7 @@ impl fmt::Display for TransportKind {
             TransportKind::Kcp(k) => write!(f, "kcp:{k}"),
             TransportKind::Quic => write!(f, "quic"),
             TransportKind::QuicDatagram => write!(f, "quic-datagram"),
+            TransportKind::Renet(r) => write!(f, "renet:{r}"),
         }
     }
 }
@@ -143,6 +153,8 @@ pub enum Endpoint {
     Kcp(kcp::Kcp),
     /// QUIC through quinn-proto (see `transport/quic.rs`).
     Quic(Box<quic::Quic>),
+    /// The real renet (see `transport/renet.rs`).
+    Renet(Box<renet::Renet>),
 }
 
 impl Endpoint {
@@ -161,6 +173,7 @@ impl Endpoint {
             TransportKind::QuicDatagram => {
                 Some(Endpoint::Quic(Box::new(quic::Quic::new(true, local, peer, seed, now))))
             }
+            TransportKind::Renet(settings) => Some(Endpoint::Renet(Box::new(renet::Renet::new(settings, now)))),
         }
     }
 
@@ -194,6 +207,7 @@ impl Endpoint {
             Endpoint::Tcp(e) => e.send(now, msg, out),
             Endpoint::Kcp(e) => e.send(now, msg, out),
             Endpoint::Quic(e) => e.send(now, msg, out),
+            Endpoint::Renet(e) => e.send(now, msg, out),
         }
     }
 
@@ -205,6 +219,7 @@ impl Endpoint {
             Endpoint::Tcp(e) => e.receive(now, body, out),
             Endpoint::Kcp(e) => e.receive(now, body, out),
             Endpoint::Quic(e) => e.receive(now, body, out),
+            Endpoint::Renet(e) => e.receive(now, body, out),
         }
     }
 
@@ -215,14 +230,17 @@ impl Endpoint {
             Endpoint::Tcp(e) => e.on_timer(now, out),
             Endpoint::Kcp(e) => e.on_timer(now, out),
             Endpoint::Quic(e) => e.on_timer(now, out),
+            Endpoint::Renet(e) => e.on_timer(now, out),
         }
     }
 
-    /// Whether the transport abandoned its connection (only QUIC does: the
-    /// TCP model and KCP retransmit for ever).
+    /// Whether the transport abandoned its connection (QUIC after its
+    /// idle timeout, renet when a reliable channel overflows: the TCP
+    /// model and KCP retransmit for ever).
     pub fn gave_up(&self) -> bool {
         match self {
             Endpoint::Quic(e) => e.gave_up(),
+            Endpoint::Renet(e) => e.gave_up(),
             _ => false,
         }
     }
@@ -234,6 +252,7 @@ impl Endpoint {
             Endpoint::Tcp(e) => e.next_timer(),
             Endpoint::Kcp(e) => e.next_timer(),
             Endpoint::Quic(e) => e.next_timer(),
+            Endpoint::Renet(e) => e.next_timer(),
         }
     }
 }

@@ -159,7 +159,60 @@ fn reliable_transports_repair_loss_in_order() {
 
 /// Every reliable, ordered transport.
 fn reliable() -> Vec<TransportKind> {
-    vec![TransportKind::TcpLike(Default::default()), TransportKind::Kcp(KcpSettings::default()), TransportKind::Quic]
+    vec![
+        TransportKind::TcpLike(Default::default()),
+        TransportKind::Kcp(KcpSettings::default()),
+        TransportKind::Quic,
+        renet("reliable-ordered"),
+    ]
+}
+
+fn renet(args: &str) -> TransportKind {
+    TransportKind::Renet(RenetSettings::parse(args).unwrap())
+}
+
+/// renet's reliable channel resends a lost message after its resend time
+/// (checked at the next frame), and not before: the last of 200 messages
+/// over a 20%-loss link arrives later with a longer resend time, and every
+/// one arrives exactly once and in order.
+#[test]
+fn renet_resends_after_its_resend_time() {
+    let spec = "delay 40ms loss 20%";
+    let (fast_got, fast, _) = exchange(renet("reliable-ordered,resend=100ms"), spec, 200, 3, 600_000_000);
+    let (slow_got, slow, _) = exchange(renet("reliable-ordered,resend=600ms"), spec, 200, 3, 600_000_000);
+    let want: Vec<u32> = (0..200).collect();
+    for got in [&fast_got, &slow_got] {
+        assert_eq!(got[0], want);
+        assert_eq!(got[1], want);
+    }
+    assert!(fast < slow, "resend 100 ms done at {fast}, 600 ms at {slow}");
+    // On a clean link nothing is resent: acks arrive within 300 ms.
+    let (_, _, clean) = exchange(renet("reliable-ordered"), "delay 40ms", 200, 3, 600_000_000);
+    assert_eq!(clean, 0);
+}
+
+/// renet's unreliable channel passes on what the link does: a lost
+/// message stays lost, and a duplicated datagram is delivered twice
+/// (renet does not filter its unreliable packets by sequence).
+#[test]
+fn renet_unreliable_loses_and_duplicates_what_the_link_does() {
+    let (got, _, retx) = exchange(renet("unreliable"), "delay 20ms 5ms loss 10% duplicate 10%", 1000, 4, 60_000_000);
+    let distinct: std::collections::BTreeSet<u32> = got[0].iter().copied().collect();
+    assert!((850..=950).contains(&distinct.len()), "{} of 1000 arrived", distinct.len());
+    let twice = got[0].len() - distinct.len();
+    assert!((50..=150).contains(&twice), "{twice} delivered twice");
+    assert_eq!(retx, 0, "an unreliable channel resends nothing");
+}
+
+#[test]
+fn renet_settings_parse_and_print() {
+    for text in ["reliable-ordered", "unreliable", "reliable-unordered,resend=100ms", "reliable-ordered,update=10ms"] {
+        let s = RenetSettings::parse(text).unwrap();
+        assert_eq!(TransportKind::parse(&format!("renet:{s}")).unwrap(), TransportKind::Renet(s), "{text}");
+    }
+    assert!(RenetSettings::parse("sideways").unwrap_err().contains("reliable-ordered"));
+    assert!(RenetSettings::parse("unreliable,resend=0ms").unwrap_err().contains("1ms to 10s"));
+    assert_eq!(split_list("renet:reliable-ordered,resend=100ms,kcp"), ["renet:reliable-ordered,resend=100ms", "kcp"]);
 }
 
 #[test]
@@ -236,7 +289,7 @@ proptest! {
     /// what arrived is still a gap-free prefix.
     #[test]
     fn reliable_delivery_is_exactly_once_in_order(
-        which in 0usize..3,
+        which in 0usize..4,
         delay in 1u32..80,
         jitter in 0u32..30,
         loss in 0u32..40,
@@ -266,10 +319,11 @@ proptest! {
     /// Hostile datagrams (with a valid check, so they reach the transport
     /// proper) never panic an endpoint, whatever state it is in.
     #[test]
-    fn hostile_datagrams_never_panic(which in 0usize..5, sent in 0u32..20, junk in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..120), 1..8)) {
+    fn hostile_datagrams_never_panic(which in 0usize..7, sent in 0u32..20, junk in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..120), 1..8)) {
         let mut kinds = reliable();
         kinds.push(TransportKind::Redundant(3));
         kinds.push(TransportKind::QuicDatagram);
+        kinds.push(renet("unreliable"));
         let mut e = Endpoint::new(kinds[which], 0, 1, 7, Micros::ZERO).unwrap();
         let mut out = Output::default();
         for i in 0..sent {
