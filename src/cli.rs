@@ -621,7 +621,7 @@ pub struct MatchArgs {
     /// Algorithm option key=value (repeatable); `list algorithms` shows each algorithm's.
     #[arg(long = "opt")]
     pub opt: Vec<String>,
-    /// What carries the algorithm's messages: unreliable, redundant or redundant:N, tcp-like, kcp or kcp:key=value,… (the real KCP), quic or quic-datagram (QUIC through quinn).
+    /// What carries the algorithm's messages: unreliable, redundant or redundant:N, tcp-like, kcp or kcp:key=value,… (the real KCP), quic or quic-datagram (QUIC through quinn), renet:reliable-ordered|reliable-unordered|unreliable[,resend=D,update=D] (a real renet channel).
     #[arg(long, default_value = "unreliable")]
     pub transport: String,
     /// The arena: `standard` (40 m x 30 m, five walls) or an open field WIDTHxHEIGHT in
