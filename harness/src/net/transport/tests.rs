@@ -79,8 +79,11 @@ fn exchange_with(
     }
     let mut last = Micros::ZERO;
     let (mut retx, mut largest) = (0, 0);
+    // Once everything has arrived both ways, 10 s more catch any late
+    // duplicate; a transport that acks for ever (renet) stops there.
+    let mut all_in: Option<Micros> = None;
     while let Some((now, ev)) = sched.pop() {
-        if now.0 > horizon_us {
+        if now.0 > horizon_us || all_in.is_some_and(|t| now.0 > t.0 + 10_000_000) {
             break;
         }
         let mut out = Output::default();
@@ -108,6 +111,9 @@ fn exchange_with(
         for m in out.deliver {
             got[side].push(u32::from_le_bytes(m[..4].try_into().unwrap()));
             last = now;
+        }
+        if all_in.is_none() && got.iter().all(|g| g.len() >= n as usize) {
+            all_in = Some(now);
         }
         for d in out.send {
             largest = largest.max(d.len());
