@@ -7,14 +7,7 @@ use super::*;
 /// `trace convert`: a CSV recording of play as a trace script.
 pub(super) fn trace_convert(file: &std::path::Path, out: Option<&std::path::Path>) -> Result<()> {
     let script = harness::trace::csv::load(file).map_err(|e| bad(e.to_string()))?;
-    let changes: usize = script
-        .sections
-        .iter()
-        .map(|(_, b)| match b {
-            harness::trace::script::Body::Segments(t) => t.segments.len(),
-            harness::trace::script::Body::Generate(_) => 0,
-        })
-        .sum();
+    let changes = script.change_count();
     let note = format!(
         "converted from {} by `syncbench trace convert`: {} players, {changes} input changes",
         file.file_name().and_then(|n| n.to_str()).unwrap_or("a recording"),
@@ -54,14 +47,7 @@ pub(super) fn trace_import_doom(
     if let Some(d) = description {
         script.description = d.to_string();
     }
-    let changes: usize = script
-        .sections
-        .iter()
-        .map(|(_, b)| match b {
-            harness::trace::script::Body::Segments(t) => t.segments.len(),
-            harness::trace::script::Body::Generate(_) => 0,
-        })
-        .sum();
+    let changes = script.change_count();
     let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("a demo");
     let mut note: Vec<String> = notes.iter().map(|n| n.replace('\n', " ")).collect();
     note.push(format!(

@@ -41,6 +41,18 @@ impl Input {
     pub const JUMP: u8 = 16;
     /// Fire the hitscan weapon (when off cooldown).
     pub const SHOOT: u8 = 32;
+    /// The eight directions the arrow keys make, counter-clockwise from
+    /// east (+x) in 45° steps: diagonals at odd indices.
+    pub const DIRECTIONS: [u8; 8] = [
+        Self::RIGHT,
+        Self::RIGHT | Self::UP,
+        Self::UP,
+        Self::UP | Self::LEFT,
+        Self::LEFT,
+        Self::LEFT | Self::DOWN,
+        Self::DOWN,
+        Self::DOWN | Self::RIGHT,
+    ];
     /// Every defined button bit.
     pub const ALL: u8 = 63;
     /// Bytes in [`Input::encode`].

@@ -253,16 +253,7 @@ fn convert(cmd: Ticcmd, facing: u32, conv: Conversion) -> Input {
     let length = libm::hypot(vx, vy);
     if length > 0.0 && length >= conv.move_threshold {
         let sector = ((libm::atan2(vy, vx) / std::f64::consts::FRAC_PI_4).round() as i64).rem_euclid(8);
-        buttons = [
-            Input::RIGHT,
-            Input::RIGHT | Input::UP,
-            Input::UP,
-            Input::UP | Input::LEFT,
-            Input::LEFT,
-            Input::LEFT | Input::DOWN,
-            Input::DOWN,
-            Input::DOWN | Input::RIGHT,
-        ][sector as usize];
+        buttons = Input::DIRECTIONS[sector as usize];
     }
     if cmd.buttons & 0x80 == 0 && cmd.buttons & 1 != 0 {
         buttons |= Input::SHOOT;

@@ -203,17 +203,6 @@ impl Human {
 
     /// `(instant, direction buttons)` from 0.
     fn movement(&self, duration_us: u64, rng: &mut Stream) -> Vec<(u64, u8)> {
-        // Directions counter-clockwise from east; diagonals at odd indices.
-        const DIRS: [u8; 8] = [
-            Input::RIGHT,
-            Input::RIGHT | Input::UP,
-            Input::UP,
-            Input::UP | Input::LEFT,
-            Input::LEFT,
-            Input::LEFT | Input::DOWN,
-            Input::DOWN,
-            Input::DOWN | Input::RIGHT,
-        ];
         let stop = self.stop as f64 / 1000.0;
         let p_stop = (stop / (1.0 - stop)).min(1.0);
         let sigma = self.spread as f64 / 1000.0;
@@ -228,7 +217,7 @@ impl Human {
             } else {
                 let d = self.next_direction(last, rng);
                 last = Some(d);
-                DIRS[d]
+                Input::DIRECTIONS[d]
             };
             out.push((t, buttons));
             t = t.saturating_add(log_normal(rng, median, sigma).max(MIN_GAP_US as f64) as u64);

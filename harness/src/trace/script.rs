@@ -336,6 +336,18 @@ impl Script {
         Ok(Trace { name: self.name.clone(), tracks })
     }
 
+    /// Input changes written in the script's sections (generated ones not
+    /// counted).
+    pub fn change_count(&self) -> usize {
+        self.sections
+            .iter()
+            .map(|(_, b)| match b {
+                Body::Segments(t) => t.segments.len(),
+                Body::Generate(_) => 0,
+            })
+            .sum()
+    }
+
     /// The section that plays player `p`: their own, else `player *`.
     fn body_of(&self, p: usize) -> Option<&Body> {
         self.sections
