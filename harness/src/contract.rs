@@ -409,6 +409,11 @@ pub trait Algorithm: Send + Sync {
     fn handles_aoi(&self) -> bool {
         false
     }
+    /// The third-party library and version this algorithm runs, when it
+    /// is one (`list algorithms` marks it; e.g. `naia 0.25.0`).
+    fn library(&self) -> Option<&'static str> {
+        None
+    }
     /// The server node (client/server algorithms only).
     fn server(&self, setup: &Setup) -> Box<dyn Node> {
         let _ = setup;

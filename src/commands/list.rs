@@ -21,16 +21,17 @@ pub(super) fn list(what: Option<ListWhat>, format: ListFormat, all: bool) -> Res
                         serde_json::json!({
                             "name": a.name(), "topology": a.topology().as_str(), "description": a.description(),
                             "negative_control_caught_by": caught_by,
-                            "handles_bots": a.handles_bots(), "filters_by_aoi": a.handles_aoi(),
+                            "handles_bots": a.handles_bots(), "filters_by_aoi": a.handles_aoi(), "library": a.library(),
                             "options": a.options().iter().map(|o| serde_json::json!({"name": o.name, "default": o.default, "allowed": o.allowed(), "help": o.help})).collect::<Vec<_>>()
                         })
                     })
                     .collect(),
             );
         } else {
-            println!("ALGORITHMS");
+            println!("ALGORITHMS ([real: …]: a third-party library, and its version)");
             for a in &algos {
-                println!("  {:<18} {:<14} {}", a.name(), a.topology().as_str(), a.description());
+                let real = a.library().map(|l| format!("[real: {l}] ")).unwrap_or_default();
+                println!("  {:<18} {:<14} {real}{}", a.name(), a.topology().as_str(), a.description());
                 if a.handles_aoi() {
                     println!("  {:<18} --aoi grid|crosslist  filters what each client is told by area of interest", "");
                 }

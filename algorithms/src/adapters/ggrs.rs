@@ -89,10 +89,13 @@ impl Algorithm for Ggrs {
         "ggrs"
     }
     fn description(&self) -> &'static str {
-        "the real ggrs crate (0.13, Rust GGPO) running the reference game over the simulated network; reads the wall clock: try --paced"
+        "Rust GGPO running the reference game over the simulated network; reads the wall clock: try --paced"
     }
     fn topology(&self) -> Topology {
         Topology::PeerToPeer
+    }
+    fn library(&self) -> Option<&'static str> {
+        Some("ggrs 0.13.0")
     }
     fn options(&self) -> &'static [OptionSpec] {
         &[DELAY, WINDOW]

@@ -3,3 +3,5 @@
 
 #[cfg(feature = "ggrs")]
 pub mod ggrs;
+#[cfg(feature = "naia")]
+pub mod naia;
