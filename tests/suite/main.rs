@@ -11,6 +11,7 @@ mod human;
 mod interest;
 mod lockstep;
 mod metrics;
+mod naia;
 mod network;
 mod prediction;
 mod recorded;
