@@ -13,6 +13,9 @@ $B matrix --algos snapshot,delta-snapshot,dead-reckoning,lockstep $WORLD --aoi n
 cp target/bots-none/report.json reports/baseline/bots-none.json
 $B matrix --algos snapshot,delta-snapshot $WORLD --aoi grid --out target/aoi-grid
 cp target/aoi-grid/report.json reports/baseline/aoi-grid.json
+# Real libraries under test on virtual time: naia beside the replicators.
+$B matrix --algos naia,snapshot,delta-snapshot,prediction --profiles wifi,4g,naia-poor --traces random-walk --seeds 1 --duration 20s --quiet --out target/libraries
+cp target/libraries/report.json reports/baseline/libraries.json
 # The example crate's own baseline, by its own script (the run its gate repeats).
 PROFILE=release examples/my-netcode/scripts/gate.sh --baseline > /dev/null
-echo "baselines regenerated: reports/baseline/{quick,bots-none,aoi-grid}.json, examples/my-netcode/baseline/report.json"
+echo "baselines regenerated: reports/baseline/{quick,bots-none,aoi-grid,libraries}.json, examples/my-netcode/baseline/report.json"
