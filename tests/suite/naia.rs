@@ -87,12 +87,11 @@ fn the_contracts_find_what_naia_keeps_and_what_it_does_not() {
     for c in contracts::all().iter().filter(|c| (c.applies)(naia.topology())) {
         let v = check_one(naia, c, 3, 1).verdict;
         // The 6 s scenarios spend about 3 s in naia's handshake: the own
-        // player starts late (predicted-own-bound), entities in range go
-        // unshown (no-leak), and the first predicted steps from rest are
-        // named before they show (honest-names). naia's interpolation
-        // fraction moves when the client polls naia's ticks, on its 60 Hz
-        // tick, so a 144 Hz screen steps (smooth-remote).
-        let fails = ["predicted-own-bound", "no-leak", "honest-names", "smooth-remote"].contains(&c.name);
+        // player starts late against the ideal world, which moves from the
+        // first input (predicted-own-bound), entities in range go unshown
+        // (no-leak), and the first predicted steps from rest are named
+        // before they show (honest-names).
+        let fails = ["predicted-own-bound", "no-leak", "honest-names"].contains(&c.name);
         assert_eq!(matches!(v, Verdict::Fail(_)), fails, "{}: {v:?}", c.name);
     }
 }

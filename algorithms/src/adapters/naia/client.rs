@@ -12,15 +12,18 @@
 //!   behind its jitter buffer) moves the entity's target; the screen
 //!   interpolates from the previous value by naia's `server_interpolation`.
 //!
-//! Before naia connects, and for entities it has not brought yet, the
-//! screen shows the initial world everyone knows (not under `--aoi`).
+//! naia's demo runs its client loop every frame; here each screen drawn
+//! polls naia's ticks and applies what arrived (naia's interpolation
+//! fractions move only when polled), and the node's tick sends. Before
+//! naia connects, and for entities it has not brought yet, the screen
+//! shows the initial world everyone knows (not under `--aoi`).
 
 use super::protocol::{Body, Command, Commands};
 use super::socket::{self, ClientSocket, Wire};
 use super::world::{Entity, World};
 use super::Clock;
 use harness::contract::{Ctx, EntityView, Node, NodeId, RenderCtx, Report, Setup, View};
-use harness::game::{PlayerState, SeqInput, State};
+use harness::game::{Game, PlayerState, SeqInput, State};
 use naia_client::shared::Tick;
 use naia_client::{
     Client, ClientConfig, ClientTickEvent, CommandHistory, DespawnEntityEvent, InsertComponentEvent,
@@ -73,6 +76,11 @@ pub(super) struct ClientNode {
     ids: BTreeMap<Entity, u16>,
     /// Entities on screen, by id.
     remote: BTreeMap<u16, Remote>,
+    /// Client ticks naia reported while a screen was drawn, handled on the
+    /// next tick.
+    polled: Vec<Tick>,
+    /// Corrections made (frames replayed each) not yet reported.
+    corrections: Vec<u32>,
     /// The newest frame naia told of (to unwrap its 16-bit ticks).
     newest_frame: u32,
     requested_at: u64,
@@ -112,6 +120,8 @@ impl ClientNode {
             own_shown: (own, own),
             ids: BTreeMap::new(),
             remote,
+            polled: Vec::new(),
+            corrections: Vec::new(),
             newest_frame: 0,
             requested_at: 0,
         }
@@ -132,16 +142,31 @@ impl ClientNode {
     }
 
     /// Steps the predicted world by one of the own commands.
-    fn step(&mut self, ctx: &Ctx<'_>, c: &Command) {
-        let mut inputs = vec![SeqInput::default(); ctx.game().humans(&self.predicted)];
+    fn step(&mut self, game: &Game, c: &Command) {
+        let mut inputs = vec![SeqInput::default(); game.humans(&self.predicted)];
         if let Some(i) = inputs.get_mut(self.me) {
             *i = c.input();
         }
-        ctx.game().step(&mut self.predicted, &inputs);
+        game.step(&mut self.predicted, &inputs);
+    }
+
+    /// One pass of naia's client loop short of sending, as its demo runs
+    /// it every frame: poll the ticks (which reads the packets due on a new
+    /// receiving tick and moves the interpolation fractions), apply what
+    /// arrived, and take in the events. Returns the client ticks begun.
+    fn poll(&mut self, game: &Game) -> Vec<Tick> {
+        let now = naia_shared::Instant::now();
+        let live = self.live.as_mut().expect("started");
+        live.client.receive_all_packets();
+        let ticks: Vec<Tick> = live.client.take_tick_events(&now).read::<ClientTickEvent>().collect();
+        live.client.process_all_packets(live.world.proxy_mut(), &now);
+        let mut events = live.client.take_world_events();
+        self.apply_events(game, &mut events);
+        ticks
     }
 
     /// naia's events: entities entering, leaving and moving.
-    fn apply_events(&mut self, ctx: &mut Ctx<'_>, events: &mut naia_client::Events<Entity>) {
+    fn apply_events(&mut self, game: &Game, events: &mut naia_client::Events<Entity>) {
         let live = self.live.as_mut().expect("started");
         for e in events.read::<InsertComponentEvent<Body>>() {
             if let Some(b) = live.world.get::<Body>(&e) {
@@ -176,13 +201,13 @@ impl ClientNode {
             }
         }
         if let Some((frame, t, server)) = own {
-            self.reconcile(ctx, frame, t, server);
+            self.reconcile(game, frame, t, server);
         }
     }
 
     /// The server's own player for tick `t`: restart the prediction there
     /// and replay the commands after it.
-    fn reconcile(&mut self, ctx: &mut Ctx<'_>, frame: u32, t: Tick, server: PlayerState) {
+    fn reconcile(&mut self, game: &Game, frame: u32, t: Tick, server: PlayerState) {
         let Some(&(_, predicted)) = self.own_after.iter().find(|(k, _)| *k == t) else { return };
         let moved = |a: &PlayerState| (a.x, a.y, a.z, a.vx, a.vy, a.vz);
         let mispredicted = moved(&predicted) != moved(&server);
@@ -203,7 +228,7 @@ impl ClientNode {
         let live = self.live.as_mut().expect("started");
         let replays = live.history.replays(&t);
         for (k, c) in &replays {
-            self.step(ctx, c);
+            self.step(game, c);
             let after = self.predicted.players[self.me];
             if let Some(slot) = self.own_after.iter_mut().find(|(j, _)| j == k) {
                 slot.1 = after;
@@ -211,8 +236,7 @@ impl ClientNode {
         }
         self.own_shown.1 = self.predicted.players[self.me];
         if mispredicted {
-            ctx.report(Report::Correction);
-            ctx.report(Report::Resimulated(replays.len() as u32));
+            self.corrections.push(replays.len() as u32);
         }
     }
 }
@@ -223,7 +247,6 @@ impl Node for ClientNode {
             self.latest = s;
         }
         self.clock.set(ctx.now());
-        let now = naia_shared::Instant::now();
         let (tick, wire, server, config) = (self.tick, &self.wire, socket::address(self.server.0), &self.config);
         let live = self.live.get_or_insert_with(|| {
             let mut client = Client::new(config.clone(), super::protocol::protocol(tick));
@@ -242,11 +265,12 @@ impl Node for ClientNode {
             self.flush(ctx);
             return;
         }
-        live.client.receive_all_packets();
-        live.client.process_all_packets(live.world.proxy_mut(), &now);
-        let mut events = live.client.take_world_events();
-        let ticks: Vec<Tick> = live.client.take_tick_events(&now).read::<ClientTickEvent>().collect();
-        self.apply_events(ctx, &mut events);
+        let mut ticks = std::mem::take(&mut self.polled);
+        ticks.extend(self.poll(ctx.game()));
+        for replayed in std::mem::take(&mut self.corrections) {
+            ctx.report(Report::Correction);
+            ctx.report(Report::Resimulated(replayed));
+        }
         // One command per update, on its newest client tick, as naia's demo
         // sends its queued command: when naia's sending clock jumps several
         // ticks at once the server holds the previous command over the ones
@@ -272,7 +296,7 @@ impl Node for ClientNode {
                 self.sent = c;
             }
             let before = self.predicted.players[self.me];
-            self.step(ctx, &c);
+            self.step(ctx.game(), &c);
             self.own_shown = (before, self.predicted.players[self.me]);
             self.own_after.push_back((*t, self.own_shown.1));
             // A second of ticks is plenty to find the one the server
@@ -303,10 +327,20 @@ impl Node for ClientNode {
 
     fn render(&mut self, ctx: &RenderCtx<'_>, view: &mut View) {
         self.clock.set(ctx.now());
+        // naia's interpolation fractions move when its ticks are polled,
+        // which its demo does every frame: so does the screen here. Client
+        // ticks begun are handled (a command sent) on the next tick, as
+        // they would be without the poll; until then the own player shows
+        // its newest predicted state.
+        if self.live.as_ref().is_some_and(|l| l.client.connection_status().is_connected()) {
+            let begun = self.poll(ctx.game());
+            self.polled.extend(begun);
+        }
         let live = self.live.as_ref();
         let connected = live.is_some_and(|l| l.client.connection_status().is_connected());
         let fraction = |f: Option<f32>| if connected { f.unwrap_or(1.0).clamp(0.0, 1.0) as f64 } else { 1.0 };
-        let own_f = fraction(live.and_then(|l| l.client.client_interpolation()));
+        let own_f =
+            if self.polled.is_empty() { fraction(live.and_then(|l| l.client.client_interpolation())) } else { 1.0 };
         let remote_f = fraction(live.and_then(|l| l.client.server_interpolation()));
         let lerp = |a: [i32; 3], b: [i32; 3], f: f64| {
             let mut out = [0; 3];

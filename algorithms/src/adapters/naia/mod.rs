@@ -3,11 +3,11 @@
 //!
 //! naia is built with its published `test_time` feature, which swaps its
 //! clock for a settable thread-local one with millisecond resolution
-//! ([`Clock`] sets it to the node's local time before every call into
+//! (`Clock` sets it to the node's local time before every call into
 //! naia); its packets travel the harness's links through its socket
-//! traits ([`socket`]). The server ([`server`]) steps the game on naia's
+//! traits ([`socket`]). The server (`server.rs`) steps the game on naia's
 //! ticks and replicates each entity's [`protocol::Body`]; clients
-//! ([`client`]) send tick-buffered commands, predict their own player
+//! (`client.rs`) send tick-buffered commands, predict their own player
 //! with naia's `CommandHistory` and interpolate the rest, as naia's own
 //! demo does. With `--aoi` naia's scopes are the area of interest.
 //!

@@ -94,7 +94,7 @@ impl Command {
 #[derive(Channel)]
 pub struct Commands;
 
-/// The protocol, with naia ticking every `tick` (see [`super::tick_ms`]).
+/// The protocol, with naia ticking every `tick` (see [`super::tick_interval`]).
 pub fn protocol(tick: Duration) -> Protocol {
     Protocol::builder()
         .tick_interval(tick)
