@@ -115,9 +115,15 @@ fn manifest(name: &str, source: &Source) -> String {
          [dependencies]\n# A path dependency is for this machine; CI needs git: syncbench = {{ git = \"…\" }}\n{dep}\n\n\
          # A workspace of its own, wherever the folder lies.\n[workspace]\n\n\
          # syncbench's profiles: `release` as syncbench builds itself (whole-program\n\
-         # LTO, for long sweeps), `fast` for the edit loop and the gate.\n"
+         # LTO, for long sweeps), `fast` for the edit loop and the gate; in `dev`\n\
+         # (tests) the crates that simulate and judge are optimised a little.\n"
     );
-    for table in ["[profile.release]", "[profile.fast]"] {
+    for table in [
+        "[profile.release]",
+        "[profile.fast]",
+        "[profile.dev.package.syncbench-harness]",
+        "[profile.dev.package.syncbench-algorithms]",
+    ] {
         text.push_str(&profile_table(table));
         text.push('\n');
     }
