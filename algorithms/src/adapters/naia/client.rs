@@ -13,8 +13,9 @@
 //!   interpolates from the previous value by naia's `server_interpolation`.
 //!
 //! naia's demo runs its client loop every frame; here each screen drawn
-//! polls naia's ticks and applies what arrived (naia's interpolation
-//! fractions move only when polled), and the node's tick sends. Before
+//! polls naia's ticks and applies what they read (naia's interpolation
+//! fractions move only when polled), and the node's tick receives and
+//! sends. Before
 //! naia connects, and for entities it has not brought yet, the screen
 //! shows the initial world everyone knows (not under `--aoi`).
 
@@ -35,6 +36,9 @@ use std::time::Duration;
 /// Ticks between identity requests until naia has its token (250 ms at
 /// 60 Hz).
 const REQUEST_EVERY: u64 = 15;
+
+/// Client ticks of own predictions (and naia's command history) kept.
+const KEPT_TICKS: usize = 256;
 
 /// An entity as the screen interpolates it: from `from` to `to`.
 #[derive(Clone, Copy)]
@@ -81,6 +85,8 @@ pub(super) struct ClientNode {
     polled: Vec<Tick>,
     /// Corrections made (frames replayed each) not yet reported.
     corrections: Vec<u32>,
+    /// Entities in the world (ids naia brings beyond them are ignored).
+    entities: usize,
     /// The newest frame naia told of (to unwrap its 16-bit ticks).
     newest_frame: u32,
     requested_at: u64,
@@ -122,6 +128,7 @@ impl ClientNode {
             remote,
             polled: Vec::new(),
             corrections: Vec::new(),
+            entities: s.entities(),
             newest_frame: 0,
             requested_at: 0,
         }
@@ -150,14 +157,17 @@ impl ClientNode {
         game.step(&mut self.predicted, &inputs);
     }
 
-    /// One pass of naia's client loop short of sending, as its demo runs
-    /// it every frame: poll the ticks (which reads the packets due on a new
-    /// receiving tick and moves the interpolation fractions), apply what
-    /// arrived, and take in the events. Returns the client ticks begun.
+    /// The steps of naia's client loop that its demo runs every frame,
+    /// short of receiving and sending (which may answer with packets, and
+    /// only a tick can send): poll the ticks (which reads the packets due
+    /// on a new receiving tick and moves the interpolation fractions),
+    /// apply what was read, and take in the events. The poll comes first
+    /// (the demo applies before it), so a receiving tick's packets are
+    /// applied as it begins rather than on the next pass. Returns the
+    /// client ticks begun.
     fn poll(&mut self, game: &Game) -> Vec<Tick> {
         let now = naia_shared::Instant::now();
         let live = self.live.as_mut().expect("started");
-        live.client.receive_all_packets();
         let ticks: Vec<Tick> = live.client.take_tick_events(&now).read::<ClientTickEvent>().collect();
         live.client.process_all_packets(live.world.proxy_mut(), &now);
         let mut events = live.client.take_world_events();
@@ -167,19 +177,24 @@ impl ClientNode {
 
     /// naia's events: entities entering, leaving and moving.
     fn apply_events(&mut self, game: &Game, events: &mut naia_client::Events<Entity>) {
-        let live = self.live.as_mut().expect("started");
-        for e in events.read::<InsertComponentEvent<Body>>() {
-            if let Some(b) = live.world.get::<Body>(&e) {
-                self.ids.insert(e, *b.id);
-                let at = b.pos();
-                let f = self.newest_frame;
-                self.remote.insert(*b.id, Remote { from: at, from_frame: f, to: at, to_frame: f });
-            }
-        }
+        // Leaving first: an entity that left scope and came back within a
+        // batch is a despawn and a spawn, in that order.
         for e in events.read::<DespawnEntityEvent>() {
             if let Some(id) = self.ids.remove(&e) {
                 self.remote.remove(&id);
             }
+        }
+        let live = self.live.as_mut().expect("started");
+        for e in events.read::<InsertComponentEvent<Body>>() {
+            let Some(b) = live.world.get::<Body>(&e) else { continue };
+            if *b.id as usize >= self.entities {
+                continue;
+            }
+            self.ids.insert(e, *b.id);
+            let at = b.pos();
+            // naia does not say which tick an entity's first state is of:
+            // named as no frame until its first update.
+            self.remote.insert(*b.id, Remote { from: at, from_frame: 0, to: at, to_frame: 0 });
         }
         let mut updates: Vec<(Tick, Entity)> = events.read::<UpdateComponentEvent<Body>>().collect();
         updates.sort_by_key(|&(t, e)| (self.frame_of(t), e));
@@ -208,6 +223,9 @@ impl ClientNode {
     /// The server's own player for tick `t`: restart the prediction there
     /// and replay the commands after it.
     fn reconcile(&mut self, game: &Game, frame: u32, t: Tick, server: PlayerState) {
+        // naia's history drops the commands up to `t` whether or not the
+        // prediction for `t` is still known.
+        let replays = self.live.as_mut().expect("started").history.replays(&t);
         let Some(&(_, predicted)) = self.own_after.iter().find(|(k, _)| *k == t) else { return };
         let moved = |a: &PlayerState| (a.x, a.y, a.z, a.vx, a.vy, a.vz);
         let mispredicted = moved(&predicted) != moved(&server);
@@ -225,8 +243,6 @@ impl ClientNode {
         }
         self.predicted.players[self.me] = own;
         self.predicted.frame = frame;
-        let live = self.live.as_mut().expect("started");
-        let replays = live.history.replays(&t);
         for (k, c) in &replays {
             self.step(game, c);
             let after = self.predicted.players[self.me];
@@ -265,6 +281,7 @@ impl Node for ClientNode {
             self.flush(ctx);
             return;
         }
+        self.live.as_mut().expect("started").client.receive_all_packets();
         let mut ticks = std::mem::take(&mut self.polled);
         ticks.extend(self.poll(ctx.game()));
         for replayed in std::mem::take(&mut self.corrections) {
@@ -299,10 +316,15 @@ impl Node for ClientNode {
             self.step(ctx.game(), &c);
             self.own_shown = (before, self.predicted.players[self.me]);
             self.own_after.push_back((*t, self.own_shown.1));
-            // A second of ticks is plenty to find the one the server
-            // answers for.
-            while self.own_after.len() > 128 {
+            // Four seconds at 60 Hz of ticks to find the one the server
+            // answers for; naia's history is kept as long (an idle player
+            // gets no answers that would trim it).
+            if self.own_after.len() > KEPT_TICKS {
                 self.own_after.pop_front();
+                let oldest = self.own_after.front().map(|(k, _)| k.wrapping_sub(1));
+                if let (Some(oldest), Some(live)) = (oldest, self.live.as_mut()) {
+                    live.history.replays(&oldest);
+                }
             }
         }
         let live = self.live.as_mut().expect("started");
@@ -342,6 +364,7 @@ impl Node for ClientNode {
         let own_f =
             if self.polled.is_empty() { fraction(live.and_then(|l| l.client.client_interpolation())) } else { 1.0 };
         let remote_f = fraction(live.and_then(|l| l.client.server_interpolation()));
+        let receiving = live.and_then(|l| l.client.server_tick()).map(|t| self.frame_of(t));
         let lerp = |a: [i32; 3], b: [i32; 3], f: f64| {
             let mut out = [0; 3];
             for k in 0..3 {
@@ -364,9 +387,10 @@ impl Node for ClientNode {
             if id == me {
                 continue;
             }
-            // An entity updated on the newest tick naia applied moves on
-            // from the tick before; one not updated since stands still.
-            let (pos, frame) = if r.to_frame == self.newest_frame && r.from_frame < r.to_frame {
+            // An entity naia updated for its current receiving tick moves
+            // from the state before it by naia's fraction; one not updated
+            // for it (lost, or standing still) is drawn as last updated.
+            let (pos, frame) = if Some(r.to_frame) == receiving && r.from_frame < r.to_frame {
                 (lerp(r.from, r.to, remote_f), r.from_frame)
             } else {
                 (r.to, r.to_frame)

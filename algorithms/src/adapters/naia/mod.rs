@@ -23,7 +23,7 @@ mod server;
 pub mod socket;
 pub mod world;
 
-use harness::contract::{Algorithm, Node, OptionSpec, Setup, Topology};
+use harness::contract::{Algorithm, Node, OptionSpec, Options, Setup, Topology};
 use std::time::Duration;
 
 /// The adapter.
@@ -41,6 +41,10 @@ pub const HANDSHAKE_INTERVAL: OptionSpec = OptionSpec::count(
     5000,
     "ms between handshake packets (naia's send_handshake_interval)",
 );
+
+/// The longest handshake allowed, ms: pings × interval within naia's
+/// server's `pending_auth_timeout` (10 s), with room for the round trips.
+const MAX_HANDSHAKE_MS: f64 = 8000.0;
 
 /// naia's tick interval for a harness tick rate (see the module docs).
 pub fn tick_interval(tick_hz: u32) -> Duration {
@@ -77,6 +81,17 @@ impl Algorithm for Naia {
     }
     fn options(&self) -> &'static [OptionSpec] {
         &[HANDSHAKE_PINGS, HANDSHAKE_INTERVAL]
+    }
+    fn check_options(&self, o: &Options) -> Result<(), String> {
+        // naia's server forgets a client that has not connected within its
+        // pending_auth_timeout (10 s): a longer handshake never connects.
+        let ms = o.number(&HANDSHAKE_PINGS) * o.number(&HANDSHAKE_INTERVAL);
+        if ms > MAX_HANDSHAKE_MS {
+            return Err(format!(
+                "handshake-pings × handshake-interval is {ms} ms; naia's server gives up on a client after 10 s, so at most {MAX_HANDSHAKE_MS} ms"
+            ));
+        }
+        Ok(())
     }
     fn handles_bots(&self) -> bool {
         true

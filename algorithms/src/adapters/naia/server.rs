@@ -15,6 +15,7 @@ use harness::contract::{Ctx, Node, NodeId, Setup};
 use harness::game::{SeqInput, State};
 use harness::world::Aoi;
 use naia_server::{ConnectEvent, RoomKey, Server, ServerConfig, TickEvent, UserKey};
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -24,6 +25,8 @@ struct Live {
     room: RoomKey,
     /// naia's entity of each harness entity.
     entities: Vec<Entity>,
+    /// The harness entity of each of naia's.
+    ids: BTreeMap<Entity, usize>,
 }
 
 /// The server node.
@@ -36,7 +39,6 @@ pub(super) struct ServerNode {
     state: State,
     /// The command each player's last came with.
     inputs: Vec<SeqInput>,
-    seed: u64,
 }
 
 impl ServerNode {
@@ -49,7 +51,6 @@ impl ServerNode {
             live: None,
             state: s.initial.clone(),
             inputs: vec![SeqInput::default(); s.players],
-            seed: s.session_seed,
         }
     }
 
@@ -74,15 +75,18 @@ impl ServerNode {
                         .insert_component(Body::of(i as u16, p))
                         .id()
                 })
-                .collect();
-            Live { server, world, room, entities }
+                .collect::<Vec<Entity>>();
+            let ids = entities.iter().enumerate().map(|(i, e)| (*e, i)).collect();
+            Live { server, world, room, entities, ids }
         })
     }
 
     fn flush(&self, ctx: &mut Ctx<'_>) {
         let mut out = self.wire.take_out();
-        // naia sends to its users in a shuffled order; the links are
-        // independent, but a fixed order keeps the event queue's ties fixed.
+        // naia sends to its users in an order of its own (a `HashMap`'s
+        // keys, shuffled by an unseeded generator): sorted, the datagrams
+        // enter the links in one order run to run. Each client's own
+        // datagrams keep naia's order (the sort is stable).
         out.sort_by_key(|(a, _)| socket::node_of(a));
         for (to, bytes) in out {
             if let Some(n) = socket::node_of(&to) {
@@ -101,7 +105,7 @@ impl ServerNode {
         pending.sort_by_key(|(_, _, e)| *e);
         for (_, user, entity) in pending {
             let Some(p) = player_of(&self.setup, &live.server, &user) else { continue };
-            let Some(i) = live.entities.iter().position(|e| *e == entity) else { continue };
+            let Some(&i) = live.ids.get(&entity) else { continue };
             let mut scope = live.server.user_scope_mut(&user);
             match aoi {
                 None => {
@@ -167,9 +171,6 @@ impl Node for ServerNode {
         if !ticks.is_empty() {
             self.scope(self.setup.aoi.filter(|a| a.filters()));
             let live = self.live.as_mut().expect("started");
-            // naia shuffles its users with fastrand's thread-local
-            // generator: seeded, so the order is the run's own.
-            fastrand::seed(self.seed ^ u64::from(ticks[0]));
             live.server.send_all_packets(live.world.proxy());
         }
         self.flush(ctx);

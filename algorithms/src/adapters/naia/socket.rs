@@ -23,6 +23,9 @@ pub const AUTH: u8 = 1;
 /// The server's identity token follows.
 pub const IDENTITY: u8 = 2;
 
+/// Letters in naia's identity token (`generate_identity_token`).
+const TOKEN_LEN: usize = 32;
+
 /// What a node and its naia socket share (only the node's thread touches
 /// either; the lock makes them `Send`, as naia's traits require).
 #[derive(Default)]
@@ -64,7 +67,11 @@ impl Wire {
                 None if !q.requests.contains(&from) => q.requests.push_back(from),
                 None => {}
             },
-            Some((&IDENTITY, token)) if !q.identified => {
+            // naia's tokens are 32 lowercase letters: anything else (a
+            // damaged reply) is ignored, and the client asks again.
+            Some((&IDENTITY, token))
+                if !q.identified && token.len() == TOKEN_LEN && token.iter().all(u8::is_ascii_lowercase) =>
+            {
                 q.token = Some(String::from_utf8_lossy(token).into_owned());
             }
             _ => {}
@@ -136,8 +143,8 @@ impl server::Socket for ServerSocket {
         let wire = self.0;
         let unused = address(0);
         (
-            Box::new(ServerAuth(wire.clone(), Vec::new())),
-            Box::new(ServerAuth(wire.clone(), Vec::new())),
+            Box::new(ServerAuth(wire.clone())),
+            Box::new(ServerAuth(wire.clone())),
             Box::new(Sender { wire: wire.clone(), server: unused }),
             Box::new(Receiver { wire, current: Vec::new(), server: unused }),
         )
@@ -145,13 +152,13 @@ impl server::Socket for ServerSocket {
 }
 
 #[derive(Clone)]
-struct ServerAuth(Wire, Vec<u8>);
+struct ServerAuth(Wire);
 
 impl server::AuthReceiver for ServerAuth {
     fn receive(&mut self) -> Result<Option<(SocketAddr, &[u8])>, server::RecvError> {
         // The request carries no credentials (the server does not ask for
         // them): an empty auth message.
-        Ok(self.0.lock().requests.pop_front().map(|a| (a, &self.1[..])))
+        Ok(self.0.lock().requests.pop_front().map(|a| (a, &[][..])))
     }
 }
 
@@ -281,6 +288,13 @@ mod tests {
         w.lock().given.insert(c, "tok".into());
         w.receive(c, &[AUTH]);
         assert_eq!(w.take_out(), vec![(c, identity("tok"))]);
+        // A client takes a well-formed token only.
+        let token = "abcdefghijklmnopqrstuvwxyabcdefg";
+        w.receive(c, &identity("short"));
+        w.receive(c, &identity(&token.to_uppercase()));
+        assert_eq!(w.lock().token, None);
+        w.receive(c, &identity(token));
+        assert_eq!(w.lock().token.as_deref(), Some(token));
         // Unknown first bytes and empty datagrams are dropped.
         w.receive(c, &[9, 1]);
         w.receive(c, &[]);
