@@ -287,6 +287,10 @@ pub struct MatrixArgs {
     /// Output directory (default reports/matrix, or reports/quick).
     #[arg(long)]
     pub out: Option<std::path::PathBuf>,
+    /// Also write each run's latency and divergence distributions as
+    /// HdrHistogram interval logs (one .hlog per run) into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub hlog: Option<std::path::PathBuf>,
     /// No progress or messages on stderr.
     #[arg(long)]
     pub quiet: bool,
@@ -669,6 +673,10 @@ pub struct RunArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Also write each run's latency and divergence distributions as
+    /// HdrHistogram interval logs (one .hlog per run) into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub hlog: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub common: MatchArgs,
 }
@@ -721,6 +729,10 @@ pub struct CompareArgs {
     /// Also write report.json, .csv, .md and .html into this directory.
     #[arg(long)]
     pub out: Option<std::path::PathBuf>,
+    /// Also write each run's latency and divergence distributions as
+    /// HdrHistogram interval logs (one .hlog per run) into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub hlog: Option<std::path::PathBuf>,
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,

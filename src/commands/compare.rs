@@ -35,7 +35,7 @@ pub(super) fn compare(a: CompareArgs) -> Result<()> {
     let mut report: Option<Report> = None;
     let mut first_index = 0;
     for (label, m) in &matrices {
-        let mut part = run_matrix(m, a.jobs, None, a.quiet)?;
+        let mut part = run_matrix(m, a.jobs, None, a.quiet, a.hlog.is_some())?;
         // One index space over every variant's runs; a failed run names
         // its variant.
         for run in &mut part.runs {
@@ -57,7 +57,10 @@ pub(super) fn compare(a: CompareArgs) -> Result<()> {
             }
         }
     }
-    let report = report.expect("at least one variant");
+    let mut report = report.expect("at least one variant");
+    if let Some(dir) = &a.hlog {
+        write_hlogs(dir, &mut report.runs, a.quiet)?;
+    }
     match (a.format, a.all_metrics || (a.metrics.is_empty() && a.format == Format::Md)) {
         (Format::Table, false) => {
             // Fit the terminal: $COLUMNS when the shell exports it, else 100.
@@ -165,7 +168,7 @@ pub(super) fn ab(a: AbArgs) -> Result<()> {
             if opts.is_empty() { String::new() } else { format!(" · {}", opts.join(" ")) }
         )
     };
-    let (ra, rb) = (run_matrix(&ma, a.jobs, None, a.quiet)?, run_matrix(&mb, a.jobs, None, a.quiet)?);
+    let (ra, rb) = (run_matrix(&ma, a.jobs, None, a.quiet, false)?, run_matrix(&mb, a.jobs, None, a.quiet, false)?);
     if !ra.failed.is_empty() || !rb.failed.is_empty() {
         return finish(if ra.failed.is_empty() { &rb } else { &ra });
     }

@@ -15,12 +15,14 @@ pub(super) struct Matrix {
 
 /// Runs the matrix (or shard `k` of `n`) in parallel; the report lists runs
 /// in job order whatever the thread count. A run that errors or panics is
-/// recorded as failed and the others go on.
+/// recorded as failed and the others go on. Runs keep their full
+/// distributions only when `keep` (for `--hlog`).
 pub(super) fn run_matrix(
     m: &Matrix,
     threads: Option<usize>,
     shard: Option<(usize, usize)>,
     quiet: bool,
+    keep: bool,
 ) -> Result<Report> {
     let mut jobs = Vec::new();
     for plan in &m.profiles {
@@ -76,6 +78,9 @@ pub(super) fn run_matrix(
                     .and_then(|r| r.map_err(|e| e.to_string()))
                     .map(|mut r| {
                         r.index = *index;
+                        if !keep {
+                            r.distributions = None;
+                        }
                         r
                     });
                     *results[i].lock().expect("no poisoning") = Some(r);
@@ -281,7 +286,10 @@ pub(super) fn matrix(a: MatrixArgs) -> Result<()> {
         base: run_config(&common, 1, &duration)?,
     };
     check_options(&mut m, &a.algos, a.quiet)?;
-    let report = run_matrix(&m, a.jobs, shard, a.quiet)?;
+    let mut report = run_matrix(&m, a.jobs, shard, a.quiet, a.hlog.is_some())?;
+    if let Some(dir) = &a.hlog {
+        write_hlogs(dir, &mut report.runs, a.quiet)?;
+    }
     let dir = a
         .out
         .clone()
@@ -294,7 +302,7 @@ pub(super) fn matrix(a: MatrixArgs) -> Result<()> {
 }
 
 /// The command line for a report's header, shell-quoted, as `syncbench …`
-/// (or the netcode crate's own binary): without `--out`, `--jobs` and `--quiet`, which cannot
+/// (or the netcode crate's own binary): without `--out`, `--hlog`, `--jobs` and `--quiet`, which cannot
 /// change the results (so the same matrix gives the same bytes whatever
 /// its output directory or thread count).
 pub(super) fn command_line() -> String {
@@ -303,11 +311,11 @@ pub(super) fn command_line() -> String {
     let mut args = args.into_iter();
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--out" | "--jobs" => {
+            "--out" | "--jobs" | "--hlog" => {
                 args.next();
             }
             "--quiet" => {}
-            _ if a.starts_with("--out=") || a.starts_with("--jobs=") => {}
+            _ if a.starts_with("--out=") || a.starts_with("--jobs=") || a.starts_with("--hlog=") => {}
             _ => words.push(a),
         }
     }

@@ -307,7 +307,9 @@ pub(crate) fn run_one_observed(
     let trace = spec.instantiate(cfg.clients, cfg.duration_us, cfg.seed).map_err(|e| bad(e.to_string()))?;
     let result = run_plan_observed(algo, plan, &trace, cfg, progress).map_err(|e| bad(e.to_string()))?;
     let mode = if cfg.paced { "paced" } else { "simulated" };
-    Ok(report_of(algo, plan, spec, &trace, cfg, result.metrics, mode))
+    let mut report = report_of(algo, plan, spec, &trace, cfg, result.metrics, mode);
+    report.distributions = Some(Box::new(result.distributions));
+    Ok(report)
 }
 
 /// A report entry for `metrics` measured in `mode`.
@@ -363,7 +365,24 @@ fn report_of(
         aoi: cfg.aoi.as_ref().map(AoiSetting::of),
         live: None,
         metrics,
+        distributions: None,
     }
+}
+
+/// Writes each run's distributions as an HdrHistogram interval log into
+/// `dir` (`--hlog`), then lets them go; says where on stderr.
+fn write_hlogs(dir: &std::path::Path, runs: &mut [RunReport], quiet: bool) -> Result<()> {
+    let mut written = 0;
+    for run in runs.iter_mut() {
+        if harness::report::hlog::write(dir, run).map_err(bad)?.is_some() {
+            written += 1;
+        }
+        run.distributions = None;
+    }
+    if !quiet {
+        eprintln!("wrote {written} interval log{} to {}", if written == 1 { "" } else { "s" }, dir.display());
+    }
+    Ok(())
 }
 
 /// Exit 1 if any run broke a contract the harness checks.

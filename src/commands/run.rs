@@ -33,7 +33,10 @@ pub(super) fn run_cmd(a: RunArgs) -> Result<()> {
         let speed = if speed < 10.0 { format!("{speed:.1}") } else { format!("{speed:.0}") };
         eprintln!("\r{}: {total:.1} simulated s in {wall:.2} s of wall time ({speed}× real time)", algo.name());
     }
-    let runs = vec![r];
+    let mut runs = vec![r];
+    if let Some(dir) = &a.hlog {
+        write_hlogs(dir, &mut runs, false)?;
+    }
     print_runs(&runs, a.format, true);
     check_violations(&runs)
 }
@@ -45,6 +48,9 @@ pub(super) fn live_cmd(a: LiveArgs) -> Result<()> {
     let cfg = options_for_one(algo, run_config(&a.run.common, a.run.seed, "10s")?)?;
     if cfg.paced {
         return Err(bad("--paced: a live run is already in real time"));
+    }
+    if a.run.hlog.is_some() {
+        return Err(bad("--hlog: interval logs are written by simulated runs (run, compare, matrix), not live ones"));
     }
     note_players(std::slice::from_ref(&spec), cfg.clients);
     let trace = spec.instantiate(cfg.clients, cfg.duration_us, cfg.seed).map_err(|e| bad(e.to_string()))?;

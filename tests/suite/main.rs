@@ -7,6 +7,7 @@ mod determinism;
 mod frame;
 mod game;
 mod ggrs;
+mod hlog;
 mod human;
 mod interest;
 mod lockstep;

@@ -165,7 +165,7 @@ impl Node for OraclePeer {
             return;
         }
         if let Some(every) = self.faults.teleport_every {
-            if self.renders % every == 0 {
+            if self.renders.is_multiple_of(every) {
                 view.entities[1].x += 5_000_000;
             }
         }
@@ -177,7 +177,7 @@ impl Node for OraclePeer {
             view.entities[1].x += (total as i64 * done / renders as i64) as i32;
         }
         if let Some(every) = self.faults.off_map_every {
-            if self.renders % every == 0 {
+            if self.renders.is_multiple_of(every) {
                 view.entities[1].x = -3_000_000;
             }
         }

@@ -35,7 +35,7 @@ impl Node for Client {
     fn on_tick(&mut self, ctx: &mut Ctx<'_>) {
         self.inner.on_tick(ctx);
         self.ticks += 1;
-        self.redraw |= self.ticks % EVERY == 0;
+        self.redraw |= self.ticks.is_multiple_of(EVERY);
     }
 
     fn on_packet(&mut self, ctx: &mut Ctx<'_>, from: NodeId, bytes: &[u8]) {

@@ -649,7 +649,7 @@ mod tests {
         let step = |s: &mut State, i: &[SeqInput]| {
             g.step(s, i);
             calls.set(calls.get() + 1);
-            if calls.get() % 50 == 0 {
+            if calls.get().is_multiple_of(50) {
                 s.players[0].x += 1;
             }
         };

@@ -197,7 +197,7 @@ impl Node for Server {
             }
         }
         self.own_states.send(ctx, &self.state);
-        if f % self.period == 0 {
+        if f.is_multiple_of(self.period) {
             out.extend(self.state.players.iter().enumerate().map(|(i, p)| (i as u32, Sample::of(p, f, 0))));
         }
         if out.is_empty() {

@@ -133,7 +133,7 @@ impl OwnStates {
 
     /// Sends each player its state in `state`, when due.
     pub fn send(&self, ctx: &mut Ctx<'_>, state: &State) {
-        if state.frame % self.every != 0 {
+        if !state.frame.is_multiple_of(self.every) {
             return;
         }
         for q in 0..ctx.setup().players {

@@ -20,7 +20,7 @@
 //! the cells around it that reach within `radius + hysteresis` (and those
 //! it was tracking), every render looks up the entities it shows.
 
-use super::stats::{round4, Hist};
+use super::stats::{round4, Distribution};
 use super::InterestMetrics;
 use crate::contract::EntityView;
 use crate::game::PlayerState;
@@ -74,7 +74,7 @@ pub(crate) struct InterestRow {
 /// apart (one per core) and merged give exactly what one would have.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ShownCounts {
-    awareness: Hist,
+    awareness: Distribution,
     longest_unaware_us: u64,
     leaks: u64,
     remote_shown: u64,

@@ -22,7 +22,7 @@ use super::interest::{InterestRow, ShownCounts};
 use super::on_map::{MapCheck, TOLERANCE_UM};
 use super::screen_memory::{anchor, Render, ScreenMemory};
 pub(super) use super::spot::Spot;
-use super::stats::Hist;
+use super::stats::Distribution;
 use crate::contract::{EntityView, Topology, View};
 use crate::game::{Game, Input};
 use crate::time::Micros;
@@ -53,7 +53,7 @@ pub(super) struct Screen {
     /// What it last showed of each entity it has shown.
     pub(super) memory: ScreenMemory,
     /// Latency of the player's own input changes on this screen.
-    pub(super) own_latency: Hist,
+    pub(super) own_latency: Distribution,
     /// Snap events on this screen.
     pub(super) snap_events: u64,
     /// The divergence of its last scored render: [remote, own].
@@ -81,7 +81,7 @@ impl Screen {
     pub(super) fn new(entities: usize, ring: usize) -> Screen {
         Screen {
             memory: ScreenMemory::new(entities, ring),
-            own_latency: Hist::default(),
+            own_latency: Distribution::default(),
             snap_events: 0,
             last_div: [0; 2],
             last_far: [None; 2],
@@ -115,13 +115,13 @@ impl SecondSums {
 #[derive(Clone, Default)]
 pub(super) struct Tally {
     /// Divergence from the authority: [remote, own].
-    pub(super) div: [Hist; 2],
+    pub(super) div: [Distribution; 2],
     /// Divergence from the ideal world: [remote, own].
-    pub(super) ideal_div: [Hist; 2],
+    pub(super) ideal_div: [Distribution; 2],
     /// Input latency: [remote, own].
-    pub(super) latency: [Hist; 2],
+    pub(super) latency: [Distribution; 2],
     /// Peer-to-peer and relay: lag behind the schedule per render, µs.
-    pub(super) lag: Hist,
+    pub(super) lag: Distribution,
     /// Entity-renders over the snap threshold.
     pub(super) snap_renders: u64,
     /// The largest jump of a snap event, µm.

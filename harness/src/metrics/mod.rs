@@ -73,6 +73,7 @@
 
 pub mod claims;
 pub(crate) mod deferred;
+pub mod distributions;
 pub mod fidelity;
 pub mod ideal;
 pub mod interest;
@@ -200,6 +201,18 @@ pub struct LatencyCdf {
     pub own: Vec<[f64; 2]>,
     /// Other players' inputs.
     pub remote: Vec<[f64; 2]>,
+}
+
+/// Input-latency distributions in full: HdrHistogram's V2 compressed
+/// encoding in base64 (3 significant digits, values in µs), as an interval
+/// log line ends — `Histogram.decodeFromCompressedByteBuffer` in Java,
+/// `HdrHistogram.decode` in Python, [`stats::Distribution::decode`] here.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencyHistograms {
+    /// Own input to own screen.
+    pub own: String,
+    /// Other players' inputs.
+    pub remote: String,
 }
 
 /// What the conformance checks saw (only when enabled).
@@ -592,6 +605,10 @@ pub struct Metrics {
     pub timeline: Timeline,
     /// Latency distributions.
     pub latency_cdf_ms: LatencyCdf,
+    /// The input-latency distributions in full, as HdrHistogram encodes
+    /// them: what `diff` measures a change of shape by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_histograms: Option<LatencyHistograms>,
     /// Conformance checks, when a conformance run asked for them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checks: Option<Checks>,

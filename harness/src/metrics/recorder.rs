@@ -6,18 +6,19 @@
 //! position shown per entity. See the [module docs](super) for the
 //! definitions.
 
+use super::distributions::{RunDistributions, Unit};
 use super::fidelity::Fidelity;
 use super::ideal::{due, Frames, Ideal};
 use super::interest::{InterestRow, InterestTracker};
 use super::judge::{Judge, Screen, SecondSums, Spot, Tally, MAX_VIOLATIONS, NAMED_SPAN, SNAP_SPAN_TICKS};
 use super::on_map::MapCheck;
 use super::runs::Runs;
-use super::stats::{round4, Hist};
+use super::stats::{round4, Distribution};
 use super::InputFidelity;
 use super::{
     Bandwidth, Checks, ClientMetrics, ClockError, Desync, Farthest, FinalDivergence, HitAgreement, Impossible, Lag,
-    LatencyCdf, Located, Metrics, NetworkCounts, Overclaim, OwnRemote, OwnRemotePct, QuantileGrid, Snaps, Stalls,
-    Timeline, TraceFacts,
+    LatencyCdf, LatencyHistograms, Located, Metrics, NetworkCounts, Overclaim, OwnRemote, OwnRemotePct, QuantileGrid,
+    Snaps, Stalls, Timeline, TraceFacts,
 };
 use crate::contract::{EntityView, NodeId, Report, Topology, View};
 use crate::game::{Game, Input, PlayerState, SeqInput, State};
@@ -177,7 +178,7 @@ pub struct Recorder {
     violations: Vec<String>,
     unscored: u64,
     traffic: Vec<Traffic>,
-    clock_err: Hist,
+    clock_err: Distribution,
     clock_err_sum: i128,
     /// Conformance checks, when enabled.
     checks: Option<CheckState>,
@@ -257,7 +258,7 @@ impl Recorder {
             violations: Vec::new(),
             unscored: 0,
             traffic: vec![Traffic::default(); nodes],
-            clock_err: Hist::default(),
+            clock_err: Distribution::default(),
             clock_err_sum: 0,
             checks: None,
             probe: None,
@@ -885,9 +886,20 @@ impl Recorder {
     }
 
     /// The metrics of the run, after `duration_us` of simulated time.
-    pub fn finish(mut self, duration_us: u64, algorithm_steps: u64, links: &[LinkStats], delivered: u64) -> Metrics {
+    pub fn finish(self, duration_us: u64, algorithm_steps: u64, links: &[LinkStats], delivered: u64) -> Metrics {
+        self.finish_with_distributions(duration_us, algorithm_steps, links, delivered).0
+    }
+
+    /// The metrics of the run, and the distributions they summarise.
+    pub fn finish_with_distributions(
+        mut self,
+        duration_us: u64,
+        algorithm_steps: u64,
+        links: &[LinkStats],
+        delivered: u64,
+    ) -> (Metrics, RunDistributions) {
         self.unscored = self.pending.len() as u64;
-        let tally = self.merged_tally();
+        let mut tally = self.merged_tally();
         let trace_facts = self.trace_facts();
         let secs = duration_us as f64 / 1e6;
         for r in &mut self.stalls {
@@ -897,12 +909,12 @@ impl Recorder {
         let n = self.players.max(1) as f64;
         let snap_events: u64 = self.screens.iter().map(|s| s.snap_events).sum();
         let fidelity = self.fidelity.finish(secs);
-        let split = |h: &[Hist; 2], scale: f64| OwnRemote { own: h[1].stats(scale), remote: h[0].stats(scale) };
+        let split = |h: &[Distribution; 2], scale: f64| OwnRemote { own: h[1].stats(scale), remote: h[0].stats(scale) };
         let (stalls, unshown, network) =
             (self.stalls(), self.unshown(duration_us), self.network_counts(links, delivered));
         let (checks, per_client) =
             (self.checks.as_ref().map(|c| self.checks_found(c, &tally)), self.per_client(&fidelity));
-        Metrics {
+        let mut metrics = Metrics {
             divergence_m: split(&tally.div, 1e6),
             player_size_m: round4(2.0 * self.game.config().half_size as f64 / 1e6),
             ideal_divergence_m: split(&tally.ideal_div, 1e6),
@@ -950,6 +962,7 @@ impl Recorder {
                 corrections: self.seconds.iter().map(|s| s.corrections).collect(),
             },
             latency_cdf_ms: LatencyCdf { own: tally.latency[1].cdf(1e3), remote: tally.latency[0].cdf(1e3) },
+            latency_histograms: None,
             per_client,
             final_divergence_m: FinalDivergence {
                 own: round4(self.screens.iter().map(|s| s.last_div[1]).max().unwrap_or(0) as f64 / 1e6),
@@ -966,7 +979,42 @@ impl Recorder {
                 m.index_examined_per_tick = (ticks > 0).then(|| round4(sum as f64 / ticks as f64));
                 m
             }),
+        };
+        metrics.latency_histograms =
+            Some(LatencyHistograms { own: tally.latency[1].encode(), remote: tally.latency[0].encode() });
+        let mut d = RunDistributions::default();
+        let take = std::mem::take::<Distribution>;
+        for (k, side) in [(1, "own"), (0, "remote")] {
+            d.push(
+                format!("latency-{side}"),
+                format!("input_latency_ms.{side}"),
+                Unit::Micros,
+                take(&mut tally.latency[k]),
+            );
         }
+        for (k, side) in [(1, "own"), (0, "remote")] {
+            d.push(
+                format!("divergence-{side}"),
+                format!("divergence_m.{side}"),
+                Unit::Micrometres,
+                take(&mut tally.div[k]),
+            );
+        }
+        for (k, side) in [(1, "own"), (0, "remote")] {
+            let (tag, field) = (format!("ideal-divergence-{side}"), format!("ideal_divergence_m.{side}"));
+            d.push(tag, field, Unit::Micrometres, take(&mut tally.ideal_div[k]));
+        }
+        if !tally.lag.is_empty() {
+            d.push("lag", "lag_ms.behind_ms", Unit::Micros, take(&mut tally.lag));
+        }
+        if !self.clock_err.is_empty() {
+            d.push("clock-error", "clock_offset_error.abs_ms", Unit::Micros, take(&mut self.clock_err));
+        }
+        for p in 0..self.players {
+            let (tag, field) = (format!("latency-own.client-{p}"), format!("per_client[{p}].own_input_latency_ms"));
+            d.push(tag, field, Unit::Micros, take(&mut self.screens[p].own_latency));
+        }
+        (metrics, d)
     }
 
     /// Every part's tally as one, handed on to the conformance checks and

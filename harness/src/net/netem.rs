@@ -581,7 +581,7 @@ fn trim(x: f64) -> String {
 }
 
 fn fmt_time(us: u64) -> String {
-    if us % 1000 == 0 {
+    if us.is_multiple_of(1000) {
         format!("{}ms", us / 1000)
     } else {
         format!("{us}us")

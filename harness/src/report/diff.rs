@@ -536,6 +536,7 @@ mod tests {
             aoi: None,
             live: None,
             metrics: m,
+            distributions: None,
         }
     }
 

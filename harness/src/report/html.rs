@@ -763,7 +763,7 @@ mod tests {
         // 100 × 1.9^i B/s: 100 to 116 000, over 1000×.
         m.bandwidth.up_bytes_per_s = 50.0 * 1.9f64.powi(i as i32) + s;
         m.bandwidth.down_bytes_per_s = 50.0 * 1.9f64.powi(i as i32);
-        m.stalls.freeze_ms_per_client = if i % 4 == 0 { 300.0 * f } else { 0.0 };
+        m.stalls.freeze_ms_per_client = if i.is_multiple_of(4) { 300.0 * f } else { 0.0 };
         m.corrections = (i * 10) as u64;
         m.timeline.own_divergence_m = (0..20).map(|t| 0.01 * f + 0.001 * t as f64).collect();
         m.timeline.remote_divergence_m = (0..20).map(|t| 0.1 * f + 0.002 * t as f64).collect();

@@ -11,6 +11,7 @@
 pub mod ab;
 pub mod csv;
 pub mod diff;
+pub mod hlog;
 pub mod html;
 mod svg;
 pub mod table;
@@ -106,6 +107,11 @@ pub struct RunReport {
     pub live: Option<crate::live::LiveCounters>,
     /// The measurements.
     pub metrics: Metrics,
+    /// The distributions the measurements summarise, in full, for as long
+    /// as the run's command keeps them (`--hlog` writes them); never in the
+    /// report's JSON.
+    #[serde(skip)]
+    pub distributions: Option<Box<crate::metrics::distributions::RunDistributions>>,
 }
 
 impl RunReport {

@@ -103,6 +103,8 @@ pub enum RunError {
 pub struct RunResult {
     /// Everything measured.
     pub metrics: Metrics,
+    /// The distributions the metrics summarise.
+    pub distributions: crate::metrics::distributions::RunDistributions,
     /// Events processed (for cost accounting).
     pub events: u64,
     /// The renders [`RunConfig::probe`] asked for.

@@ -316,10 +316,14 @@ impl<'t> EventLoop<'t> {
         let links: Vec<LinkStats> = self.slots.iter().flat_map(|s| [s.links[0].stats(), s.links[1].stats()]).collect();
         let mut recorder = self.env.rec.into_recorder(&mut self.views);
         let probed = recorder.take_probed();
-        let mut metrics =
-            recorder.finish(self.cfg.duration_us, self.env.game.steps_executed(), &links, self.net.delivered);
+        let (mut metrics, distributions) = recorder.finish_with_distributions(
+            self.cfg.duration_us,
+            self.env.game.steps_executed(),
+            &links,
+            self.net.delivered,
+        );
         metrics.network.retransmissions = self.transports.retransmitted;
-        RunResult { metrics, events: self.events, probed }
+        RunResult { metrics, distributions, events: self.events, probed }
     }
 }
 

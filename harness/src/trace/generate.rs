@@ -142,8 +142,8 @@ impl Generator {
                 let mut k = 0u64;
                 let mut t = offset;
                 while t < duration_us {
-                    let h = if (k / 4) % 2 == 0 { Input::RIGHT } else { Input::LEFT };
-                    let v = if k % 2 == 0 { Input::UP } else { Input::DOWN };
+                    let h = if (k / 4).is_multiple_of(2) { Input::RIGHT } else { Input::LEFT };
+                    let v = if k.is_multiple_of(2) { Input::UP } else { Input::DOWN };
                     segs.push((dithered(t, period, &mut rng), Input::buttons(h | v)));
                     k += 1;
                     t += period;
@@ -173,7 +173,7 @@ impl Generator {
             Pattern::Human => segs = self.human.segments(duration_us, &mut rng),
             Pattern::StrafeShoot => {
                 let mut t = 0;
-                let mut left = p % 2 == 0;
+                let mut left = p.is_multiple_of(2);
                 while t < duration_us {
                     let aim_x = rng.range_inclusive(-127, 127) as i8;
                     let aim_y = rng.range_inclusive(-127, 127) as i8;

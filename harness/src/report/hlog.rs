@@ -1,0 +1,100 @@
+//! A run's distributions as an HdrHistogram interval log (`--hlog DIR`):
+//! the format of Java's `HistogramLogWriter`, which HistogramLogAnalyzer,
+//! `HistogramLogProcessor` and the HdrHistogram libraries in Go, Python,
+//! C and Rust read. One tagged interval per distribution, spanning the
+//! whole run in simulated seconds from 0, each a V2 compressed histogram;
+//! the header names the run, the units and the report field each tag
+//! summarises. Nothing in it reads a clock: the same run writes the same
+//! bytes.
+
+use super::RunReport;
+use crate::metrics::distributions::{RunDistributions, Unit};
+use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
+use hdrhistogram::serialization::V2DeflateSerializer;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The interval log of `run`'s `distributions`.
+pub fn log_of(run: &RunReport, distributions: &RunDistributions) -> Vec<u8> {
+    let mut head = String::new();
+    let _ = writeln!(head, "#[Logged with syncbench {}]", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(head, "#[Histogram log format version 1.3]");
+    let _ = writeln!(
+        head,
+        "#[Run: {} on {}, trace {}, seed {}, {} clients, {} s simulated]",
+        run.label().replace('\n', " "),
+        run.profile.replace('\n', " "),
+        run.trace.replace('\n', " "),
+        run.seed,
+        run.clients,
+        run.duration_s
+    );
+    let _ = writeln!(head, "#[Times: simulated seconds from the run's start; one interval per tag, the whole run]");
+    for unit in [Unit::Micros, Unit::Micrometres] {
+        let tags: Vec<&str> = distributions.named.iter().filter(|n| n.unit == unit).map(|n| n.tag.as_str()).collect();
+        if !tags.is_empty() {
+            let _ = writeln!(head, "#[Units: {} ({}): {}]", unit.symbol(), unit_name(unit), tags.join(" "));
+        }
+    }
+    for n in &distributions.named {
+        let _ = writeln!(
+            head,
+            "#[Tag {}: the report's {} ({} there)]",
+            n.tag,
+            n.field,
+            if n.unit == Unit::Micros { "ms" } else { "m" }
+        );
+    }
+    head.push_str("#[StartTime: 0.000 (seconds since epoch)]\n");
+    head.push_str("#[BaseTime: 0.000 (seconds since epoch)]\n");
+    head.push_str("\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n");
+    let mut out = head.into_bytes();
+    let mut serializer = V2DeflateSerializer::new();
+    let length = Duration::from_micros((run.duration_s * 1e6).round() as u64);
+    let mut log = IntervalLogWriterBuilder::new()
+        .begin_log_with(&mut out, &mut serializer)
+        .expect("writing to memory does not fail");
+    for n in &distributions.named {
+        // Tags are made of names without spaces or commas.
+        let tag = Tag::new(&n.tag).expect("a distribution's tag has no space or comma");
+        log.write_histogram(n.values.histogram(), Duration::ZERO, length, Some(tag))
+            .expect("a histogram encodes into memory");
+    }
+    out
+}
+
+fn unit_name(unit: Unit) -> &'static str {
+    match unit {
+        Unit::Micros => "microseconds",
+        Unit::Micrometres => "micrometres",
+    }
+}
+
+/// The file a run's log is written to in the `--hlog` folder: its place in
+/// the command's runs, algorithm, variant, profile, trace and seed, in
+/// characters every file system takes.
+pub fn file_name(run: &RunReport) -> String {
+    let clean = |s: &str| -> String {
+        let kept: String =
+            s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect();
+        kept.chars().take(40).collect()
+    };
+    let mut parts = vec![format!("{:04}", run.index), clean(&run.algorithm)];
+    if !run.variant.is_empty() {
+        parts.push(clean(&run.variant));
+    }
+    parts.extend([clean(&run.profile), clean(&run.trace), format!("seed{}", run.seed)]);
+    parts.join("-") + ".hlog"
+}
+
+/// Writes `run`'s log into `dir` (made if missing) and returns its path;
+/// the error names the path. A run without distributions (one read from a
+/// report) writes nothing.
+pub fn write(dir: &Path, run: &RunReport) -> Result<Option<PathBuf>, String> {
+    let Some(d) = &run.distributions else { return Ok(None) };
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot make the --hlog folder: {e}", dir.display()))?;
+    let path = dir.join(file_name(run));
+    std::fs::write(&path, log_of(run, d)).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    Ok(Some(path))
+}
