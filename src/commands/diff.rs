@@ -95,6 +95,14 @@ pub(super) fn diff_cmd(
         let floor = if c.by_floor { format!(" (floor {})", w.show(tol.floor_of(w))) } else { String::new() };
         format!("{:.*} -> {}{ci}{floor}", w.decimals, c.base, w.show(c.new))
     };
+    let moved: Vec<&harness::report::diff::Shape> =
+        d.shapes.iter().filter(|s| s.ks >= harness::report::diff::SHAPE_SHOWN_FROM).collect();
+    let shape_line = |s: &harness::report::diff::Shape| {
+        format!(
+            "D = {:.3}  (p50 {:.1} -> {:.1}, p90 {:.1} -> {:.1}, p99 {:.1} -> {:.1} ms)",
+            s.ks, s.base.p50, s.new.p50, s.base.p90, s.new.p90, s.base.p99, s.new.p99
+        )
+    };
     match format {
         DiffFormat::Junit => print!("{}", harness::report::diff::to_junit(&d, accept_input_changes)),
         DiffFormat::Json => {
@@ -110,6 +118,7 @@ pub(super) fn diff_cmd(
                 "missing": d.missing,
                 "added": d.added,
                 "inputs_changed": d.inputs_changed.iter().map(|(k, w)| serde_json::json!({"run": k, "why": w})).collect::<Vec<_>>(),
+                "latency_shapes": d.shapes.iter().map(|s| serde_json::json!({"run": s.run, "side": s.side, "ks_distance": (s.ks * 1e4).round() / 1e4, "base_ms": s.base, "new_ms": s.new})).collect::<Vec<_>>(),
                 "verdict": if d.regressed() { "regressed" } else { "pass" },
             });
             println!("{}", serde_json::to_string_pretty(&j)?);
@@ -140,6 +149,14 @@ pub(super) fn diff_cmd(
                 }
                 println!();
             }
+            if !moved.is_empty() {
+                println!("<details><summary>Input-latency distributions that changed shape (Kolmogorov–Smirnov D ≥ {}) ({})</summary>\n", harness::report::diff::SHAPE_SHOWN_FROM, moved.len());
+                println!("| latency | D, and percentiles base → new | configuration |\n|:--|--:|:--|");
+                for s in &moved {
+                    println!("| {} | {} | {} |", s.side, shape_line(s), s.run);
+                }
+                println!("\n</details>\n");
+            }
             for (title, list) in [("Missing from the new report", &d.missing), ("New", &d.added)] {
                 if !list.is_empty() {
                     println!("<details><summary>{title} ({})</summary>\n", list.len());
@@ -166,6 +183,9 @@ pub(super) fn diff_cmd(
             }
             for c in &d.within_tolerance {
                 println!("  within {:<28} {:>26} {}", c.metric, value(c), c.run);
+            }
+            for s in &moved {
+                println!("  shape  {:<28} {} {}", format!("input_latency.{}", s.side), shape_line(s), s.run);
             }
             for (k, why) in &d.inputs_changed {
                 println!("  {why}: not compared: {k}");

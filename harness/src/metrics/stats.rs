@@ -188,6 +188,36 @@ impl Distribution {
     }
 }
 
+/// The two-sample Kolmogorov–Smirnov distance of `a` and `b`: the largest
+/// gap between their cumulative distributions at any bucket either holds
+/// values in — 0 for the same shape (at 3 significant digits), 1 for no
+/// overlap. `None` when either is empty.
+pub fn ks_distance(a: &Distribution, b: &Distribution) -> Option<f64> {
+    if a.is_empty() || b.is_empty() {
+        return None;
+    }
+    let (na, nb) = (a.len() as f64, b.len() as f64);
+    let mut xs = a.0.iter_recorded().map(|v| (v.value_iterated_to(), v.count_at_value())).peekable();
+    let mut ys = b.0.iter_recorded().map(|v| (v.value_iterated_to(), v.count_at_value())).peekable();
+    let (mut below_a, mut below_b, mut d) = (0u64, 0u64, 0f64);
+    loop {
+        let at = match (xs.peek(), ys.peek()) {
+            (None, None) => break,
+            (Some(x), None) => x.0,
+            (None, Some(y)) => y.0,
+            (Some(x), Some(y)) => x.0.min(y.0),
+        };
+        while let Some((_, n)) = xs.next_if(|x| x.0 == at) {
+            below_a += n;
+        }
+        while let Some((_, n)) = ys.next_if(|y| y.0 == at) {
+            below_b += n;
+        }
+        d = d.max((below_a as f64 / na - below_b as f64 / nb).abs());
+    }
+    Some(d)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,6 +289,43 @@ mod tests {
         assert!(h.is_empty());
         h.record(7);
         assert_eq!(h.stats(1.0).max, 7.0);
+    }
+
+    fn of(values: &[(u64, usize)]) -> Distribution {
+        let mut h = Distribution::default();
+        for &(v, n) in values {
+            for _ in 0..n {
+                h.record(v);
+            }
+        }
+        h
+    }
+
+    #[test]
+    fn ks_distance_of_known_shapes() {
+        let ramp = |from: u64| of(&(from..from + 100).map(|v| (v, 1)).collect::<Vec<_>>());
+        assert_eq!(ks_distance(&ramp(1), &ramp(1)), Some(0.0), "the same values");
+        assert_eq!(ks_distance(&ramp(1), &ramp(1001)), Some(1.0), "no overlap");
+        assert_eq!(ks_distance(&ramp(1), &ramp(51)), Some(0.5), "half of one below all of the other");
+        assert_eq!(ks_distance(&ramp(1), &Distribution::default()), None);
+        // The same p50, p90, p99 and max, a different shape: at 15, 50% of
+        // one and 89% of the other.
+        let (a, b) = (of(&[(10, 50), (20, 49), (100, 1)]), of(&[(10, 50), (15, 39), (20, 10), (100, 1)]));
+        let (sa, sb) = (a.stats(1.0), b.stats(1.0));
+        assert_eq!((sa.p50, sa.p90, sa.p99, sa.max), (sb.p50, sb.p90, sb.p99, sb.max));
+        let d = ks_distance(&a, &b).unwrap();
+        assert!((d - 0.39).abs() < 1e-9, "{d}");
+        assert_eq!(ks_distance(&b, &a), Some(d), "symmetric");
+    }
+
+    #[test]
+    fn an_encoded_distribution_decodes_to_the_same_one() {
+        let a = of(&[(10, 50), (20_000, 49), (7_000_000, 1)]);
+        let back = Distribution::decode(&a.encode()).unwrap();
+        assert_eq!((back.stats(1.0), back.cdf(1.0)), (a.stats(1.0), a.cdf(1.0)));
+        assert_eq!(ks_distance(&a, &back), Some(0.0));
+        assert!(Distribution::decode("not base64!").unwrap_err().contains("base64"));
+        assert!(Distribution::decode("AAAA").unwrap_err().contains("HdrHistogram"));
     }
 
     proptest::proptest! {

@@ -115,9 +115,35 @@ pub struct Change {
     pub by_floor: bool,
 }
 
+/// How far the shape of a configuration's input-latency distribution moved:
+/// what percentiles alone can hide (a change between them, or below p50).
+#[derive(Clone, Debug)]
+pub struct Shape {
+    /// The configuration's label, as in [`Change::run`].
+    pub run: String,
+    /// `own` or `remote` input latency.
+    pub side: &'static str,
+    /// The two-sample Kolmogorov–Smirnov distance of the baseline's and the
+    /// new runs' latencies (every seed's together): 0 the same shape, 1 no
+    /// overlap.
+    pub ks: f64,
+    /// The baseline's percentiles, ms (every seed's values together).
+    pub base: crate::metrics::Stats,
+    /// The new runs' percentiles, ms.
+    pub new: crate::metrics::Stats,
+}
+
+/// From this Kolmogorov–Smirnov distance on, a shape counts as moved in the
+/// text and Markdown output (all are in the JSON). Not a significance
+/// test: a run's latencies are not independent draws.
+pub const SHAPE_SHOWN_FROM: f64 = 0.05;
+
 /// The comparison.
 #[derive(Clone, Debug, Default)]
 pub struct Diff {
+    /// Per configuration compared whose reports hold their latency
+    /// histograms, the shape distance of each side, in report order.
+    pub shapes: Vec<Shape>,
     /// Metrics that moved (either way), in report order.
     pub changes: Vec<Change>,
     /// Runs in the baseline missing from the new report.
@@ -425,6 +451,10 @@ pub fn diff(base: &Report, new: &Report, tol: &Tolerances, only: &[String]) -> D
             d.changes.push(c);
         }
     }
+    for (g, pairs) in &groups {
+        let label = if pairs.len() == 1 { key(pairs[0].0) } else { format!("{g} · {} seeds", pairs.len()) };
+        d.shapes.extend(shapes(&label, pairs));
+    }
     for (&(algorithm, wi), &(compared, worse, _)) in &moved {
         if compared >= 2 && worse == compared {
             d.consistent.push((algorithm.to_string(), watched[wi].name, worse));
@@ -437,6 +467,32 @@ pub fn diff(base: &Report, new: &Report, tol: &Tolerances, only: &[String]) -> D
         }
     }
     d
+}
+
+/// The shape distances of a configuration's own and remote input latency,
+/// each side's seeds merged; none when a run lacks its histograms (older
+/// reports) or a side has no values.
+fn shapes(label: &str, pairs: &[(&RunReport, &RunReport)]) -> Vec<Shape> {
+    use crate::metrics::stats::{ks_distance, Distribution};
+    let merged = |runs: &mut dyn Iterator<Item = &RunReport>, own: bool| -> Option<Distribution> {
+        let mut all = Distribution::default();
+        for r in runs {
+            let h = r.metrics.latency_histograms.as_ref()?;
+            all.merge(&Distribution::decode(if own { &h.own } else { &h.remote }).ok()?);
+        }
+        Some(all)
+    };
+    let mut out = Vec::new();
+    for (side, own) in [("own", true), ("remote", false)] {
+        let base = merged(&mut pairs.iter().map(|p| p.0), own);
+        let new = merged(&mut pairs.iter().map(|p| p.1), own);
+        if let (Some(base), Some(new)) = (base, new) {
+            if let Some(ks) = ks_distance(&base, &new) {
+                out.push(Shape { run: label.to_string(), side, ks, base: base.stats(1e3), new: new.stats(1e3) });
+            }
+        }
+    }
+    out
 }
 
 /// The diff as JUnit XML (quick-junit): one test case per configuration
@@ -538,6 +594,34 @@ mod tests {
             metrics: m,
             distributions: None,
         }
+    }
+
+    #[test]
+    fn a_shape_change_the_percentiles_hide_is_reported_beside_them() {
+        use crate::metrics::stats::Distribution;
+        use crate::metrics::LatencyHistograms;
+        let with = |values: &[(u64, usize)]| {
+            let mut h = Distribution::default();
+            for &(v, n) in values {
+                (0..n).for_each(|_| h.record(v * 1000));
+            }
+            let mut r = run(h.stats(1e3).p50);
+            r.metrics.input_latency_ms.own = h.stats(1e3);
+            r.metrics.latency_histograms = Some(LatencyHistograms { own: h.encode(), remote: h.encode() });
+            Report::new("0", vec![r])
+        };
+        // The same p50, p90, p99 and max: 50% of one and 89% of the other
+        // under 15 ms.
+        let (base, new) = (with(&[(10, 50), (20, 49), (100, 1)]), with(&[(10, 50), (15, 39), (20, 10), (100, 1)]));
+        let d = diff(&base, &new, &Tolerances::uniform(0.05), &[]);
+        assert!(d.changes.iter().all(|c| !c.metric.contains("p50") && !c.metric.contains("p99")), "{:?}", d.changes);
+        let own = d.shapes.iter().find(|s| s.side == "own").unwrap();
+        assert!((own.ks - 0.39).abs() < 1e-9, "{own:?}");
+        assert_eq!(own.base.p99, own.new.p99);
+        let same = diff(&base, &base, &Tolerances::uniform(0.05), &[]);
+        assert!(same.shapes.iter().all(|s| s.ks == 0.0) && same.shapes.len() == 2);
+        // Reports without histograms (older ones) have no shapes to compare.
+        assert!(diff(&Report::new("0", vec![run(50.0)]), &new, &Tolerances::uniform(0.05), &[]).shapes.is_empty());
     }
 
     #[test]
