@@ -8,7 +8,7 @@
 //! platforms and versions.
 
 use rand_chacha::ChaCha8Rng;
-use rand_core::{RngCore, SeedableRng};
+use rand_core::{Rng, SeedableRng};
 
 /// What a stream is for; part of its identity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
