@@ -10,7 +10,10 @@ fn main() {
     // compiled in another checkout sharing the target directory (a git
     // worktree) would otherwise embed that checkout's files, or none.
     let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
-    let root = Path::new(&manifest).join("..");
+    // netem-profiles/ and traces/ sit beside this file: links to the
+    // workspace's folders in the repository, the files themselves in the
+    // published package.
+    let root = Path::new(&manifest);
     let mut out = String::new();
     for (name, dir, ext) in [
         ("PROFILES", "netem-profiles", "toml"),

@@ -9,15 +9,17 @@ use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
 /// The example's files, each written renamed: (path in the crate, text).
+/// `template/` links to `examples/my-netcode/` (a crate of its own, which
+/// a package would leave out); the published package holds the files.
 const FILES: &[(&str, &str)] = &[
-    ("src/lib.rs", include_str!("../../examples/my-netcode/src/lib.rs")),
-    ("src/main.rs", include_str!("../../examples/my-netcode/src/main.rs")),
-    ("tests/netcode.rs", include_str!("../../examples/my-netcode/tests/netcode.rs")),
-    ("gate.toml", include_str!("../../examples/my-netcode/gate.toml")),
-    ("scripts/gate.sh", include_str!("../../examples/my-netcode/scripts/gate.sh")),
-    (".github/workflows/syncbench.yml", include_str!("../../examples/my-netcode/.github/workflows/syncbench.yml")),
-    ("README.md", include_str!("../../examples/my-netcode/README.md")),
-    (".gitignore", include_str!("../../examples/my-netcode/.gitignore")),
+    ("src/lib.rs", include_str!("template/src/lib.rs")),
+    ("src/main.rs", include_str!("template/src/main.rs")),
+    ("tests/netcode.rs", include_str!("template/tests/netcode.rs")),
+    ("gate.toml", include_str!("template/gate.toml")),
+    ("scripts/gate.sh", include_str!("template/scripts/gate.sh")),
+    (".github/workflows/syncbench.yml", include_str!("template/.github/workflows/syncbench.yml")),
+    ("README.md", include_str!("template/README.md")),
+    (".gitignore", include_str!("template/gitignore")),
 ];
 
 /// syncbench's own lock: the versions it is built and tested with.
@@ -34,6 +36,15 @@ pub(super) enum Source {
     Git(String),
     /// A checkout on this machine.
     Path(PathBuf),
+    /// A version on crates.io.
+    Registry(&'static str),
+}
+
+/// Whether this binary was built from a package cargo downloaded (`cargo
+/// install syncbench`): its source lies in cargo's registry cache.
+fn built_from_registry(checkout: &Path) -> bool {
+    let parts: Vec<_> = checkout.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    parts.windows(2).any(|w| w[0] == "registry" && w[1] == "src")
 }
 
 /// Writes a new crate into `dir`, named `name` (default: the folder's
@@ -50,6 +61,7 @@ pub(super) fn new_crate(dir: &Path, name: Option<&str>, source: Option<Source>, 
     let source = match source {
         Some(Source::Path(p)) => Source::Path(checkout(&p)?),
         Some(s) => s,
+        None if built_from_registry(Path::new(CHECKOUT)) => Source::Registry(env!("CARGO_PKG_VERSION")),
         None => Source::Path(checkout(Path::new(CHECKOUT)).map_err(|_| {
             bad(format!(
                 "the syncbench checkout this binary was built from ({CHECKOUT}) is gone: give --git URL or --path DIR"
@@ -109,10 +121,15 @@ fn manifest(name: &str, source: &Source) -> String {
     let dep = match source {
         Source::Git(url) => format!("syncbench = {{ git = {} }}", basic_string(url)),
         Source::Path(p) => format!("syncbench = {{ path = {} }}", basic_string(&p.to_string_lossy())),
+        Source::Registry(version) => format!("syncbench = \"{version}\""),
+    };
+    let note = match source {
+        Source::Path(_) => "# A path dependency is for this machine; CI needs a version or git: syncbench = \"x.y\"\n",
+        _ => "",
     };
     let mut text = format!(
         "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
-         [dependencies]\n# A path dependency is for this machine; CI needs git: syncbench = {{ git = \"…\" }}\n{dep}\n\n\
+         [dependencies]\n{note}{dep}\n\n\
          # A workspace of its own, wherever the folder lies.\n[workspace]\n\n\
          # syncbench's profiles: `release` as syncbench builds itself (whole-program\n\
          # LTO, for long sweeps), `fast` for the edit loop and the gate; in `dev`\n\
@@ -187,4 +204,21 @@ fn executable(path: &Path) -> Result<()> {
 #[cfg(not(unix))]
 fn executable(_: &Path) -> Result<()> {
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_installed_binary_depends_on_its_crates_io_version() {
+        let cached = Path::new("/home/u/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/syncbench-0.1.0");
+        assert!(built_from_registry(cached));
+        assert!(!built_from_registry(Path::new("/home/u/src/syncbench")));
+        let m = manifest("dash-sync", &Source::Registry("0.1.0"));
+        assert!(m.contains("\nsyncbench = \"0.1.0\"\n") && !m.contains("path dependency"), "{m}");
+        let m = manifest("dash-sync", &Source::Path(PathBuf::from("/x")));
+        assert!(m.contains("syncbench = { path = \"/x\" }") && m.contains("path dependency"), "{m}");
+        assert!(m.contains("[profile.release]") && m.contains("[profile.dev.package.syncbench-harness]"));
+    }
 }

@@ -52,8 +52,9 @@ pub(super) const STEP_HOLD_US: u64 = 100_000;
 pub(super) struct Screen {
     /// What it last showed of each entity it has shown.
     pub(super) memory: ScreenMemory,
-    /// Latency of the player's own input changes on this screen.
-    pub(super) own_latency: Distribution,
+    /// Latency of the player's own input changes on this screen (at most
+    /// one a tick: `u32` counts cannot fill).
+    pub(super) own_latency: Distribution<u32>,
     /// Snap events on this screen.
     pub(super) snap_events: u64,
     /// The divergence of its last scored render: [remote, own].

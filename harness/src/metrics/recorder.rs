@@ -1012,7 +1012,7 @@ impl Recorder {
         }
         for p in 0..self.players {
             let (tag, field) = (format!("latency-own.client-{p}"), format!("per_client[{p}].own_input_latency_ms"));
-            d.push(tag, field, Unit::Micros, take(&mut self.screens[p].own_latency));
+            d.push(tag, field, Unit::Micros, self.screens[p].own_latency.widen());
         }
         (metrics, d)
     }

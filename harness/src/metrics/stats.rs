@@ -2,7 +2,7 @@
 //! HdrHistogram, [`Stats`] is what a report shows of them.
 
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
-use hdrhistogram::Histogram;
+use hdrhistogram::{Counter, Histogram};
 use serde::{Deserialize, Serialize};
 
 /// `{mean, p50, p90, p99, max, n}` of a distribution, in the unit of the
@@ -72,8 +72,12 @@ pub fn round4(x: f64) -> f64 {
 /// Values above HdrHistogram's auto-resizing range (2⁶² and up: 146,000
 /// years in µs, 4.6 × 10¹² km in µm; no judged value comes near) are
 /// counted at its top.
+///
+/// Counts are `u64`; `Distribution<u32>` halves the memory of one that
+/// can never hold 2³² values in a bucket (a screen's own input changes:
+/// at most one a tick), where counts would saturate.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Distribution(Histogram<u64>);
+pub struct Distribution<C: Counter = u64>(Histogram<C>);
 
 /// The quantiles a [`Distribution::cdf`] gives: 0, 1, 5, 10, 20 … 90, 95,
 /// 99 and 100% — enough points to draw a CDF.
@@ -82,13 +86,13 @@ pub const CDF_QUANTILES: [f64; 15] = [0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 
 /// Significant decimal digits every distribution keeps.
 pub const SIGNIFICANT_DIGITS: u8 = 3;
 
-impl Default for Distribution {
-    fn default() -> Distribution {
+impl<C: Counter> Default for Distribution<C> {
+    fn default() -> Distribution<C> {
         Distribution(Histogram::new(SIGNIFICANT_DIGITS).expect("3 significant digits are in HdrHistogram's range"))
     }
 }
 
-impl Distribution {
+impl<C: Counter> Distribution<C> {
     /// Records one value (the hot path of judging: a couple of values per
     /// entity per render).
     #[inline]
@@ -107,7 +111,7 @@ impl Distribution {
 
     /// Adds every value of `other` (counts add exactly: distributions
     /// filled apart and merged equal one filled with all the values).
-    pub fn merge(&mut self, other: &Distribution) {
+    pub fn merge(&mut self, other: &Distribution<C>) {
         self.0.add(&other.0).expect("an auto-resizing histogram takes any other of the same precision");
     }
 
@@ -118,8 +122,17 @@ impl Distribution {
 
     /// The histogram itself (for interval logs and distances between
     /// distributions).
-    pub fn histogram(&self) -> &Histogram<u64> {
+    pub fn histogram(&self) -> &Histogram<C> {
         &self.0
+    }
+
+    /// The same values with `u64` counts.
+    pub fn widen(&self) -> Distribution {
+        let mut wide = Distribution::default();
+        for v in self.0.iter_recorded() {
+            wide.0.record_n(v.value_iterated_to(), v.count_at_value().as_u64()).expect("a value this histogram holds");
+        }
+        wide
     }
 
     /// The values as HdrHistogram's V2 compressed encoding in base64: an
@@ -132,19 +145,6 @@ impl Distribution {
             .serialize(&self.0, &mut bytes)
             .expect("a histogram of at most 2^62 encodes into memory");
         base64::engine::general_purpose::STANDARD.encode(bytes)
-    }
-
-    /// Reads what [`Distribution::encode`] wrote (of any precision); the
-    /// error says what is wrong.
-    pub fn decode(text: &str) -> Result<Distribution, String> {
-        use base64::Engine;
-        let bytes =
-            base64::engine::general_purpose::STANDARD.decode(text.trim()).map_err(|e| format!("not base64: {e}"))?;
-        let mut h: Histogram<u64> = Deserializer::new()
-            .deserialize(&mut bytes.as_slice())
-            .map_err(|e| format!("not an HdrHistogram V2 encoding: {e:?}"))?;
-        h.auto(true);
-        Ok(Distribution(h))
     }
 
     /// Number of values.
@@ -188,6 +188,21 @@ impl Distribution {
     }
 }
 
+impl Distribution {
+    /// Reads what [`Distribution::encode`] wrote (of any precision); the
+    /// error says what is wrong.
+    pub fn decode(text: &str) -> Result<Distribution, String> {
+        use base64::Engine;
+        let bytes =
+            base64::engine::general_purpose::STANDARD.decode(text.trim()).map_err(|e| format!("not base64: {e}"))?;
+        let mut h: Histogram<u64> = Deserializer::new()
+            .deserialize(&mut bytes.as_slice())
+            .map_err(|e| format!("not an HdrHistogram V2 encoding: {e:?}"))?;
+        h.auto(true);
+        Ok(Distribution(h))
+    }
+}
+
 /// The two-sample Kolmogorov–Smirnov distance of `a` and `b`: the largest
 /// gap between their cumulative distributions at any bucket either holds
 /// values in — 0 for the same shape (at 3 significant digits), 1 for no
@@ -224,22 +239,22 @@ mod tests {
 
     #[test]
     fn values_at_agrees_with_the_summary() {
-        let mut h = Distribution::default();
+        let mut h = <Distribution>::default();
         for v in 1..=5000u64 {
             h.record(v * v % 7919);
         }
         let s = h.stats(1.0);
         assert_eq!(h.values_at(&[0.5, 0.9, 0.99, 1.0], 1.0), vec![s.p50, s.p90, s.p99, s.max]);
-        assert!(Distribution::default().values_at(&[0.5], 1.0).is_empty());
+        assert!(<Distribution>::default().values_at(&[0.5], 1.0).is_empty());
     }
 
     #[test]
     fn an_empty_distribution_is_null_in_json_not_zero() {
-        let empty = Distribution::default().stats(1e3);
+        let empty = <Distribution>::default().stats(1e3);
         let json = serde_json::to_string(&empty).unwrap();
         assert_eq!(json, r#"{"mean":null,"p50":null,"p90":null,"p99":null,"max":null,"n":0}"#);
         assert_eq!(serde_json::from_str::<Stats>(&json).unwrap(), empty);
-        let mut h = Distribution::default();
+        let mut h = <Distribution>::default();
         h.record(2_000);
         let one = h.stats(1e3);
         let json = serde_json::to_string(&one).unwrap();
@@ -251,7 +266,7 @@ mod tests {
     /// the exact ones.
     #[test]
     fn small_integers_are_exact() {
-        let mut h = Distribution::default();
+        let mut h = <Distribution>::default();
         for v in 1..=100u64 {
             h.record(v);
         }
@@ -263,7 +278,7 @@ mod tests {
 
     #[test]
     fn quantiles_of_a_uniform_ramp() {
-        let mut h = Distribution::default();
+        let mut h = <Distribution>::default();
         for v in 1..=1000u64 {
             h.record(v * 1000);
         }
@@ -274,12 +289,12 @@ mod tests {
         assert!((s.p90 - 900.0).abs() <= 1.0, "{s:?}");
         assert!((s.p99 - 990.0).abs() <= 1.0, "{s:?}");
         assert!((s.max - 1000.0).abs() <= 1.0, "{s:?}");
-        assert_eq!(Distribution::default().stats(1.0), Stats::default());
+        assert_eq!(<Distribution>::default().stats(1.0), Stats::default());
     }
 
     #[test]
     fn a_value_past_the_range_is_counted_at_the_top_and_reset_empties() {
-        let mut h = Distribution::default();
+        let mut h = <Distribution>::default();
         h.record(5);
         h.record(u64::MAX);
         let s = h.stats(1.0);
@@ -292,7 +307,7 @@ mod tests {
     }
 
     fn of(values: &[(u64, usize)]) -> Distribution {
-        let mut h = Distribution::default();
+        let mut h = <Distribution>::default();
         for &(v, n) in values {
             for _ in 0..n {
                 h.record(v);
@@ -307,7 +322,7 @@ mod tests {
         assert_eq!(ks_distance(&ramp(1), &ramp(1)), Some(0.0), "the same values");
         assert_eq!(ks_distance(&ramp(1), &ramp(1001)), Some(1.0), "no overlap");
         assert_eq!(ks_distance(&ramp(1), &ramp(51)), Some(0.5), "half of one below all of the other");
-        assert_eq!(ks_distance(&ramp(1), &Distribution::default()), None);
+        assert_eq!(ks_distance(&ramp(1), &<Distribution>::default()), None);
         // The same p50, p90, p99 and max, a different shape: at 15, 50% of
         // one and 89% of the other.
         let (a, b) = (of(&[(10, 50), (20, 49), (100, 1)]), of(&[(10, 50), (15, 39), (20, 10), (100, 1)]));
@@ -316,6 +331,18 @@ mod tests {
         let d = ks_distance(&a, &b).unwrap();
         assert!((d - 0.39).abs() < 1e-9, "{d}");
         assert_eq!(ks_distance(&b, &a), Some(d), "symmetric");
+    }
+
+    #[test]
+    fn narrow_counts_widen_to_the_same_distribution() {
+        let mut narrow = Distribution::<u32>::default();
+        let mut wide = <Distribution>::default();
+        for v in (1..=5000u64).map(|v| v * v % 100_003) {
+            narrow.record(v);
+            wide.record(v);
+        }
+        assert_eq!(narrow.stats(1e3), wide.stats(1e3));
+        assert_eq!(narrow.widen(), wide);
     }
 
     #[test]
@@ -333,13 +360,13 @@ mod tests {
         /// distribution of every value does.
         #[test]
         fn merged_distributions_equal_one(values in proptest::collection::vec(0u64..5_000_000_000, 0..300), parts in 1usize..5) {
-            let mut one = Distribution::default();
-            let mut apart = vec![Distribution::default(); parts];
+            let mut one = <Distribution>::default();
+            let mut apart = vec![<Distribution>::default(); parts];
             for (k, &v) in values.iter().enumerate() {
                 one.record(v);
                 apart[k % parts].record(v);
             }
-            let mut merged = Distribution::default();
+            let mut merged = <Distribution>::default();
             for h in &apart {
                 merged.merge(h);
             }

@@ -601,7 +601,7 @@ mod tests {
         use crate::metrics::stats::Distribution;
         use crate::metrics::LatencyHistograms;
         let with = |values: &[(u64, usize)]| {
-            let mut h = Distribution::default();
+            let mut h = <Distribution>::default();
             for &(v, n) in values {
                 (0..n).for_each(|_| h.record(v * 1000));
             }

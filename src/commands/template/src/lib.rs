@@ -1,0 +1,1 @@
+../../../../examples/my-netcode/src/lib.rs

@@ -1,0 +1,1 @@
+../../../../examples/my-netcode/tests/netcode.rs
