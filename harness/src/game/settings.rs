@@ -24,10 +24,10 @@ use serde::{Deserialize, Serialize};
 
 /// The presets, by name: the text of `games/NAME.toml`.
 pub const PRESETS: &[(&str, &str)] = &[
-    ("arena", include_str!("../../../games/arena.toml")),
-    ("brawler", include_str!("../../../games/brawler.toml")),
-    ("shooter", include_str!("../../../games/shooter.toml")),
-    ("mmo", include_str!("../../../games/mmo.toml")),
+    ("arena", include_str!("../../games/arena.toml")),
+    ("brawler", include_str!("../../games/brawler.toml")),
+    ("shooter", include_str!("../../games/shooter.toml")),
+    ("mmo", include_str!("../../games/mmo.toml")),
 ];
 
 /// The reference game's tunable numbers, in SI units as a user writes them.
