@@ -36,7 +36,13 @@ for path in a.logs:
         status = 2
         continue
     out = f"{path.removesuffix('.hlog')}.{a.tag}.hgrm"
-    with open(out, "w") as f:
+    with open(out, "wb") as f:
         found.output_percentile_distribution(f, a.scale)
+    # The Python library spells the footer's count `TotalCount`; Java's
+    # HistogramLogProcessor, which hdr-plot reads, `Total count`.
+    with open(out) as f:
+        text = f.read().replace("TotalCount     =", "Total count    =")
+    with open(out, "w") as f:
+        f.write(text)
     print(out)
 sys.exit(status)
