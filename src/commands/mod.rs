@@ -308,6 +308,10 @@ pub(crate) fn run_one_observed(
     let result = run_plan_observed(algo, plan, &trace, cfg, progress).map_err(|e| bad(e.to_string()))?;
     let mode = if cfg.paced { "paced" } else { "simulated" };
     let mut report = report_of(algo, plan, spec, &trace, cfg, result.metrics, mode);
+    // A report carries its latency histograms (for diff's shapes); they
+    // are encoded here rather than in every run (conformance makes no
+    // report).
+    report.metrics.latency_histograms = result.distributions.latency_histograms();
     report.distributions = Some(Box::new(result.distributions));
     Ok(report)
 }

@@ -48,12 +48,16 @@ pub struct Named {
 
 /// A run's distributions, in a fixed order: the run's (input latency,
 /// divergence from the authority and from the ideal world, own then
-/// remote; lag and clock error when measured), then each client's own
+/// remote; lag and clock error when measured), and each client's own
 /// input latency.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunDistributions {
-    /// Every distribution.
+    /// The run's distributions.
     pub named: Vec<Named>,
+    /// Each client's own input latency, µs (`latency-own.client-N`, the
+    /// report's `per_client[N].own_input_latency_ms`): at most one value a
+    /// tick, so `u32` counts.
+    pub per_client: Vec<Distribution<u32>>,
 }
 
 impl RunDistributions {
@@ -62,8 +66,17 @@ impl RunDistributions {
         self.named.push(Named { tag: tag.into(), field: field.into(), unit, values });
     }
 
-    /// The distribution tagged `tag`.
+    /// The run-wide distribution tagged `tag`.
     pub fn get(&self, tag: &str) -> Option<&Named> {
         self.named.iter().find(|n| n.tag == tag)
+    }
+
+    /// The input-latency histograms a report carries, encoded
+    /// ([`super::LatencyHistograms`]); `None` without them.
+    pub fn latency_histograms(&self) -> Option<super::LatencyHistograms> {
+        Some(super::LatencyHistograms {
+            own: self.get("latency-own")?.values.encode(),
+            remote: self.get("latency-remote")?.values.encode(),
+        })
     }
 }

@@ -17,8 +17,8 @@ use super::stats::{round4, Distribution};
 use super::InputFidelity;
 use super::{
     Bandwidth, Checks, ClientMetrics, ClockError, Desync, Farthest, FinalDivergence, HitAgreement, Impossible, Lag,
-    LatencyCdf, LatencyHistograms, Located, Metrics, NetworkCounts, Overclaim, OwnRemote, OwnRemotePct, QuantileGrid,
-    Snaps, Stalls, Timeline, TraceFacts,
+    LatencyCdf, Located, Metrics, NetworkCounts, Overclaim, OwnRemote, OwnRemotePct, QuantileGrid, Snaps, Stalls,
+    Timeline, TraceFacts,
 };
 use crate::contract::{EntityView, NodeId, Report, Topology, View};
 use crate::game::{Game, Input, PlayerState, SeqInput, State};
@@ -899,7 +899,7 @@ impl Recorder {
         delivered: u64,
     ) -> (Metrics, RunDistributions) {
         self.unscored = self.pending.len() as u64;
-        let mut tally = self.merged_tally();
+        let tally = self.merged_tally();
         let trace_facts = self.trace_facts();
         let secs = duration_us as f64 / 1e6;
         for r in &mut self.stalls {
@@ -914,7 +914,7 @@ impl Recorder {
             (self.stalls(), self.unshown(duration_us), self.network_counts(links, delivered));
         let (checks, per_client) =
             (self.checks.as_ref().map(|c| self.checks_found(c, &tally)), self.per_client(&fidelity));
-        let mut metrics = Metrics {
+        let metrics = Metrics {
             divergence_m: split(&tally.div, 1e6),
             player_size_m: round4(2.0 * self.game.config().half_size as f64 / 1e6),
             ideal_divergence_m: split(&tally.ideal_div, 1e6),
@@ -980,49 +980,37 @@ impl Recorder {
                 m
             }),
         };
-        metrics.latency_histograms =
-            Some(LatencyHistograms { own: tally.latency[1].encode(), remote: tally.latency[0].encode() });
+        // The recorder ends here: its histograms move into the
+        // distributions (none is copied or rebuilt).
         let mut d = RunDistributions::default();
-        let take = std::mem::take::<Distribution>;
-        for (k, side) in [(1, "own"), (0, "remote")] {
-            d.push(
-                format!("latency-{side}"),
-                format!("input_latency_ms.{side}"),
-                Unit::Micros,
-                take(&mut tally.latency[k]),
-            );
-        }
-        for (k, side) in [(1, "own"), (0, "remote")] {
-            d.push(
-                format!("divergence-{side}"),
-                format!("divergence_m.{side}"),
-                Unit::Micrometres,
-                take(&mut tally.div[k]),
-            );
-        }
-        for (k, side) in [(1, "own"), (0, "remote")] {
-            let (tag, field) = (format!("ideal-divergence-{side}"), format!("ideal_divergence_m.{side}"));
-            d.push(tag, field, Unit::Micrometres, take(&mut tally.ideal_div[k]));
-        }
+        let [latency_remote, latency_own] = tally.latency;
+        let [div_remote, div_own] = tally.div;
+        let [ideal_remote, ideal_own] = tally.ideal_div;
+        d.push("latency-own", "input_latency_ms.own", Unit::Micros, latency_own);
+        d.push("latency-remote", "input_latency_ms.remote", Unit::Micros, latency_remote);
+        d.push("divergence-own", "divergence_m.own", Unit::Micrometres, div_own);
+        d.push("divergence-remote", "divergence_m.remote", Unit::Micrometres, div_remote);
+        d.push("ideal-divergence-own", "ideal_divergence_m.own", Unit::Micrometres, ideal_own);
+        d.push("ideal-divergence-remote", "ideal_divergence_m.remote", Unit::Micrometres, ideal_remote);
         if !tally.lag.is_empty() {
-            d.push("lag", "lag_ms.behind_ms", Unit::Micros, take(&mut tally.lag));
+            d.push("lag", "lag_ms.behind_ms", Unit::Micros, tally.lag);
         }
         if !self.clock_err.is_empty() {
-            d.push("clock-error", "clock_offset_error.abs_ms", Unit::Micros, take(&mut self.clock_err));
+            d.push("clock-error", "clock_offset_error.abs_ms", Unit::Micros, self.clock_err);
         }
-        for p in 0..self.players {
-            let (tag, field) = (format!("latency-own.client-{p}"), format!("per_client[{p}].own_input_latency_ms"));
-            d.push(tag, field, Unit::Micros, self.screens[p].own_latency.widen());
-        }
+        d.per_client = self.screens.into_iter().take(self.players).map(|s| s.own_latency).collect();
         (metrics, d)
     }
 
     /// Every part's tally as one, handed on to the conformance checks and
     /// the interest tracker, its timeline as long as the recorder's.
     fn merged_tally(&mut self) -> Tally {
-        let mut tally = std::mem::take(&mut self.tallies[0]);
-        for t in &self.tallies[1..] {
-            tally.merge(t);
+        // Moved out, not taken: a default tally would build histograms
+        // only to drop them.
+        let mut parts = std::mem::take(&mut self.tallies).into_iter();
+        let mut tally = parts.next().unwrap_or_default();
+        for t in parts {
+            tally.merge(&t);
         }
         if let Some(c) = self.checks.as_mut() {
             c.off_path_max = c.off_path_max.max(tally.off_path.0);

@@ -32,7 +32,11 @@ pub fn log_of(run: &RunReport, distributions: &RunDistributions) -> Vec<u8> {
     );
     let _ = writeln!(head, "#[Times: simulated seconds from the run's start; one interval per tag, the whole run]");
     for unit in [Unit::Micros, Unit::Micrometres] {
-        let tags: Vec<&str> = distributions.named.iter().filter(|n| n.unit == unit).map(|n| n.tag.as_str()).collect();
+        let mut tags: Vec<String> =
+            distributions.named.iter().filter(|n| n.unit == unit).map(|n| n.tag.clone()).collect();
+        if unit == Unit::Micros {
+            tags.extend((0..distributions.per_client.len()).map(client_tag));
+        }
         if !tags.is_empty() {
             let _ = writeln!(head, "#[Units: {} ({}): {}]", unit.symbol(), unit_name(unit), tags.join(" "));
         }
@@ -45,6 +49,10 @@ pub fn log_of(run: &RunReport, distributions: &RunDistributions) -> Vec<u8> {
             n.field,
             if n.unit == Unit::Micros { "ms" } else { "m" }
         );
+    }
+    for p in 0..distributions.per_client.len() {
+        let _ =
+            writeln!(head, "#[Tag {}: the report's per_client[{p}].own_input_latency_ms (ms there)]", client_tag(p));
     }
     head.push_str("#[StartTime: 0.000 (seconds since epoch)]\n");
     head.push_str("#[BaseTime: 0.000 (seconds since epoch)]\n");
@@ -61,7 +69,18 @@ pub fn log_of(run: &RunReport, distributions: &RunDistributions) -> Vec<u8> {
         log.write_histogram(n.values.histogram(), Duration::ZERO, length, Some(tag))
             .expect("a histogram encodes into memory");
     }
+    for (p, values) in distributions.per_client.iter().enumerate() {
+        let tag = client_tag(p);
+        let tag = Tag::new(&tag).expect("a client's tag has no space or comma");
+        log.write_histogram(values.histogram(), Duration::ZERO, length, Some(tag))
+            .expect("a histogram encodes into memory");
+    }
     out
+}
+
+/// The tag of client `p`'s own input latency.
+fn client_tag(p: usize) -> String {
+    format!("latency-own.client-{p}")
 }
 
 fn unit_name(unit: Unit) -> &'static str {
