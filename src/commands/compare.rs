@@ -32,10 +32,16 @@ pub(super) fn compare(a: CompareArgs) -> Result<()> {
         matrices.push((label, m));
     }
     check_run_count(matrices.iter().map(|(_, m)| m.runs()).fold(0, u64::saturating_add))?;
+    if let Some(dir) = &a.hlog {
+        harness::report::hlog::prepare(dir).map_err(bad)?;
+    }
     let mut report: Option<Report> = None;
+    let mut hlog_error = None;
     let mut first_index = 0;
     for (label, m) in &matrices {
-        let mut part = run_matrix(m, a.jobs, None, a.quiet, a.hlog.is_some())?;
+        let target = a.hlog.as_deref().map(|dir| HlogTarget { dir, first_index, variant: label });
+        let (mut part, failed_log) = run_matrix(m, a.jobs, None, a.quiet, target.as_ref())?;
+        hlog_error = hlog_error.or(failed_log);
         // One index space over every variant's runs; a failed run names
         // its variant.
         for run in &mut part.runs {
@@ -57,10 +63,7 @@ pub(super) fn compare(a: CompareArgs) -> Result<()> {
             }
         }
     }
-    let mut report = report.expect("at least one variant");
-    if let Some(dir) = &a.hlog {
-        write_hlogs(dir, &mut report.runs, a.quiet)?;
-    }
+    let report = report.expect("at least one variant");
     match (a.format, a.all_metrics || (a.metrics.is_empty() && a.format == Format::Md)) {
         (Format::Table, false) => {
             // Fit the terminal: $COLUMNS when the shell exports it, else 100.
@@ -73,6 +76,7 @@ pub(super) fn compare(a: CompareArgs) -> Result<()> {
     if let Some(dir) = &a.out {
         write_reports(dir, &report, a.quiet)?;
     }
+    hlogs_written(a.hlog.as_deref(), hlog_error, report.runs.len(), a.quiet)?;
     finish(&report)
 }
 
@@ -168,7 +172,7 @@ pub(super) fn ab(a: AbArgs) -> Result<()> {
             if opts.is_empty() { String::new() } else { format!(" · {}", opts.join(" ")) }
         )
     };
-    let (ra, rb) = (run_matrix(&ma, a.jobs, None, a.quiet, false)?, run_matrix(&mb, a.jobs, None, a.quiet, false)?);
+    let (ra, rb) = (run_matrix(&ma, a.jobs, None, a.quiet, None)?.0, run_matrix(&mb, a.jobs, None, a.quiet, None)?.0);
     if !ra.failed.is_empty() || !rb.failed.is_empty() {
         return finish(if ra.failed.is_empty() { &rb } else { &ra });
     }

@@ -118,6 +118,7 @@ pub(super) fn diff_cmd(
                 "missing": d.missing,
                 "added": d.added,
                 "inputs_changed": d.inputs_changed.iter().map(|(k, w)| serde_json::json!({"run": k, "why": w})).collect::<Vec<_>>(),
+                "latency_shapes_not_compared": d.unreadable_shapes.iter().map(|(r, w)| serde_json::json!({"run": r, "why": w})).collect::<Vec<_>>(),
                 "latency_shapes": d.shapes.iter().map(|s| serde_json::json!({"run": s.run, "side": s.side, "ks_distance": (s.ks * 1e4).round() / 1e4, "base_ms": s.base, "new_ms": s.new})).collect::<Vec<_>>(),
                 "verdict": if d.regressed() { "regressed" } else { "pass" },
             });
@@ -157,6 +158,9 @@ pub(super) fn diff_cmd(
                 }
                 println!("\n</details>\n");
             }
+            for (run, why) in &d.unreadable_shapes {
+                println!("Latency shape not compared ({why}): {run}\n");
+            }
             for (title, list) in [("Missing from the new report", &d.missing), ("New", &d.added)] {
                 if !list.is_empty() {
                     println!("<details><summary>{title} ({})</summary>\n", list.len());
@@ -186,6 +190,9 @@ pub(super) fn diff_cmd(
             }
             for s in &moved {
                 println!("  shape  {:<28} {} {}", format!("input_latency.{}", s.side), shape_line(s), s.run);
+            }
+            for (run, why) in &d.unreadable_shapes {
+                println!("  shape  not compared ({why}): {run}");
             }
             for (k, why) in &d.inputs_changed {
                 println!("  {why}: not compared: {k}");

@@ -13,17 +13,31 @@ pub(super) struct Matrix {
     pub(super) base: RunConfig,
 }
 
+/// Where `--hlog` writes a matrix's logs: the folder, and the place of the
+/// matrix's runs in the command's (`compare --vary` runs several).
+pub(super) struct HlogTarget<'a> {
+    pub(super) dir: &'a std::path::Path,
+    /// Added to each run's index in this matrix.
+    pub(super) first_index: usize,
+    /// The row the matrix's runs make (`compare --vary`), or empty.
+    pub(super) variant: &'a str,
+}
+
 /// Runs the matrix (or shard `k` of `n`) in parallel; the report lists runs
 /// in job order whatever the thread count. A run that errors or panics is
-/// recorded as failed and the others go on. Runs keep their full
-/// distributions only when `keep` (for `--hlog`).
+/// recorded as failed and the others go on. With `hlog`, each run's
+/// interval log is written as the run ends (its distributions are not
+/// kept: a large matrix would hold them all); the second value is the
+/// first log that could not be written, for the caller to report after
+/// the report itself.
 pub(super) fn run_matrix(
     m: &Matrix,
     threads: Option<usize>,
     shard: Option<(usize, usize)>,
     quiet: bool,
-    keep: bool,
-) -> Result<Report> {
+    hlog: Option<&HlogTarget>,
+) -> Result<(Report, Option<String>)> {
+    let hlog_error: Mutex<Option<String>> = Mutex::new(None);
     let mut jobs = Vec::new();
     for plan in &m.profiles {
         for spec in &m.specs {
@@ -78,9 +92,13 @@ pub(super) fn run_matrix(
                     .and_then(|r| r.map_err(|e| e.to_string()))
                     .map(|mut r| {
                         r.index = *index;
-                        if !keep {
-                            r.distributions = None;
+                        if let Some(t) = hlog {
+                            let written = harness::report::hlog::write(t.dir, &r, t.first_index + *index, t.variant);
+                            if let Err(e) = written {
+                                hlog_error.lock().expect("no poisoning").get_or_insert(e);
+                            }
                         }
+                        r.distributions = None;
                         r
                     });
                     *results[i].lock().expect("no poisoning") = Some(r);
@@ -115,7 +133,7 @@ pub(super) fn run_matrix(
             }),
         }
     }
-    Ok(report)
+    Ok((report, hlog_error.into_inner().expect("no poisoning")))
 }
 
 pub(super) fn resolve_algos(names: &[String]) -> Result<Vec<&'static dyn Algorithm>> {
@@ -286,10 +304,11 @@ pub(super) fn matrix(a: MatrixArgs) -> Result<()> {
         base: run_config(&common, 1, &duration)?,
     };
     check_options(&mut m, &a.algos, a.quiet)?;
-    let mut report = run_matrix(&m, a.jobs, shard, a.quiet, a.hlog.is_some())?;
     if let Some(dir) = &a.hlog {
-        write_hlogs(dir, &mut report.runs, a.quiet)?;
+        harness::report::hlog::prepare(dir).map_err(bad)?;
     }
+    let target = a.hlog.as_deref().map(|dir| HlogTarget { dir, first_index: 0, variant: "" });
+    let (report, hlog_error) = run_matrix(&m, a.jobs, shard, a.quiet, target.as_ref())?;
     let dir = a
         .out
         .clone()
@@ -298,6 +317,7 @@ pub(super) fn matrix(a: MatrixArgs) -> Result<()> {
     if !a.quiet {
         eprintln!("{} runs{}", report.runs.len(), shard.map(|(k, n)| format!(" (shard {k}/{n})")).unwrap_or_default());
     }
+    hlogs_written(a.hlog.as_deref(), hlog_error, report.runs.len(), a.quiet)?;
     finish(&report)
 }
 

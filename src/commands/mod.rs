@@ -373,18 +373,15 @@ fn report_of(
     }
 }
 
-/// Writes each run's distributions as an HdrHistogram interval log into
-/// `dir` (`--hlog`), then lets them go; says where on stderr.
-fn write_hlogs(dir: &std::path::Path, runs: &mut [RunReport], quiet: bool) -> Result<()> {
-    let mut written = 0;
-    for run in runs.iter_mut() {
-        if harness::report::hlog::write(dir, run).map_err(bad)?.is_some() {
-            written += 1;
-        }
-        run.distributions = None;
+/// Says where `--hlog` wrote `runs` logs, or fails (exit 2) with the
+/// first that could not be written: after the report, which is kept.
+fn hlogs_written(dir: Option<&std::path::Path>, error: Option<String>, runs: usize, quiet: bool) -> Result<()> {
+    let Some(dir) = dir else { return Ok(()) };
+    if let Some(e) = error {
+        return Err(bad(e));
     }
     if !quiet {
-        eprintln!("wrote {written} interval log{} to {}", if written == 1 { "" } else { "s" }, dir.display());
+        eprintln!("wrote {runs} interval log{} to {}", if runs == 1 { "" } else { "s" }, dir.display());
     }
     Ok(())
 }

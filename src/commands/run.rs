@@ -7,6 +7,9 @@ pub(super) fn run_cmd(a: RunArgs) -> Result<()> {
     let profile = resolve_profile(&a.profile)?;
     let spec = resolve_trace(&a.trace)?;
     let cfg = options_for_one(algo, run_config(&a.common, a.seed, "60s")?)?;
+    if let Some(dir) = &a.hlog {
+        harness::report::hlog::prepare(dir).map_err(bad)?;
+    }
     warn_unvalidated(&cfg.transport, &profile.clients.iter().collect::<Vec<_>>());
     note_players(std::slice::from_ref(&spec), cfg.clients);
     // On a terminal: the simulated clock while it runs, then the speed
@@ -33,11 +36,12 @@ pub(super) fn run_cmd(a: RunArgs) -> Result<()> {
         let speed = if speed < 10.0 { format!("{speed:.1}") } else { format!("{speed:.0}") };
         eprintln!("\r{}: {total:.1} simulated s in {wall:.2} s of wall time ({speed}× real time)", algo.name());
     }
-    let mut runs = vec![r];
-    if let Some(dir) = &a.hlog {
-        write_hlogs(dir, &mut runs, false)?;
-    }
+    let runs = vec![r];
     print_runs(&runs, a.format, true);
+    if let Some(dir) = &a.hlog {
+        let written = harness::report::hlog::write(dir, &runs[0], 0, "").map_err(bad)?;
+        hlogs_written(Some(dir), None, written.map_or(0, |_| 1), false)?;
+    }
     check_violations(&runs)
 }
 

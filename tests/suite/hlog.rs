@@ -83,17 +83,17 @@ mod independent {
         let mut counts = Vec::new();
         let mut rest = &inner[40..40 + payload];
         while !rest.is_empty() {
-            let (mut raw, mut shift) = (0u64, 0);
-            loop {
+            // LEB128 of at most 9 bytes: 8 of 7 bits, then a 9th whole.
+            let mut raw = 0u64;
+            for i in 0..9 {
                 let b = rest[0];
                 rest = &rest[1..];
-                raw |= ((b & 0x7f) as u64) << shift;
-                shift += 7;
-                if b & 0x80 == 0 || shift == 63 {
-                    if b & 0x80 != 0 {
-                        raw |= (rest[0] as u64) << 56;
-                        rest = &rest[1..];
-                    }
+                if i == 8 {
+                    raw |= (b as u64) << 56;
+                    break;
+                }
+                raw |= ((b & 0x7f) as u64) << (7 * i);
+                if b & 0x80 == 0 {
                     break;
                 }
             }

@@ -120,10 +120,20 @@ impl<C: Counter> Distribution<C> {
         self.0.reset();
     }
 
-    /// The histogram itself (for interval logs and distances between
-    /// distributions).
+    /// The histogram itself (for distances between distributions).
     pub fn histogram(&self) -> &Histogram<C> {
         &self.0
+    }
+
+    /// The histogram as encodings and logs hold it: a copy added into an
+    /// empty one, so its header (the highest trackable value) depends on
+    /// the values alone — not on whether they were merged from parts
+    /// judged on several cores, which the crate's `add` sizes differently
+    /// from recording.
+    pub fn canonical(&self) -> Histogram<C> {
+        let mut h = Histogram::new(SIGNIFICANT_DIGITS).expect("3 significant digits are in HdrHistogram's range");
+        h.add(&self.0).expect("an auto-resizing histogram takes any other of the same precision");
+        h
     }
 
     /// The values as HdrHistogram's V2 compressed encoding in base64: an
@@ -133,7 +143,7 @@ impl<C: Counter> Distribution<C> {
         use base64::Engine;
         let mut bytes = Vec::new();
         V2DeflateSerializer::new()
-            .serialize(&self.0, &mut bytes)
+            .serialize(&self.canonical(), &mut bytes)
             .expect("a histogram of at most 2^62 encodes into memory");
         base64::engine::general_purpose::STANDARD.encode(bytes)
     }
@@ -333,6 +343,27 @@ mod tests {
             wide.record(v);
         }
         assert_eq!((narrow.stats(1e3), narrow.cdf(1e3)), (wide.stats(1e3), wide.cdf(1e3)));
+    }
+
+    /// Judging on several cores merges parts; the encoding must not tell.
+    #[test]
+    fn merged_parts_encode_as_one_filled_directly() {
+        let values: Vec<u64> = (1..=3000u64).map(|v| v * v % 1_000_003).collect();
+        let mut one = <Distribution>::default();
+        values.iter().for_each(|&v| one.record(v));
+        // Part 0 holds only small values; part 1 the large ones, so the
+        // merge grows part 0 through `add`.
+        let (mut small, mut large) = (<Distribution>::default(), <Distribution>::default());
+        for &v in &values {
+            if v < 1000 {
+                small.record(v)
+            } else {
+                large.record(v)
+            }
+        }
+        small.merge(&large);
+        assert_eq!(small.stats(1.0), one.stats(1.0));
+        assert_eq!(small.encode(), one.encode());
     }
 
     #[test]

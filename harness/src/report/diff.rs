@@ -144,6 +144,9 @@ pub struct Diff {
     /// Per configuration compared whose reports hold their latency
     /// histograms, the shape distance of each side, in report order.
     pub shapes: Vec<Shape>,
+    /// Configurations whose latency histograms would not decode (an
+    /// edited report), with why: their shapes are not compared.
+    pub unreadable_shapes: Vec<(String, String)>,
     /// Metrics that moved (either way), in report order.
     pub changes: Vec<Change>,
     /// Runs in the baseline missing from the new report.
@@ -451,9 +454,15 @@ pub fn diff(base: &Report, new: &Report, tol: &Tolerances, only: &[String]) -> D
             d.changes.push(c);
         }
     }
-    for (g, pairs) in &groups {
-        let label = if pairs.len() == 1 { key(pairs[0].0) } else { format!("{g} · {} seeds", pairs.len()) };
-        d.shapes.extend(shapes(&label, pairs));
+    // Shapes are of input latency: compared unless --metric left it out.
+    if only.is_empty() || only.iter().any(|m| m.starts_with("input_latency")) {
+        for (g, pairs) in &groups {
+            let label = if pairs.len() == 1 { key(pairs[0].0) } else { format!("{g} · {} seeds", pairs.len()) };
+            match shapes(&label, pairs) {
+                Ok(found) => d.shapes.extend(found),
+                Err(why) => d.unreadable_shapes.push((label, why)),
+            }
+        }
     }
     for (&(algorithm, wi), &(compared, worse, _)) in &moved {
         if compared >= 2 && worse == compared {
@@ -471,28 +480,32 @@ pub fn diff(base: &Report, new: &Report, tol: &Tolerances, only: &[String]) -> D
 
 /// The shape distances of a configuration's own and remote input latency,
 /// each side's seeds merged; none when a run lacks its histograms (older
-/// reports) or a side has no values.
-fn shapes(label: &str, pairs: &[(&RunReport, &RunReport)]) -> Vec<Shape> {
+/// reports) or a side has no values; an error when one does not decode.
+fn shapes(label: &str, pairs: &[(&RunReport, &RunReport)]) -> Result<Vec<Shape>, String> {
     use crate::metrics::stats::{ks_distance, Distribution};
-    let merged = |runs: &mut dyn Iterator<Item = &RunReport>, own: bool| -> Option<Distribution> {
+    let merged = |runs: &mut dyn Iterator<Item = &RunReport>, own: bool| -> Result<Option<Distribution>, String> {
         let mut all = Distribution::default();
         for r in runs {
-            let h = r.metrics.latency_histograms.as_ref()?;
-            all.merge(&Distribution::decode(if own { &h.own } else { &h.remote }).ok()?);
+            let Some(h) = r.metrics.latency_histograms.as_ref() else { return Ok(None) };
+            let text = if own { &h.own } else { &h.remote };
+            let side = if own { "own" } else { "remote" };
+            all.merge(
+                &Distribution::decode(text).map_err(|e| format!("seed {}: latency_histograms.{side}: {e}", r.seed))?,
+            );
         }
-        Some(all)
+        Ok(Some(all))
     };
     let mut out = Vec::new();
     for (side, own) in [("own", true), ("remote", false)] {
-        let base = merged(&mut pairs.iter().map(|p| p.0), own);
-        let new = merged(&mut pairs.iter().map(|p| p.1), own);
+        let base = merged(&mut pairs.iter().map(|p| p.0), own)?;
+        let new = merged(&mut pairs.iter().map(|p| p.1), own)?;
         if let (Some(base), Some(new)) = (base, new) {
             if let Some(ks) = ks_distance(&base, &new) {
                 out.push(Shape { run: label.to_string(), side, ks, base: base.stats(1e3), new: new.stats(1e3) });
             }
         }
     }
-    out
+    Ok(out)
 }
 
 /// The diff as JUnit XML (quick-junit): one test case per configuration
@@ -622,6 +635,12 @@ mod tests {
         assert!(same.shapes.iter().all(|s| s.ks == 0.0) && same.shapes.len() == 2);
         // Reports without histograms (older ones) have no shapes to compare.
         assert!(diff(&Report::new("0", vec![run(50.0)]), &new, &Tolerances::uniform(0.05), &[]).shapes.is_empty());
+        // --metric without latency leaves them out; an edited one is named.
+        assert!(diff(&base, &new, &Tolerances::uniform(0.05), &["desyncs".into()]).shapes.is_empty());
+        let mut edited = new.clone();
+        edited.runs[0].metrics.latency_histograms.as_mut().unwrap().own = "HISTFAAAA".into();
+        let d = diff(&base, &edited, &Tolerances::uniform(0.05), &[]);
+        assert!(d.shapes.is_empty() && d.unreadable_shapes.len() == 1, "{:?}", d.unreadable_shapes);
     }
 
     #[test]

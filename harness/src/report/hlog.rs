@@ -15,15 +15,17 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The interval log of `run`'s `distributions`.
-pub fn log_of(run: &RunReport, distributions: &RunDistributions) -> Vec<u8> {
+/// The interval log of `run`'s `distributions`, `variant` naming its row
+/// (`compare --vary`; empty otherwise).
+pub fn log_of(run: &RunReport, variant: &str, distributions: &RunDistributions) -> Vec<u8> {
     let mut head = String::new();
     let _ = writeln!(head, "#[Logged with syncbench {}]", env!("CARGO_PKG_VERSION"));
     let _ = writeln!(head, "#[Histogram log format version 1.3]");
     let _ = writeln!(
         head,
         "#[Run: {} on {}, trace {}, seed {}, {} clients, {} s simulated]",
-        run.label().replace('\n', " "),
+        if variant.is_empty() { run.algorithm.clone() } else { format!("{} {variant}", run.algorithm) }
+            .replace('\n', " "),
         run.profile.replace('\n', " "),
         run.trace.replace('\n', " "),
         run.seed,
@@ -66,13 +68,13 @@ pub fn log_of(run: &RunReport, distributions: &RunDistributions) -> Vec<u8> {
     for n in &distributions.named {
         // Tags are made of names without spaces or commas.
         let tag = Tag::new(&n.tag).expect("a distribution's tag has no space or comma");
-        log.write_histogram(n.values.histogram(), Duration::ZERO, length, Some(tag))
+        log.write_histogram(&n.values.canonical(), Duration::ZERO, length, Some(tag))
             .expect("a histogram encodes into memory");
     }
     for (p, values) in distributions.per_client.iter().enumerate() {
         let tag = client_tag(p);
         let tag = Tag::new(&tag).expect("a client's tag has no space or comma");
-        log.write_histogram(values.histogram(), Duration::ZERO, length, Some(tag))
+        log.write_histogram(&values.canonical(), Duration::ZERO, length, Some(tag))
             .expect("a histogram encodes into memory");
     }
     out
@@ -90,30 +92,36 @@ fn unit_name(unit: Unit) -> &'static str {
     }
 }
 
-/// The file a run's log is written to in the `--hlog` folder: its place in
-/// the command's runs, algorithm, variant, profile, trace and seed, in
-/// characters every file system takes.
-pub fn file_name(run: &RunReport) -> String {
+/// The file a run's log is written to in the `--hlog` folder: its place
+/// `index` in the command's runs, algorithm, `variant`, profile, trace and
+/// seed, in characters every file system takes.
+pub fn file_name(run: &RunReport, index: usize, variant: &str) -> String {
     let clean = |s: &str| -> String {
         let kept: String =
             s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect();
         kept.chars().take(40).collect()
     };
-    let mut parts = vec![format!("{:04}", run.index), clean(&run.algorithm)];
-    if !run.variant.is_empty() {
-        parts.push(clean(&run.variant));
+    let mut parts = vec![format!("{index:04}"), clean(&run.algorithm)];
+    if !variant.is_empty() {
+        parts.push(clean(variant));
     }
     parts.extend([clean(&run.profile), clean(&run.trace), format!("seed{}", run.seed)]);
     parts.join("-") + ".hlog"
 }
 
-/// Writes `run`'s log into `dir` (made if missing) and returns its path;
-/// the error names the path. A run without distributions (one read from a
-/// report) writes nothing.
-pub fn write(dir: &Path, run: &RunReport) -> Result<Option<PathBuf>, String> {
+/// Makes the `--hlog` folder (before any run, so a folder that cannot be
+/// made costs no run); the error names it.
+pub fn prepare(dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot make the --hlog folder: {e}", dir.display()))
+}
+
+/// Writes `run`'s log into `dir` as run `index` of its command, in the
+/// row `variant`, and returns its path; the error names the path. A run
+/// without distributions (one read from a report) writes nothing.
+pub fn write(dir: &Path, run: &RunReport, index: usize, variant: &str) -> Result<Option<PathBuf>, String> {
     let Some(d) = &run.distributions else { return Ok(None) };
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot make the --hlog folder: {e}", dir.display()))?;
-    let path = dir.join(file_name(run));
-    std::fs::write(&path, log_of(run, d)).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    prepare(dir)?;
+    let path = dir.join(file_name(run, index, variant));
+    std::fs::write(&path, log_of(run, variant, d)).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
     Ok(Some(path))
 }
