@@ -120,7 +120,8 @@ impl<C: Counter> Distribution<C> {
         self.0.reset();
     }
 
-    /// The histogram itself (for distances between distributions).
+    /// The histogram itself, for the crate's other answers (`stdev`,
+    /// `iter_quantiles`, …) on a run's distributions.
     pub fn histogram(&self) -> &Histogram<C> {
         &self.0
     }
