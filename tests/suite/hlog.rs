@@ -159,6 +159,17 @@ mod independent {
     }
 }
 
+/// `syncbench ARGS --hlog DIR`, from the repository's root.
+fn with_hlog(args: &[&str], dir: &std::path::Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_syncbench"))
+        .args(args)
+        .arg("--hlog")
+        .arg(dir)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
 fn round4(x: f64) -> f64 {
     (x * 1e4).round() / 1e4
 }
@@ -167,13 +178,8 @@ fn round4(x: f64) -> f64 {
 fn a_runs_interval_log_decodes_to_its_reports_quantiles() {
     let dir = std::env::temp_dir().join(format!("syncbench-hlog-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let out = Command::new(env!("CARGO_BIN_EXE_syncbench"))
-        .args(["run", "--algo", "prediction", "--profile", "wifi", "--duration", "10s", "--format", "json"])
-        .arg("--hlog")
-        .arg(&dir)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
+    let out =
+        with_hlog(&["run", "--algo", "prediction", "--profile", "wifi", "--duration", "10s", "--format", "json"], &dir);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let metrics = &report["runs"][0]["metrics"];
@@ -219,12 +225,7 @@ fn a_runs_interval_log_decodes_to_its_reports_quantiles() {
 fn an_hlog_folder_that_cannot_be_made_is_an_error_naming_it() {
     let file = std::env::temp_dir().join(format!("syncbench-hlog-file-{}", std::process::id()));
     std::fs::write(&file, "not a folder").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_syncbench"))
-        .args(["run", "--algo", "lockstep", "--duration", "2s", "--hlog"])
-        .arg(&file)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
+    let out = with_hlog(&["run", "--algo", "lockstep", "--duration", "2s"], &file);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains(&*file.to_string_lossy()) && err.contains("--hlog"), "{err}");
@@ -236,13 +237,10 @@ fn compare_writes_one_log_per_run_and_the_same_bytes_twice() {
     let base = std::env::temp_dir().join(format!("syncbench-hlog-cmp-{}", std::process::id()));
     let run = |d: &str| {
         let dir = base.join(d);
-        let out = Command::new(env!("CARGO_BIN_EXE_syncbench"))
-            .args(["compare", "--algos", "lockstep,snapshot", "--seeds", "2", "--duration", "3s", "--quiet"])
-            .arg("--hlog")
-            .arg(&dir)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .unwrap();
+        let out = with_hlog(
+            &["compare", "--algos", "lockstep,snapshot", "--seeds", "2", "--duration", "3s", "--quiet"],
+            &dir,
+        );
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
         files.sort();

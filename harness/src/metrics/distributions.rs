@@ -22,14 +22,6 @@ impl Unit {
             Unit::Micrometres => "µm",
         }
     }
-
-    /// What the report divides values by: µs → ms, µm → m.
-    pub fn report_scale(self) -> f64 {
-        match self {
-            Unit::Micros => 1e3,
-            Unit::Micrometres => 1e6,
-        }
-    }
 }
 
 /// One named distribution.

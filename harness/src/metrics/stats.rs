@@ -120,12 +120,6 @@ impl<C: Counter> Distribution<C> {
         self.0.reset();
     }
 
-    /// The histogram itself, for the crate's other answers (`stdev`,
-    /// `iter_quantiles`, …) on a run's distributions.
-    pub fn histogram(&self) -> &Histogram<C> {
-        &self.0
-    }
-
     /// The histogram as encodings and logs hold it: a copy added into an
     /// empty one, so its header (the highest trackable value) depends on
     /// the values alone — not on whether they were merged from parts

@@ -407,12 +407,20 @@ pub fn diff(base: &Report, new: &Report, tol: &Tolerances, only: &[String]) -> D
             }
         }
     }
+    // Shapes are of input latency: compared unless --metric left it out.
+    let compare_shapes = only.is_empty() || only.iter().any(|m| m.starts_with("input_latency"));
     // Per algorithm and metric: configurations compared, worse, and better,
     // at printed precision.
     let mut moved: std::collections::BTreeMap<(&str, usize), (usize, usize, usize)> = Default::default();
     for (g, pairs) in &groups {
         let label = if pairs.len() == 1 { key(pairs[0].0) } else { format!("{g} · {} seeds", pairs.len()) };
         d.groups.push((label.clone(), pairs.len()));
+        if compare_shapes {
+            match shapes(&label, pairs) {
+                Ok(found) => d.shapes.extend(found),
+                Err(why) => d.unreadable_shapes.push((label.clone(), why)),
+            }
+        }
         for (wi, w) in watched.iter().enumerate() {
             let tally = moved.entry((pairs[0].0.algorithm.as_str(), wi)).or_default();
             tally.0 += 1;
@@ -452,16 +460,6 @@ pub fn diff(base: &Report, new: &Report, tol: &Tolerances, only: &[String]) -> D
                 d.within_tolerance.push(c.clone());
             }
             d.changes.push(c);
-        }
-    }
-    // Shapes are of input latency: compared unless --metric left it out.
-    if only.is_empty() || only.iter().any(|m| m.starts_with("input_latency")) {
-        for (g, pairs) in &groups {
-            let label = if pairs.len() == 1 { key(pairs[0].0) } else { format!("{g} · {} seeds", pairs.len()) };
-            match shapes(&label, pairs) {
-                Ok(found) => d.shapes.extend(found),
-                Err(why) => d.unreadable_shapes.push((label, why)),
-            }
         }
     }
     for (&(algorithm, wi), &(compared, worse, _)) in &moved {

@@ -115,12 +115,12 @@ pub fn prepare(dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot make the --hlog folder: {e}", dir.display()))
 }
 
-/// Writes `run`'s log into `dir` as run `index` of its command, in the
-/// row `variant`, and returns its path; the error names the path. A run
-/// without distributions (one read from a report) writes nothing.
+/// Writes `run`'s log into `dir` (made by [`prepare`]) as run `index` of
+/// its command, in the row `variant`, and returns its path; the error
+/// names the path. A run without distributions (one read from a report)
+/// writes nothing.
 pub fn write(dir: &Path, run: &RunReport, index: usize, variant: &str) -> Result<Option<PathBuf>, String> {
     let Some(d) = &run.distributions else { return Ok(None) };
-    prepare(dir)?;
     let path = dir.join(file_name(run, index, variant));
     std::fs::write(&path, log_of(run, variant, d)).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
     Ok(Some(path))
