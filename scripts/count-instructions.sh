@@ -7,7 +7,10 @@
 # usage: scripts/count-instructions.sh ARGS...
 # e.g.:  scripts/count-instructions.sh run --algo lockstep --profile wifi --duration 60s --format json
 #        SYNCBENCH=/tmp/before/target/release/syncbench scripts/count-instructions.sh conform --algo delta-snapshot --cases 30
-# SYNCBENCH names the binary (default: target/release/syncbench).
+#        SYNCBENCH=target/release/examples/one_match scripts/count-instructions.sh snapshot
+# SYNCBENCH names the binary (default: target/release/syncbench); the
+# last line counts one iteration of the criterion `match` benchmark
+# (`cargo build --release --example one_match`).
 set -euo pipefail
 if [ $# -lt 1 ]; then
   echo "usage: $0 ARGS... (a syncbench command line, e.g. run --algo lockstep --duration 60s)" >&2
