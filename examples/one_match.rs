@@ -13,22 +13,34 @@ use harness::runner::{run, RunConfig};
 use harness::trace::TraceSpec;
 use std::process::ExitCode;
 
+/// Prints `what` and exits 2 (bad input: an unknown algorithm, or a
+/// profile or trace that does not load).
+fn refuse(what: impl std::fmt::Display) -> ExitCode {
+    eprintln!("one_match: {what}");
+    ExitCode::from(2)
+}
+
 fn main() -> ExitCode {
     let Some(name) = std::env::args().nth(1) else {
-        eprintln!("usage: one_match ALGORITHM (one of the registry's, e.g. snapshot)");
-        return ExitCode::from(2);
+        return refuse("usage: one_match ALGORITHM (one of the registry's, e.g. snapshot)");
     };
     let Some(algo) = algorithms::registry::all().iter().find(|a| a.name() == name) else {
-        let names: Vec<&str> = algorithms::registry::all().iter().map(|a| a.name()).collect();
-        eprintln!("one_match: no algorithm '{name}'; expected one of {}", names.join(", "));
-        return ExitCode::from(2);
+        return refuse(format!("no algorithm '{name}'; expected one of {}", algorithms::registry::names().join(", ")));
     };
+    // As the benchmark: one thread judges.
     let _ = rayon::ThreadPoolBuilder::new().num_threads(1).build_global();
-    let profile = Profile::resolve("wifi", &harness::library::dirs("netem-profiles")).expect("the wifi profile ships");
+    if rayon::current_num_threads() != 1 {
+        return refuse("rayon's pool has more than one thread; the benchmark runs on one");
+    }
+    let profile = match Profile::resolve("wifi", &harness::library::dirs("netem-profiles")) {
+        Ok(p) => p,
+        Err(e) => return refuse(e),
+    };
     let cfg = RunConfig { clients: 4, duration_us: 60_000_000, seed: 1, ..RunConfig::default() };
-    let trace = TraceSpec::resolve("random-walk", &[])
-        .and_then(|s| s.instantiate(4, cfg.duration_us, 1))
-        .expect("random-walk instantiates");
+    let trace = match TraceSpec::resolve("random-walk", &[]).and_then(|s| s.instantiate(4, cfg.duration_us, 1)) {
+        Ok(t) => t,
+        Err(e) => return refuse(e),
+    };
     match run(*algo, &profile, &trace, &cfg) {
         Ok(r) => {
             println!("{name}: {} desynced frames", r.metrics.desyncs);
