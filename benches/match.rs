@@ -39,29 +39,30 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use harness::game::{Game, GameConfig, Input, SeqInput, State};
 use harness::net::Profile;
 use harness::runner::{run, RunConfig};
-use harness::trace::{Trace, TraceSpec};
+use harness::trace::Trace;
 use std::hint::black_box;
 
+mod setting;
+
 fn wifi() -> Profile {
-    Profile::resolve("wifi", &harness::library::dirs("netem-profiles")).expect("wifi profile ships")
+    setting::wifi().expect("the wifi profile ships")
 }
 
 fn trace(players: usize, duration_us: u64) -> Trace {
-    TraceSpec::resolve("random-walk", &[]).unwrap().instantiate(players, duration_us, 1).unwrap()
+    setting::trace(players, duration_us).expect("random-walk instantiates")
 }
 
 /// Makes rayon's global pool one thread, if nothing made it yet (each group
 /// calls it: criterion may run any of them first, or alone).
 fn on_one_core() {
-    let _ = rayon::ThreadPoolBuilder::new().num_threads(1).build_global();
-    assert_eq!(rayon::current_num_threads(), 1, "the match benchmarks run on one core");
+    assert!(setting::on_one_core(), "the match benchmarks run on one core");
 }
 
 fn matches(c: &mut Criterion) {
     on_one_core();
     let profile = wifi();
-    let cfg = RunConfig { clients: 4, duration_us: 60_000_000, seed: 1, ..RunConfig::default() };
-    let t = trace(4, cfg.duration_us);
+    let cfg = setting::match_config();
+    let t = trace(cfg.clients, cfg.duration_us);
     let mut g = c.benchmark_group("match");
     g.throughput(Throughput::Elements(60)); // simulated seconds per iteration
     for algo in algorithms::registry::all() {

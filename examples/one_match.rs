@@ -1,17 +1,19 @@
 //! One iteration of the `match` benchmark (`benches/match.rs`): a 60 s,
 //! 4-client match on `wifi` with `random-walk` input, seed 1, on one core,
 //! through the library's `run` — so its instructions can be counted
-//! (criterion times many iterations; this runs exactly one).
+//! (criterion times many iterations; this runs exactly one). The setting
+//! is the benchmark's own (`benches/setting/mod.rs`).
 //!
 //! ```text
 //! cargo build --release --example one_match
 //! SYNCBENCH=target/release/examples/one_match scripts/count-instructions.sh snapshot
 //! ```
 
-use harness::net::Profile;
-use harness::runner::{run, RunConfig};
-use harness::trace::TraceSpec;
+use harness::runner::run;
 use std::process::ExitCode;
+
+#[path = "../benches/setting/mod.rs"]
+mod setting;
 
 /// Prints `what` and exits 2 (bad input: an unknown algorithm, or a
 /// profile or trace that does not load).
@@ -27,19 +29,13 @@ fn main() -> ExitCode {
     let Some(algo) = algorithms::registry::all().iter().find(|a| a.name() == name) else {
         return refuse(format!("no algorithm '{name}'; expected one of {}", algorithms::registry::names().join(", ")));
     };
-    // As the benchmark: one thread judges.
-    let _ = rayon::ThreadPoolBuilder::new().num_threads(1).build_global();
-    if rayon::current_num_threads() != 1 {
+    if !setting::on_one_core() {
         return refuse("rayon's pool has more than one thread; the benchmark runs on one");
     }
-    let profile = match Profile::resolve("wifi", &harness::library::dirs("netem-profiles")) {
-        Ok(p) => p,
-        Err(e) => return refuse(e),
-    };
-    let cfg = RunConfig { clients: 4, duration_us: 60_000_000, seed: 1, ..RunConfig::default() };
-    let trace = match TraceSpec::resolve("random-walk", &[]).and_then(|s| s.instantiate(4, cfg.duration_us, 1)) {
-        Ok(t) => t,
-        Err(e) => return refuse(e),
+    let cfg = setting::match_config();
+    let (profile, trace) = match (setting::wifi(), setting::trace(cfg.clients, cfg.duration_us)) {
+        (Ok(p), Ok(t)) => (p, t),
+        (Err(e), _) | (_, Err(e)) => return refuse(e),
     };
     match run(*algo, &profile, &trace, &cfg) {
         Ok(r) => {

@@ -10,6 +10,7 @@ usage: scripts/hlog-percentiles.py LOG.hlog... [--tag latency-remote] [--scale 1
 Writes LOG.TAG.hgrm beside each log and prints its name.
 """
 import argparse
+import io
 import sys
 
 try:
@@ -36,13 +37,11 @@ for path in a.logs:
         status = 2
         continue
     out = f"{path.removesuffix('.hlog')}.{a.tag}.hgrm"
-    with open(out, "wb") as f:
-        found.output_percentile_distribution(f, a.scale)
+    text = io.BytesIO()
+    found.output_percentile_distribution(text, a.scale)
     # The Python library spells the footer's count `TotalCount`; Java's
     # HistogramLogProcessor, which hdr-plot reads, `Total count`.
-    with open(out) as f:
-        text = f.read().replace("TotalCount     =", "Total count    =")
     with open(out, "w") as f:
-        f.write(text)
+        f.write(text.getvalue().decode().replace("TotalCount     =", "Total count    ="))
     print(out)
 sys.exit(status)

@@ -93,7 +93,9 @@ pub(super) fn run_matrix(
                     .map(|mut r| {
                         r.index = *index;
                         if let Some(t) = hlog {
-                            let written = harness::report::hlog::write(t.dir, &r, t.first_index + *index, t.variant);
+                            // Labelled as the command will label it.
+                            r.variant = t.variant.to_string();
+                            let written = harness::report::hlog::write(t.dir, &r, t.first_index + *index);
                             if let Err(e) = written {
                                 hlog_error.lock().expect("no poisoning").get_or_insert(e);
                             }

@@ -39,7 +39,7 @@ pub(super) fn run_cmd(a: RunArgs) -> Result<()> {
     let runs = vec![r];
     print_runs(&runs, a.format, true);
     if let Some(dir) = &a.hlog {
-        let written = harness::report::hlog::write(dir, &runs[0], 0, "").map_err(bad)?;
+        let written = harness::report::hlog::write(dir, &runs[0], 0).map_err(bad)?;
         hlogs_written(Some(dir), None, written.map_or(0, |_| 1), false)?;
     }
     check_violations(&runs)

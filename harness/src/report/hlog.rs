@@ -15,17 +15,15 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The interval log of `run`'s `distributions`, `variant` naming its row
-/// (`compare --vary`; empty otherwise).
-pub fn log_of(run: &RunReport, variant: &str, distributions: &RunDistributions) -> Vec<u8> {
+/// The interval log of `run`'s `distributions`.
+pub fn log_of(run: &RunReport, distributions: &RunDistributions) -> Vec<u8> {
     let mut head = String::new();
     let _ = writeln!(head, "#[Logged with syncbench {}]", env!("CARGO_PKG_VERSION"));
     let _ = writeln!(head, "#[Histogram log format version 1.3]");
     let _ = writeln!(
         head,
         "#[Run: {} on {}, trace {}, seed {}, {} clients, {} s simulated]",
-        if variant.is_empty() { run.algorithm.clone() } else { format!("{} {variant}", run.algorithm) }
-            .replace('\n', " "),
+        run.label().replace('\n', " "),
         run.profile.replace('\n', " "),
         run.trace.replace('\n', " "),
         run.seed,
@@ -93,17 +91,17 @@ fn unit_name(unit: Unit) -> &'static str {
 }
 
 /// The file a run's log is written to in the `--hlog` folder: its place
-/// `index` in the command's runs, algorithm, `variant`, profile, trace and
+/// `index` in the command's runs, algorithm, variant, profile, trace and
 /// seed, in characters every file system takes.
-pub fn file_name(run: &RunReport, index: usize, variant: &str) -> String {
+pub fn file_name(run: &RunReport, index: usize) -> String {
     let clean = |s: &str| -> String {
         let kept: String =
             s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect();
         kept.chars().take(40).collect()
     };
     let mut parts = vec![format!("{index:04}"), clean(&run.algorithm)];
-    if !variant.is_empty() {
-        parts.push(clean(variant));
+    if !run.variant.is_empty() {
+        parts.push(clean(&run.variant));
     }
     parts.extend([clean(&run.profile), clean(&run.trace), format!("seed{}", run.seed)]);
     parts.join("-") + ".hlog"
@@ -116,12 +114,11 @@ pub fn prepare(dir: &Path) -> Result<(), String> {
 }
 
 /// Writes `run`'s log into `dir` (made by [`prepare`]) as run `index` of
-/// its command, in the row `variant`, and returns its path; the error
-/// names the path. A run without distributions (one read from a report)
-/// writes nothing.
-pub fn write(dir: &Path, run: &RunReport, index: usize, variant: &str) -> Result<Option<PathBuf>, String> {
+/// its command, and returns its path; the error names the path. A run
+/// without distributions (one read from a report) writes nothing.
+pub fn write(dir: &Path, run: &RunReport, index: usize) -> Result<Option<PathBuf>, String> {
     let Some(d) = &run.distributions else { return Ok(None) };
-    let path = dir.join(file_name(run, index, variant));
-    std::fs::write(&path, log_of(run, variant, d)).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    let path = dir.join(file_name(run, index));
+    std::fs::write(&path, log_of(run, d)).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
     Ok(Some(path))
 }
