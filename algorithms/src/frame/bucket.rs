@@ -22,7 +22,8 @@
 //!
 //! Over the unreliable link a client sends, every tick, its newest input
 //! and how many frames it holds contiguously; the server sends each client
-//! every frame it has not acknowledged (up to 32 per datagram). (Wei's
+//! every frame it has not acknowledged (up to 32 per datagram; a longer
+//! backlog in successive slices, [`Backlog`]). (Wei's
 //! clients send only when a key changes, over TCP; here the ACK has to
 //! travel anyway, so the input rides along.)
 //!
@@ -30,6 +31,7 @@
 //! input(3)`; frames, server → client: `8, first: u32, n: u8, players: u8,
 //! n × players × (seq: u32, input(3))`.
 
+use crate::support::backlog::Backlog;
 use crate::support::render_lerp::{Picture, Smooth};
 use crate::wire::{stamped_input, Reader, Writer, STAMPED_INPUT_BYTES};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
@@ -87,6 +89,7 @@ impl Algorithm for Bucket {
             spare: Vec::new(),
             first: 0,
             acked: vec![0; s.players],
+            backlog: Backlog::new(s.players),
             playout: s.options.number(&PLAYOUT).clamp(0.0, 600.0) as u32,
             adapt: s.options.number(&ADAPT) != 0.0,
             delay: vec![s.options.number(&PLAYOUT).clamp(0.0, 600.0) as u32; s.players],
@@ -118,6 +121,8 @@ struct Server {
     first: u32,
     /// Per client, how many frames it holds contiguously.
     acked: Vec<u32>,
+    /// Which slice of its unacknowledged frames each client gets next.
+    backlog: Backlog,
     /// Playout delay, frames (0 without `adapt`: stamp the latest input).
     playout: u32,
     /// Whether each player's delay follows its inputs' lateness.
@@ -149,8 +154,9 @@ impl Node for Server {
         let newest = self.first + self.frames.len() as u32;
         let n = self.latest.len();
         for p in 0..n {
-            let from = self.acked[p] + 1;
-            let to = newest.min(self.acked[p] + MAX_BATCH);
+            // Frames `from..=to`: the backlog's items are 0-based, frames 1-based.
+            let slice = self.backlog.range(p, self.acked[p], newest, MAX_BATCH);
+            let (from, to) = (slice.start + 1, slice.end);
             let mut w = Writer::with_capacity(7 + (to + 1 - from) as usize * n * 7);
             w.u8(TAG_FRAMES).u32(from).u8((to + 1 - from) as u8).u8(n as u8);
             for f in from..=to {

@@ -21,15 +21,18 @@
 //!
 //! Input packets (peer → peer, little-endian): `3, ack: u32, start: u32, n:
 //! u8, n × input(3)` — `ack` is how many of the receiver's inputs the
-//! sender holds contiguously, `start` the frame of the first input carried.
+//! sender holds contiguously, `start` the frame of the first input carried;
+//! at most 64 a packet, a longer backlog in successive slices ([`Backlog`]).
 //! An input made for frame `f` has sequence number `f + 1` (one sample per
 //! frame), so sequence numbers need not travel.
 
+use crate::support::backlog::Backlog;
 use crate::support::render_lerp::{Picture, Smooth};
 use crate::support::round_trip::RoundTrips;
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
 use harness::game::{Input, SeqInput, State};
+use std::ops::Range;
 
 const TAG_INPUTS: u8 = 3;
 /// Inputs carried per packet at most.
@@ -91,6 +94,7 @@ impl Algorithm for Lockstep {
                 inputs: vec![Vec::new(); n],
                 have: vec![0; n],
                 acked_by: vec![0; n],
+                backlog: Backlog::new(n),
                 max_ahead: setup.options.number(&MAX_AHEAD).clamp(0.0, 1000.0) as u32,
                 round_trips: RoundTrips::new(n),
                 frame_inputs: vec![SeqInput::default(); n],
@@ -114,6 +118,8 @@ struct Peer {
     have: Vec<u32>,
     /// Per peer, how many of my inputs it has acknowledged.
     acked_by: Vec<u32>,
+    /// Which slice of its unacknowledged inputs each peer gets next.
+    backlog: Backlog,
     /// 0: from the measured round trip (see [`Peer::ahead_limit`]).
     max_ahead: u32,
     /// The round trip to each peer, from acknowledgements of my inputs.
@@ -187,9 +193,8 @@ impl Peer {
         (rtt.ceil() as u32 + 2).clamp(DOOM_AHEAD, 1000)
     }
 
-    fn packet_for(&self, q: usize) -> Vec<u8> {
-        let start = self.acked_by[q];
-        let end = self.have[self.me].min(start + MAX_BATCH as u32);
+    fn packet_for(&mut self, q: usize) -> Vec<u8> {
+        let Range { start, end } = self.backlog.range(q, self.acked_by[q], self.have[self.me], MAX_BATCH as u32);
         let mut w = Writer::with_capacity(10 + 3 * (end - start) as usize);
         w.u8(TAG_INPUTS).u32(self.have[q]).u32(start).u8((end - start) as u8);
         for f in start..end {

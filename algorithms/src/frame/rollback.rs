@@ -25,7 +25,8 @@
 //!
 //! Time sync: each packet carries the sender's frame; a peer that runs
 //! more than `ahead` frames ahead of what the latency explains skips a
-//! tick (GGPO's wait recommendation). Desync detection: packets carry the
+//! tick (GGPO's wait recommendation). A packet carries at most 64 inputs:
+//! a longer backlog goes out in successive slices ([`Backlog`]). Desync detection: packets carry the
 //! checksum of the sender's newest confirmed frame; a peer that finds a
 //! different checksum for that frame reports it and stops.
 //!
@@ -34,12 +35,14 @@
 //! receiver's inputs the sender holds contiguously; `start`: the frame of
 //! the first input carried.
 
+use crate::support::backlog::Backlog;
 use crate::support::render_lerp::{Picture, Smooth};
 use crate::support::round_trip::RoundTrips;
 use crate::wire::{Reader, Writer};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
 use harness::game::{Input, SeqInput, State};
 use std::collections::VecDeque;
+use std::ops::Range;
 
 const TAG: u8 = 9;
 const MAX_BATCH: u32 = 64;
@@ -127,6 +130,7 @@ impl Algorithm for Rollback {
                 inputs,
                 have: vec![delay; n],
                 acked_by: vec![0; n],
+                backlog: Backlog::new(n),
                 used: Vec::new(),
                 changes: 0,
                 published: 0,
@@ -164,6 +168,8 @@ pub(crate) struct Peer {
     have: Vec<u32>,
     /// Per peer, how many of my inputs it acknowledged.
     acked_by: Vec<u32>,
+    /// Which slice of its unacknowledged inputs each peer gets next.
+    backlog: Backlog,
     /// Per simulated frame, the inputs used (predictions included): frame
     /// `f`'s at `f × players ..`, one per player.
     used: Vec<Input>,
@@ -379,9 +385,8 @@ impl Peer {
 
     /// The packet for peer `q`, carrying `sum`, the checksum of published
     /// frame `conf` (0: none).
-    fn packet_for(&self, q: usize, conf: u32, sum: u64) -> Vec<u8> {
-        let start = self.acked_by[q];
-        let end = self.have[self.me].min(start + MAX_BATCH);
+    fn packet_for(&mut self, q: usize, conf: u32, sum: u64) -> Vec<u8> {
+        let Range { start, end } = self.backlog.range(q, self.acked_by[q], self.have[self.me], MAX_BATCH);
         let mut w = Writer::with_capacity(32 + 3 * (end.saturating_sub(start)) as usize);
         w.u8(TAG).u32(self.have[q]).u32(start).u8(end.saturating_sub(start) as u8);
         for f in start..end {

@@ -4,9 +4,11 @@
 //! events), the interpolation buffer, render interpolation between ticks,
 //! the own player's prediction and reconciliation, world-aware coasting of
 //! remote entities, decoded snapshots shared by a process's clients, and
-//! the round trip to each peer a frame-sync buffer is sized to.
+//! the round trip to each peer a frame-sync buffer is sized to, and which
+//! slice of an unacknowledged backlog a packet carries.
 
 pub mod arrival_clock;
+pub mod backlog;
 pub mod clock_sync;
 pub mod coast;
 pub mod delta;
