@@ -231,7 +231,7 @@ fn rollback(c: &mut Criterion) {
     g.finish();
 
     // Ours vs the real ggrs: CPU per confirmed frame on a LAN (virtual
-    // time: ggrs runs correctly there, see README).
+    // time: ggrs runs correctly there, see docs/book/src/rollback-and-ggrs.md).
     let lan = Profile::resolve("lan", &harness::library::dirs("netem-profiles")).unwrap();
     let cfg = RunConfig { clients: 2, duration_us: 10_000_000, seed: 1, ..RunConfig::default() };
     let t = trace(2, cfg.duration_us);

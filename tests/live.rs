@@ -5,7 +5,7 @@
 //! with the simulation tests that `suite` runs in parallel.
 //!
 //! Tolerances, from measurement (`syncbench live --against-sim`, 5 runs
-//! each, see README): input-latency medians are quantized to ticks, a real
+//! each, see the guide's Live mode): input-latency medians are quantized to ticks, a real
 //! timer lands up to a millisecond late (tokio's timer resolution), and
 //! whether a render a millisecond or two after a state arrived already
 //! shows it (render interpolation counts a state as shown a tenth of a
@@ -14,7 +14,7 @@
 //! divergence means within 10% (+1 cm); bandwidth within 2%. The runs
 //! compared use the plain input queue (`input-buffer=queue`): the adaptive
 //! buffer sizes itself to the real timers' jitter, which holds a tick more
-//! live in some runs and not in others (README, Live mode) — these tests
+//! live in some runs and not in others (the guide's Live mode) — these tests
 //! are about the transport and the gate, not the buffer.
 
 use harness::live::{run_live, LiveOptions, LiveResult};

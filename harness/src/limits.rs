@@ -128,7 +128,7 @@ mod tests {
 
     #[test]
     fn the_work_of_many_clients_is_bounded() {
-        // The README's large world, and a thousand players for two seconds.
+        // The guide's large world (Large worlds), and a thousand players for two seconds.
         assert!(check_work(200, 2_200, 60, 20_000_000).is_ok());
         assert!(check_work(1_000, 1_000, 60, 2_000_000).is_ok());
         let e = check_work(4_096, 4_096, 60, 2_000_000).unwrap_err();

@@ -148,8 +148,8 @@ fn pooled(trace: &Trace, window_us: u64) -> PlayerStats {
 }
 
 /// How close the calibrated generator comes to the people it is
-/// calibrated to, over 30 minutes of four players (README, "Human play",
-/// states the same bounds). The 10th-percentile hold is not held to one:
+/// calibrated to, over 30 minutes of four players (the guide's "Human
+/// play" chapter states the same bounds). The 10th-percentile hold is not held to one:
 /// people tap (one-tic presses) more than a log-normal draws.
 fn assert_plays_like(gen: &PlayerStats, human: &PlayerStats, what: &str) {
     let within = |name: &str, g: f64, h: f64, rel: f64| {

@@ -15,7 +15,7 @@
 //! time hundreds of simulated seconds pass in one wall second, so those
 //! timers barely move: run it *paced* (`--paced`: virtual time follows the
 //! wall clock) to see ggrs as its authors intend, and unpaced to see what
-//! breaks (the suite's tests and README record it).
+//! breaks (the suite's tests and the guide's ggrs chapter record it).
 
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
 use harness::game::{Input, SeqInput, State};
