@@ -130,8 +130,10 @@ mod independent {
         /// The value at quantile `q` as HdrHistogram defines it: the
         /// highest value of the first bucket where the running count
         /// reaches ⌈q·n⌉ (at least 1).
+        /// HdrHistogram_py's `get_value_at_percentile`: the count at the
+        /// quantile rounded half up (`int(q·n + 0.5)`), at least 1.
         pub fn at(&self, q: f64) -> u64 {
-            let target = ((q * self.total() as f64).ceil() as u64).max(1);
+            let target = ((q * self.total() as f64 + 0.5).floor() as u64).max(1);
             let mut seen = 0;
             for (i, &c) in self.counts.iter().enumerate() {
                 seen += c;
@@ -194,6 +196,10 @@ fn a_runs_interval_log_decodes_to_its_reports_quantiles() {
     // 2 latencies, 4 divergences, clock error, 4 clients' own latency.
     assert_eq!(crate_read.len(), 11, "{:?}", crate_read.iter().map(|(t, _)| t).collect::<Vec<_>>());
     let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("Tag=")).collect();
+    // Whether the crate's own rank rule (the count rounded up) gives
+    // another value somewhere: the check below tells the rules apart.
+    let mut rules_differ = false;
+    assert!(crate_read.iter().any(|(t, _)| t.contains("client")), "per-client tags are checked too");
     for ((tag, h), line) in crate_read.iter().zip(&lines) {
         // Which report field a tag summarises, as the header says.
         let header = format!("#[Tag {tag}: the report's ");
@@ -208,13 +214,19 @@ fn a_runs_interval_log_decodes_to_its_reports_quantiles() {
         assert!(!h.is_empty(), "{tag}: values recorded");
         for (q, key) in [(0.5, "p50"), (0.9, "p90"), (0.99, "p99"), (1.0, "max")] {
             let reported = want[key].as_f64().unwrap();
-            let (by_crate, by_hand) = (h.value_at_quantile(q), ind.at(q));
+            // The crate rounds the count up: asked for k − ½ of n, it
+            // gives the k-th value, with k the count rounded as Python does.
+            let n = h.len() as f64;
+            let k = ((q * n + 0.5).floor()).max(1.0);
+            let (by_crate, by_hand) = (h.value_at_quantile((k - 0.5) / n), ind.at(q));
             assert_eq!(by_crate, by_hand, "{tag} {key}: the two readers");
             assert_eq!(round4(by_crate as f64 / scale), reported, "{tag} {key}");
+            rules_differ |= h.value_at_quantile(q) != by_crate;
         }
         assert_eq!(round4(h.mean() / scale), want["mean"].as_f64().unwrap(), "{tag} mean");
         assert_eq!(round4(ind.mean() / scale), want["mean"].as_f64().unwrap(), "{tag} mean, by hand");
     }
+    assert!(rules_differ, "no quantile where the rank rules differ: the check cannot tell them apart");
     // The report's own copy of the latency histograms is the log's.
     let own = metrics["latency_histograms"]["own"].as_str().unwrap();
     assert!(lines[0].starts_with("Tag=latency-own,") && lines[0].ends_with(own));

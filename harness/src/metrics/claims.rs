@@ -36,8 +36,12 @@
 //! A render is judged once the authority has published the frames it may
 //! show: the named frame (a predicted own player names inputs the server
 //! has not applied yet) and [`LOOKAHEAD_US`] beyond. Until then it waits in
-//! a short queue per screen and player; at most
-//! [`MAX_WAITING`] wait per entity (older ones are let go, uncredited).
+//! a queue per screen and player, however far the authority trails: no
+//! render is let go uncredited. When the run ends, the waiting renders are
+//! judged against the frames there are ([`Claims::settle`]); those that
+//! name an input the authority never applied stay waiting, and the changes
+//! they name are *in flight at the end*, counted apart from those never
+//! shown.
 //!
 //! The same check measures **overclaims** for the conformance suite: a
 //! picture within [`ON_PATH_UM`] of the path more than [`BEHIND_FRAMES`]
@@ -88,9 +92,6 @@ pub const BEHIND_FRAMES: f64 = 2.0;
 /// 60 Hz) has reached it: a render timed a few µs before its lerp ends
 /// (clocks that drift, timers that fire late) is not a tick late.
 pub const REACHED_FRAMES: f64 = 0.05;
-
-/// Renders kept waiting per screen and entity (a second at 60 Hz).
-pub const MAX_WAITING: usize = 64;
 
 /// A render whose name runs ahead of what the screen has been credited.
 #[derive(Clone, Copy, Debug)]
@@ -269,19 +270,41 @@ impl Claims {
         };
         let q = &mut self.waiting[entity];
         if seq >= first {
-            if q.len() == MAX_WAITING {
-                q.pop_front();
-            }
             q.push_back(Claim { t, at, seq, frame, now: now as u32 });
         }
         if !q.is_empty() {
-            resolve(truth, q, &mut self.found[entity], credit, viewer, entity);
+            resolve(truth, q, &mut self.found[entity], credit, viewer, entity, false);
         }
+    }
+
+    /// At the run's end: judges `entity`'s waiting renders against the
+    /// frames the authority published (no more are coming, so none waits
+    /// for frames past the last), and returns the newest input the renders
+    /// still waiting name — inputs the authority never applied (0: none).
+    pub(super) fn settle(&mut self, truth: &Truth<'_>, credit: Credit<'_>, viewer: usize, entity: usize) -> u32 {
+        let Some(q) = self.waiting.get_mut(entity).filter(|q| !q.is_empty()) else { return 0 };
+        resolve(truth, q, &mut self.found[entity], credit, viewer, entity, true);
+        q.iter().map(|c| c.seq).max().unwrap_or(0)
+    }
+
+    /// The player entities with renders waiting.
+    pub(super) fn waiting_entities(&self) -> impl Iterator<Item = usize> + '_ {
+        self.waiting.iter().enumerate().filter(|(_, q)| !q.is_empty()).map(|(e, _)| e)
+    }
+
+    /// The oldest authority frame a waiting render of `entity` may be
+    /// judged against, if one waits and its named frame is known.
+    pub(super) fn oldest_needed(&self, truth: &Truth<'_>, entity: usize) -> Option<usize> {
+        let c = self.waiting.get(entity)?.front()?;
+        let named = if c.frame > 0 { Some(c.frame as usize) } else { truth.first_applying(entity, c.seq) }?;
+        Some(truth.window(named, self.found[entity].0).0)
     }
 }
 
 /// Credits the changes the oldest waiting renders show, in order, until a
-/// render names an input the authority has not applied yet.
+/// render names an input the authority has not applied yet — or, unless
+/// `settling` (the run is over), one whose frames ahead of its name have
+/// not been published yet.
 fn resolve(
     truth: &Truth<'_>,
     q: &mut VecDeque<Claim>,
@@ -289,17 +312,21 @@ fn resolve(
     credit: Credit<'_>,
     viewer: usize,
     entity: usize,
+    settling: bool,
 ) {
     let changes = &truth.changes[entity];
     while let Some(c) = q.front().copied() {
         let named = if c.frame > 0 { Some(c.frame as usize) } else { truth.first_applying(entity, c.seq) };
         let Some(named) = named else { return };
         // Wait for the frames a picture ahead of its name may show.
-        if truth.window(named, found.0).1 >= truth.authority.frames() {
+        if !settling && truth.window(named, found.0).1 >= truth.authority.frames() {
             return;
         }
         q.pop_front();
         let guess = found.0 + (c.now as f64 - found.1);
+        // The recorder keeps every frame a waiting render may be judged
+        // against (`Claims::oldest_needed`): `None` is a picture named past
+        // the last frame published, which only settling meets.
         let Some((shown, off)) = truth.locate(entity, c.at, named, (found.0, guess)) else { continue };
         *found = (shown, c.now as f64);
         credit.located.0 += 1;

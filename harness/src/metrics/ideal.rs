@@ -75,13 +75,18 @@ impl Frames {
         let k = frame.checked_sub(self.first)?;
         (entity < self.entities).then(|| self.pos.get(k * self.entities + entity).copied()).flatten()
     }
+    /// Whether [`Frames::forget_before`] `frame` would let any go.
+    pub(crate) fn would_forget(&self, frame: usize) -> bool {
+        let frame = frame.min(self.frames());
+        let (gone, kept) = (frame.saturating_sub(self.first), self.frames() - frame.max(self.first));
+        gone > 0 && gone >= kept
+    }
     /// Lets positions of frames before `frame` go. They go in bulk, once
     /// at least as many as are kept can (so each is moved at most once on
     /// average): at most twice the frames asked for stay in memory.
     pub(crate) fn forget_before(&mut self, frame: usize) {
-        let frame = frame.min(self.frames());
-        let (gone, kept) = (frame.saturating_sub(self.first), self.frames() - frame.max(self.first));
-        if gone > 0 && gone >= kept {
+        if self.would_forget(frame) {
+            let (frame, gone) = (frame.min(self.frames()), frame.min(self.frames()) - self.first);
             self.pos.drain(..gone * self.entities);
             self.first = frame;
         }

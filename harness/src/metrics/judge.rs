@@ -253,6 +253,42 @@ impl Judge<'_> {
         }
     }
 
+    /// At the run's end: judges `screen`'s waiting renders against the
+    /// frames published ([`Claims::settle`]), into `tally`. Returns, per
+    /// player, the newest input the renders still waiting name (0: none):
+    /// the changes up to it are in flight at the end, not unshown.
+    pub(super) fn settle(&self, screen: &mut Screen, tally: &mut Tally, viewer: usize) -> Vec<u32> {
+        let mut waiting = vec![0; self.players];
+        let entities: Vec<usize> = screen.claims.waiting_entities().collect();
+        for id in entities.into_iter().filter(|&id| id < self.players) {
+            let own = (id == viewer) as usize;
+            let Some(slot) = screen.memory.shown_slot(id) else { continue };
+            let latency = &mut tally.latency[own];
+            let own_latency = &mut screen.own_latency;
+            let mut record = |waited: u64| {
+                latency.record(waited);
+                if own == 1 {
+                    own_latency.record(waited);
+                }
+            };
+            let credit = Credit {
+                change: &mut screen.memory.seen[slot].change,
+                record: &mut record,
+                overclaim: &mut tally.overclaim,
+                located: &mut tally.located,
+            };
+            waiting[id] = screen.claims.settle(&self.truth(), credit, viewer, id);
+        }
+        waiting
+    }
+
+    /// The oldest authority frame a render waiting on `screen` may be
+    /// judged against.
+    pub(super) fn oldest_needed(&self, screen: &Screen) -> Option<usize> {
+        let truth = self.truth();
+        screen.claims.waiting_entities().filter_map(|id| screen.claims.oldest_needed(&truth, id)).min()
+    }
+
     /// How far each of `entities` is from where `timeline` has it `into` µs
     /// past `frame` (every entity's position there is `row` when given),
     /// in `tally`'s scratch, which the caller gives back. A loop of its
@@ -341,9 +377,15 @@ impl Judge<'_> {
         screen.memory.begin_render(view.entities.len());
         let ideal = self.distances(self.ideal, ideal_at, ideal_row, &view.entities, None, tally);
         if self.topology.confirms() {
-            // The game time the screen is at: the newest frame it names.
+            // The game time the screen is at: the newest frame it names,
+            // against the frames the schedule's ticks before the render have
+            // made — those at instants before t, ⌈t/dt⌉ (a render at a
+            // tick's instant is drawn before that tick runs) — less the one
+            // tick a render interpolating toward the newest frame takes. So
+            // the render's phase in the tick never reads as lag.
             if let Some(n) = view.entities.iter().map(|e| e.frame as usize).max().filter(|&n| n > 0) {
-                let lag = self.now_frame.saturating_sub(n) as u64 * self.dt_us;
+                let due = (t.0.div_ceil(self.dt_us) as usize).saturating_sub(1);
+                let lag = due.saturating_sub(n) as u64 * self.dt_us;
                 tally.lag.record(lag);
                 screen.last_lag = Some(lag);
             }

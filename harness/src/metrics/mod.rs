@@ -402,11 +402,17 @@ pub struct ClientMetrics {
 }
 
 /// Peer-to-peer and relay: how far the game a screen shows trails the
-/// real-time schedule. At a render at `t` the schedule is at frame
-/// `⌊t/dt⌋ + 1`; a screen whose view names frame `n` (its game time,
-/// [`crate::contract::View::show_game`]) lags `(⌊t/dt⌋ + 1 − n)·dt`, 0 when
-/// at or ahead of it. Stalls accumulate here, not in divergence: a peer
-/// that waited is judged on what it shows of the frame it is at.
+/// real-time schedule. The schedule's tick at `(f − 1)·dt` makes frame
+/// `f`; a render at `t` is drawn after the ticks at instants before it,
+/// which have made `⌈t/dt⌉` frames (one at a tick's instant comes before
+/// that tick), and a screen that interpolates toward the newest frame
+/// draws it over the tick after (`algorithms::support::render_lerp`). A
+/// screen whose view names frame `n` (its game time,
+/// [`crate::contract::View::show_game`]) lags `(⌈t/dt⌉ − 1 − n)·dt`, 0 when
+/// at or ahead of it — so a screen on schedule reads 0 at any render rate
+/// and phase, and one a stall left k frames behind reads k ticks. Stalls
+/// accumulate here, not in divergence: a peer that waited is judged on
+/// what it shows of the frame it is at.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Lag {
     /// Over every render of every screen, ms.
@@ -579,10 +585,18 @@ pub struct Metrics {
     pub input_latency_ms: OwnRemote,
     /// Changes never shown: of the effective input changes made before the
     /// run's last two seconds, of players a screen still showed at the end,
-    /// the share (%) that screen never showed. A latency
-    /// percentile is over shown changes only; this is what it leaves out.
+    /// the share (%) that screen never showed — leaving out those in flight
+    /// at the end. A latency percentile is over shown changes only; this is
+    /// what it leaves out.
     #[serde(default)]
     pub input_changes_unshown_pct: OwnRemotePct,
+    /// Changes in flight at the end: of all the effective input changes of
+    /// players a screen still showed at the end, the share (%) the screen
+    /// had not been credited with when the run ended, made in its last two
+    /// seconds or drawn by a render that waits for the authority to apply
+    /// them. Shown, in flight and never shown account for every change.
+    #[serde(default)]
+    pub input_changes_in_flight_pct: OwnRemotePct,
     /// Game steps executed by all nodes per simulated second.
     pub sim_steps_per_s: f64,
     /// Render samples whose authority frame was never confirmed.

@@ -610,10 +610,20 @@ impl Recorder {
     /// time order, so none asks for a frame before the last one asked or
     /// the oldest waiting render's (peers' confirmed log can run seconds
     /// ahead of the renders when their clocks drift).
+    ///
+    /// Nor one a render waiting for its named input may be judged against
+    /// however far the authority trails (see [`super::claims`]): those are
+    /// looked for only when frames would go, which is in bulk, rarely.
     fn forget_old_authority(&mut self) {
         let kept = (AUTHORITY_KEPT_US / self.dt_us) as usize + 2;
         let asked = self.pending.iter().map(|p| p.low).fold(self.render_floor, usize::min);
-        self.authority.forget_before(self.authority.frames().saturating_sub(kept).min(asked));
+        let floor = self.authority.frames().saturating_sub(kept).min(asked);
+        if !self.authority.would_forget(floor) {
+            return;
+        }
+        let judge = judge!(self, false);
+        let needed = self.screens.iter().filter_map(|s| judge.oldest_needed(s)).fold(floor, usize::min);
+        self.authority.forget_before(needed);
     }
 
     fn describe_desync(&self, node: NodeId, f: usize, published: &State) -> Desync {
@@ -684,7 +694,12 @@ impl Recorder {
         };
         let (low, need) = self.name_games((frame, into), batch);
         let span = |n: usize| n.saturating_sub(NAMED_SPAN);
-        self.render_floor = self.named.iter().copied().filter(|&n| n > 0).fold(low.min(frame), |a, n| a.min(span(n)));
+        // A peer's screen that has not named a frame yet may name any (one
+        // whose link was out from the start names its first frame seconds
+        // late): nothing goes until every screen has named one.
+        let unnamed = if self.topology.confirms() { 0 } else { usize::MAX };
+        self.render_floor =
+            self.named.iter().map(|&n| if n > 0 { span(n) } else { unnamed }).fold(low.min(frame), usize::min);
         // Every render of one instant is scored now or waits, alike.
         let score_now = self.pending.is_empty() && need < self.authority.frames();
         // The ideal world as far as renders at t read it: its frame in force
@@ -899,6 +914,7 @@ impl Recorder {
         delivered: u64,
     ) -> (Metrics, RunDistributions) {
         self.unscored = self.pending.len() as u64;
+        let waiting = self.settle_claims();
         let tally = self.merged_tally();
         let trace_facts = self.trace_facts();
         let secs = duration_us as f64 / 1e6;
@@ -910,8 +926,8 @@ impl Recorder {
         let snap_events: u64 = self.screens.iter().map(|s| s.snap_events).sum();
         let fidelity = self.fidelity.finish(secs);
         let split = |h: &[Distribution; 2], scale: f64| OwnRemote { own: h[1].stats(scale), remote: h[0].stats(scale) };
-        let (stalls, unshown, network) =
-            (self.stalls(), self.unshown(duration_us), self.network_counts(links, delivered));
+        let (stalls, (unshown, in_flight), network) =
+            (self.stalls(), self.unshown(duration_us, &waiting), self.network_counts(links, delivered));
         let (checks, per_client) =
             (self.checks.as_ref().map(|c| self.checks_found(c, &tally)), self.per_client(&fidelity));
         let metrics = Metrics {
@@ -942,6 +958,7 @@ impl Recorder {
             },
             trace_facts,
             input_changes_unshown_pct: unshown,
+            input_changes_in_flight_pct: in_flight,
             bandwidth: bandwidth(&self.traffic[first_client..], secs),
             server_bandwidth: self.topology.has_server().then(|| bandwidth(&self.traffic[..1], secs)),
             input_latency_ms: split(&tally.latency, 1e3),
@@ -1046,25 +1063,57 @@ impl Recorder {
         }
     }
 
-    /// The share of input changes a screen still showing the player never
-    /// showed. A change counts once the run outlasted it by the grace: a
-    /// fixed span (a horizon that followed the run's own latency would let
-    /// a worse run count fewer changes).
-    fn unshown(&self, duration_us: u64) -> OwnRemotePct {
-        let mut unshown = [[0u64; 2]; 2]; // [remote, own] × [unshown, eligible]
+    /// Judges the renders still waiting for the authority against the
+    /// frames it published (see [`Judge::settle`]); per screen and player,
+    /// the newest input the renders left waiting name.
+    fn settle_claims(&mut self) -> Vec<Vec<u32>> {
+        let judge = judge!(self, false);
+        let tally = &mut self.tallies[0];
+        self.screens.iter_mut().enumerate().map(|(viewer, screen)| judge.settle(screen, tally, viewer)).collect()
+    }
+
+    /// The shares of input changes a screen still showing the player never
+    /// showed, and had in flight at the end (`waiting`: per screen and
+    /// player, the newest input its waiting renders name). A change counts
+    /// as never shown once the run outlasted it by the grace: a fixed span
+    /// (a horizon that followed the run's own latency would let a worse
+    /// run count fewer changes) — unless a render drew it and waits for
+    /// the authority to apply it.
+    fn unshown(&self, duration_us: u64, waiting: &[Vec<u32>]) -> (OwnRemotePct, OwnRemotePct) {
+        // [remote, own] × [unshown, eligible, in flight, all]
+        let mut counts = [[0u64; 4]; 2];
         let horizon = duration_us.saturating_sub(UNSHOWN_GRACE_US);
         for (viewer, screen) in self.screens.iter().enumerate() {
             for e in screen.last_view.iter().filter(|e| (e.id as usize) < self.players) {
                 let id = e.id as usize;
                 let own = (id == viewer) as usize;
-                let eligible = self.ideal.changes[id].partition_point(|&c| c <= horizon);
-                let shown = screen.memory.shown_changes(id).min(eligible);
-                unshown[own][0] += (eligible - shown) as u64;
-                unshown[own][1] += eligible as u64;
+                let changes = &self.ideal.changes[id];
+                let all = changes.partition_point(|&c| c <= duration_us);
+                let shown = screen.memory.shown_changes(id).min(all);
+                // Changes up to the newest input a waiting render names.
+                let named = match waiting.get(viewer).and_then(|w| w.get(id)) {
+                    Some(&seq) if seq > 0 => {
+                        let sampled = self.samples[id].get(seq as usize - 1).map_or(u64::MAX, |s| s.0 .0);
+                        changes.partition_point(|&c| c <= sampled).max(shown)
+                    }
+                    _ => shown,
+                };
+                // Made before the horizon: never shown, or in flight.
+                let before = changes.partition_point(|&c| c <= horizon);
+                let never = before.saturating_sub(named);
+                let waits = named.min(before) - shown.min(before);
+                counts[own][0] += never as u64;
+                counts[own][1] += (before - waits) as u64;
+                counts[own][2] += (all - shown - never) as u64;
+                counts[own][3] += all as u64;
             }
         }
-        let pct = |u: [u64; 2]| if u[1] == 0 { 0.0 } else { round4(100.0 * u[0] as f64 / u[1] as f64) };
-        OwnRemotePct { own: pct(unshown[1]), remote: pct(unshown[0]) }
+        let pct = |part: u64, whole: u64| if whole == 0 { 0.0 } else { round4(100.0 * part as f64 / whole as f64) };
+        let share = |i: usize, j: usize| OwnRemotePct {
+            own: pct(counts[1][i], counts[1][j]),
+            remote: pct(counts[0][i], counts[0][j]),
+        };
+        (share(0, 1), share(2, 3))
     }
 
     /// The clients' stalls (closed), per client.

@@ -190,6 +190,11 @@ impl ScreenMemory {
         &mut self.recent[slot * self.ring..(slot + 1) * self.ring]
     }
 
+    /// The slot of entity `id` if the screen has shown it, outside a render.
+    pub(super) fn shown_slot(&self, id: usize) -> Option<usize> {
+        self.slot_of.get(id).and_then(|&s| (s as usize).checked_sub(1))
+    }
+
     /// How many of `id`'s input changes the screen has shown.
     pub(super) fn shown_changes(&self, id: usize) -> usize {
         match self.slot_of[id] {

@@ -153,13 +153,39 @@ impl<C: Counter> Distribution<C> {
         self.0.is_empty()
     }
 
-    /// HdrHistogram's `value_at_quantile` of each of `quantiles`
-    /// (ascending), divided by `scale`; empty when there are no values.
+    /// The value at each of `quantiles` (ascending) by HdrHistogram_py's
+    /// rank rule: the smallest recorded bucket's highest equivalent value
+    /// whose cumulative count reaches `max(1, ⌊q·n + ½⌋)` — the count
+    /// rounded, where the Rust crate's `value_at_quantile` rounds it up.
+    /// With few values the two differ by a whole value (p99 of 60 values:
+    /// the 59th against the 60th), so a log read by HdrHistogram's Python
+    /// tools gives the report's numbers only under one rule: this one.
+    fn quantiles(&self, quantiles: &[f64]) -> Vec<u64> {
+        let n = self.0.len();
+        let mut out = Vec::with_capacity(quantiles.len());
+        let mut cumulative = 0u64;
+        let mut buckets = self.0.iter_recorded();
+        let mut value = 0;
+        for &q in quantiles {
+            let target = ((q.clamp(0.0, 1.0) * n as f64 + 0.5).floor() as u64).clamp(1, n.max(1));
+            while cumulative < target {
+                let Some(b) = buckets.next() else { break };
+                cumulative += b.count_at_value().as_u64();
+                value = b.value_iterated_to();
+            }
+            out.push(value);
+        }
+        out
+    }
+
+    /// The value at each of `quantiles` (ascending, by the rank rule of
+    /// [`Distribution::quantiles`]), divided by `scale`; empty when there
+    /// are no values.
     pub fn values_at(&self, quantiles: &[f64], scale: f64) -> Vec<f64> {
         if self.is_empty() {
             return Vec::new();
         }
-        self.0.value_at_quantiles(quantiles.iter().copied()).map(|v| v as f64 / scale).collect()
+        self.quantiles(quantiles).into_iter().map(|v| v as f64 / scale).collect()
     }
 
     /// `(quantile, value / scale)` at each of [`CDF_QUANTILES`].
@@ -167,7 +193,7 @@ impl<C: Counter> Distribution<C> {
         if self.is_empty() {
             return Vec::new();
         }
-        let values = self.0.value_at_quantiles(CDF_QUANTILES);
+        let values = self.quantiles(&CDF_QUANTILES);
         CDF_QUANTILES.iter().zip(values).map(|(&q, v)| [q, round4(v as f64 / scale)]).collect()
     }
 
@@ -177,7 +203,7 @@ impl<C: Counter> Distribution<C> {
             return Stats::default();
         }
         let h = &self.0;
-        let mut q = h.value_at_quantiles([0.5, 0.9, 0.99]).map(|v| round4(v as f64 / scale));
+        let mut q = self.quantiles(&[0.5, 0.9, 0.99]).into_iter().map(|v| round4(v as f64 / scale));
         let mut next = || q.next().unwrap_or_default();
         let (p50, p90, p99) = (next(), next(), next());
         Stats { mean: round4(h.mean() / scale), p50, p90, p99, max: round4(h.max() as f64 / scale), n: h.len() }

@@ -377,7 +377,8 @@ fn group_table(g: &Group, styles: &Styles) -> String {
                 .map(|(_, rs)| rs.iter().filter_map(|r| get(r).map(|v| (r.seed, table::shown(v, *dec)))).collect())
                 .collect();
             if per.iter().any(|v| v.len() > 1) {
-                return table::tied_best(&per, false).unwrap_or_else(|| vec![false; per.len()]);
+                return table::tied_best(&per, false, 10f64.powi(-(*dec as i32)))
+                    .unwrap_or_else(|| vec![false; per.len()]);
             }
             let shown: Vec<Option<String>> =
                 cells.iter().map(|row| row[ci].map(|(m, _)| format!("{m:.dec$}", dec = *dec))).collect();

@@ -19,6 +19,8 @@ pub const ROWS: &[(&str, Getter, usize)] = &[
     ("remote input latency p99 (ms)", |m| stat(&m.input_latency_ms.remote, |s| s.p99), 1),
     ("own input changes never shown (%)", |m| Some(m.input_changes_unshown_pct.own), 2),
     ("remote input changes never shown (%)", |m| Some(m.input_changes_unshown_pct.remote), 2),
+    ("own input changes in flight (%)", |m| Some(m.input_changes_in_flight_pct.own), 2),
+    ("remote input changes in flight (%)", |m| Some(m.input_changes_in_flight_pct.remote), 2),
     ("own divergence mean (m)", |m| stat(&m.divergence_m.own, |s| s.mean), 3),
     ("own divergence p99 (m)", |m| stat(&m.divergence_m.own, |s| s.p99), 3),
     ("remote divergence mean (m)", |m| stat(&m.divergence_m.remote, |s| s.mean), 3),
@@ -187,14 +189,24 @@ pub fn better_higher(label: &str) -> Option<bool> {
     }
 }
 
+/// How much worse than the best a value may be and still be marked with
+/// it, as a share of the best's mean (never less than the table's last
+/// shown digit).
+pub const EQUIVALENCE_SHARE: f64 = 0.05;
+
 /// For one metric, each algorithm's `(seed, value)` runs: which are the
-/// best (by mean, `higher` or lower) or indistinguishable from it on the
-/// seeds they share with it — Student's t on the paired differences,
-/// two-sided 95% (as `ab`): every algorithm runs the same seeds, so the
-/// test pairs them, and a difference the seeds all agree on is one. One
-/// shared seed: only an equal value ties. `None` when no algorithm differs
-/// from the best (a row of ties marks nothing) or there is nothing to rank.
-pub fn tied_best(per_algo: &[Vec<(u64, f64)>], higher: bool) -> Option<Vec<bool>> {
+/// best (by mean, `higher` or lower) or shown to be as good — the whole
+/// two-sided 95% interval of the paired differences from the best
+/// (Student's t on the seeds they share, as `ab`) lies within
+/// [`EQUIVALENCE_SHARE`] of the best's mean, or within `resolution` (the
+/// table's last digit) if that is wider. A difference the seeds disagree on
+/// is not a tie: a wide interval is unknown, never "as good". One shared
+/// seed: only an equal value ties. A column where every value ties marks
+/// every one; one where the seeds cannot tell whether some value is as
+/// good as the best or worse marks none, not even the best by mean (see
+/// [`UNDECIDED_NOTE`]). `None` when there is nothing to rank (fewer than
+/// two algorithms with values).
+pub fn tied_best(per_algo: &[Vec<(u64, f64)>], higher: bool, resolution: f64) -> Option<Vec<bool>> {
     let means: Vec<Option<f64>> =
         per_algo.iter().map(|v| (!v.is_empty()).then(|| v.iter().map(|x| x.1).sum::<f64>() / v.len() as f64)).collect();
     let best = (0..per_algo.len()).filter(|&i| means[i].is_some()).reduce(|a, b| {
@@ -205,31 +217,44 @@ pub fn tied_best(per_algo: &[Vec<(u64, f64)>], higher: bool) -> Option<Vec<bool>
             a
         }
     })?;
-    let tied: Vec<bool> = per_algo
+    let margin = (EQUIVALENCE_SHARE * means[best].unwrap_or(0.0).abs()).max(resolution);
+    let tied: Vec<Option<bool>> = per_algo
         .iter()
         .enumerate()
         .map(|(i, v)| {
             if i == best {
-                return true;
+                return Some(true);
             }
             let d: Vec<f64> = v
                 .iter()
                 .filter_map(|&(seed, x)| per_algo[best].iter().find(|b| b.0 == seed).map(|b| x - b.1))
                 .collect();
             match spread(&d) {
-                None => false,
-                Some((m, None)) => m == 0.0,
-                Some((m, Some(h))) => m.abs() <= h,
+                None => Some(false),
+                Some((m, None)) => Some(m == 0.0),
+                // (A hair of slack: the values are rounded decimals.)
+                Some((m, Some(h))) if m.abs() + h <= margin * (1.0 + 1e-9) => Some(true),
+                // Worse on every draw the interval allows, or undecided.
+                Some((m, Some(h))) => (m.abs() > h).then_some(false),
             }
         })
         .collect();
-    let ranked = tied.iter().zip(&means).filter(|(_, m)| m.is_some()).count();
-    (tied.iter().filter(|&&t| t).count() < ranked).then_some(tied)
+    let ranked = means.iter().filter(|m| m.is_some()).count();
+    if ranked < 2 {
+        return None;
+    }
+    Some(match tied.into_iter().collect::<Option<Vec<bool>>>() {
+        Some(t) => t,
+        None => vec![false; per_algo.len()],
+    })
 }
+
+/// Under a table with a line whose seeds could not order its best.
+pub const UNDECIDED_NOTE: &str = "(a line with no mark: the seeds cannot tell which is best; more seeds decide it)\n";
 
 /// Under a table with marked cells: what the mark means.
 fn ties_note(mark: &str, line: &str) -> String {
-    format!("({mark}: the best of its {line}, or not distinguishable from it on the same seeds — paired t-test, 95%)\n")
+    format!("({mark}: the best of its {line}, or within 5% of it over the whole 95% interval of the same seeds)\n")
 }
 
 /// The marks of one metric over a group's algorithms (see [`tied_best`]):
@@ -251,7 +276,17 @@ fn marks(runs: &[&RunReport], algos: &[String], (label, get, dec): (&str, Getter
                 .collect()
         })
         .collect();
-    tied_best(&per, higher).unwrap_or(none)
+    tied_best(&per, higher, 10f64.powi(-(dec as i32))).unwrap_or(none)
+}
+
+/// Whether a column ranks (it has a direction and seeds) yet marks none:
+/// its seeds could not order its best (see [`tied_best`]).
+fn undecided(runs: &[&RunReport], algos: &[String], col: &(&str, &str, Getter, usize), seeds: usize) -> bool {
+    better_higher(col.0).is_some()
+        && seeds >= 2
+        && algos.len() >= 2
+        && marks(runs, algos, (col.0, col.2, col.3), seeds).iter().all(|&m| !m)
+        && algos.iter().filter(|a| runs.iter().any(|r| r.label() == **a && (col.2)(&r.metrics).is_some())).count() >= 2
 }
 
 /// `v` rounded to `dec` decimals, as a table shows it.
@@ -410,12 +445,13 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
         }
         let mut header = vec!["metric".to_string()];
         header.extend(algos.iter().cloned());
-        let mut marked = false;
+        let (mut marked, mut unmarked) = (false, false);
         let rows: Vec<Vec<String>> = rows_for(in_group.iter().copied())
             .into_iter()
             .map(|(label, get, dec)| {
                 let mut row = vec![label.to_string()];
                 let tied = marks(in_group, algos, (label, *get, *dec), *seeds);
+                unmarked |= undecided(in_group, algos, &(label, label, *get, *dec), *seeds);
                 for (a, &t) in algos.iter().zip(&tied) {
                     let vals: Vec<f64> =
                         in_group.iter().filter(|r| r.label() == *a).filter_map(|r| get(&r.metrics)).collect();
@@ -436,6 +472,9 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
                 out.push('\n');
             }
             out.push_str(&ties_note(if markdown { "bold" } else { "*" }, "row"));
+        }
+        if unmarked {
+            out.push_str(UNDECIDED_NOTE);
         }
         if markdown {
             out.push_str(&options_taken(in_group, algos));
@@ -599,13 +638,15 @@ fn by_row(runs: &[RunReport], width: Option<usize>, columns: &[String], markdown
                 .enumerate()
                 .map(|(k, a)| {
                     let mut row = vec![a.to_string()];
-                    row.extend(cols[..shown].iter().zip(&tied).map(|((_, _, get, dec), t)| {
-                        let c = column(a, *get, *dec, how);
+                    row.extend(cols[..shown].iter().zip(&tied).map(|((name, _, get, dec), t)| {
+                        let mut c = column(a, *get, *dec, how);
                         if t.get(k).copied().unwrap_or(false) {
-                            mark(c)
-                        } else {
-                            c
+                            c = mark(c);
                         }
+                        if survivors_only(in_group, a, name).is_some() {
+                            c.push_str(" †");
+                        }
+                        c
                     }));
                     row
                 })
@@ -630,6 +671,10 @@ fn by_row(runs: &[RunReport], width: Option<usize>, columns: &[String], markdown
         if tied[..shown].iter().flatten().any(|&t| t) {
             out.push_str(&ties_note(if markdown { "bold" } else { "*" }, "column"));
         }
+        if cols[..shown].iter().any(|c| undecided(in_group, algos, c, *seeds)) {
+            out.push_str(UNDECIDED_NOTE);
+        }
+        out.push_str(&survivors_note(in_group, algos, &cols[..shown]));
         out.push_str(&options_set(in_group, algos));
         if how == Spread::Rounded && *seeds > 1 {
             out.push_str(
@@ -649,6 +694,53 @@ fn by_row(runs: &[RunReport], width: Option<usize>, columns: &[String], markdown
         out.push('\n');
     }
     Ok(out)
+}
+
+/// A latency column's changes left out: the mean share (%) of the own
+/// (`own-lat…`) or remote changes algorithm `a` never showed, when over
+/// [`SURVIVORS_PCT`] — its latency cell is over the changes shown only.
+fn survivors_only(runs: &[&RunReport], a: &str, column: &str) -> Option<f64> {
+    let own = match column {
+        "own-lat" | "own-lat-p99" => true,
+        "remote-lat" | "remote-lat-p99" => false,
+        _ => return None,
+    };
+    let v: Vec<f64> = runs
+        .iter()
+        .filter(|r| r.label() == a)
+        .map(|r| {
+            let u = &r.metrics.input_changes_unshown_pct;
+            if own {
+                u.own
+            } else {
+                u.remote
+            }
+        })
+        .collect();
+    let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
+    (mean > SURVIVORS_PCT).then_some(mean)
+}
+
+/// A latency cell over changes of which more than this share (%) were
+/// never shown is marked: it describes the survivors only.
+pub const SURVIVORS_PCT: f64 = 1.0;
+
+/// Under a table with latency cells marked †: what each leaves out.
+fn survivors_note(runs: &[&RunReport], algos: &[String], cols: &[&(&str, &str, Getter, usize)]) -> String {
+    let mut left = Vec::new();
+    for a in algos {
+        for side in ["own", "remote"] {
+            let column = if side == "own" { "own-lat" } else { "remote-lat" };
+            let in_table = cols.iter().any(|c| c.0.starts_with(column));
+            if let Some(pct) = survivors_only(runs, a, column).filter(|_| in_table) {
+                left.push(format!("{a} {pct:.1}% of {side} changes"));
+            }
+        }
+    }
+    if left.is_empty() {
+        return String::new();
+    }
+    format!("(†: latency of the shown changes only; never shown: {})\n", left.join(", "))
 }
 
 /// Under a table without the column: the algorithms whose authority
@@ -855,28 +947,37 @@ mod tests {
     }
 
     #[test]
-    fn a_difference_every_seed_agrees_on_is_no_tie_however_small() {
-        // B is 1 higher than A on every seed, with seeds far apart: the
-        // unpaired intervals overlap, the paired test does not tie them.
+    fn a_difference_every_seed_agrees_on_is_no_tie_past_the_margin() {
+        // B is 1 higher than A on every seed (2% of A's mean, under the
+        // 5% margin): as good. C is 10 higher on every seed: worse.
         let a = seeds(&[10.0, 50.0, 90.0]);
         let b = seeds(&[11.0, 51.0, 91.0]);
-        assert_eq!(tied_best(&[a.clone(), b.clone()], false), Some(vec![true, false]));
-        // Higher is better: B is the best, A the one left out.
-        assert_eq!(tied_best(&[a, b], true), Some(vec![false, true]));
+        let c = seeds(&[20.0, 60.0, 100.0]);
+        assert_eq!(tied_best(&[a.clone(), b.clone(), c.clone()], false, 0.1), Some(vec![true, true, false]));
+        // Higher is better: C is the best, A and B more than 5% below it.
+        assert_eq!(tied_best(&[a, b, c], true, 0.1), Some(vec![false, false, true]));
     }
 
     #[test]
-    fn a_difference_the_seeds_disagree_on_is_a_tie() {
-        let best = seeds(&[10.0, 20.0, 30.0]);
-        let noisy = seeds(&[15.0, 14.0, 32.0]); // +5, −6, +2: the interval holds 0
-        let worse = seeds(&[20.0, 30.0, 40.0]);
-        assert_eq!(tied_best(&[noisy, best.clone(), worse.clone()], false), Some(vec![true, true, false]));
-        // Nothing but ties: nothing marked.
-        assert_eq!(tied_best(&[best.clone(), best.clone()], false), None);
+    fn a_wide_interval_is_never_as_good_as_the_best() {
+        // 327 ± 470 ms beside 45.9 ± 1.7 ms: the seeds disagree, so the
+        // difference is unknown, not small.
+        let best = seeds(&[45.0, 46.5, 46.2]);
+        let wide = seeds(&[40.0, 900.0, 41.0]);
+        assert_eq!(tied_best(&[wide, best.clone()], false, 0.1), Some(vec![false, true]));
+        // +5, −6, +2 around a mean of 20: an interval of ±14, not a tie.
+        let mid = seeds(&[10.0, 20.0, 30.0]);
+        let noisy = seeds(&[15.0, 14.0, 32.0]);
+        assert_eq!(tied_best(&[noisy, mid.clone()], false, 0.1), Some(vec![false, true]));
+        // Within the margin on every seed, with an interval inside it: a tie.
+        let close = seeds(&[10.1, 20.2, 30.1]);
+        assert_eq!(tied_best(&[close, mid.clone()], false, 0.1), Some(vec![true, true]));
+        // Nothing but ties: every one marked, none left unexplained.
+        assert_eq!(tied_best(&[mid.clone(), mid.clone()], false, 0.1), Some(vec![true, true]));
         // Seeds not shared with the best are not compared.
-        let elsewhere: Vec<(u64, f64)> = best.iter().map(|&(s, v)| (s + 10, v)).collect();
-        assert_eq!(tied_best(&[best, elsewhere, worse], false), Some(vec![true, false, false]));
-        assert_eq!(tied_best(&[vec![], vec![]], false), None);
+        let elsewhere: Vec<(u64, f64)> = mid.iter().map(|&(s, v)| (s + 10, v)).collect();
+        assert_eq!(tied_best(&[mid, elsewhere], false, 0.1), Some(vec![true, false]));
+        assert_eq!(tied_best(&[vec![], vec![]], false, 0.1), None);
     }
 
     #[test]
