@@ -80,6 +80,24 @@ pub(super) fn compare(a: CompareArgs) -> Result<()> {
     finish(&report)
 }
 
+/// A match's settings that are flags of their own: `--vary` does not set
+/// them (`--vary seed` is answered on its own: `--seeds`).
+const FLAGS: &[&str] = &[
+    "algo",
+    "algos",
+    "trace",
+    "traces",
+    "clients",
+    "duration",
+    "tick-rate",
+    "render-rate",
+    "game",
+    "arena",
+    "bots",
+    "clock",
+    "corrupted",
+];
+
 /// `--vary NAME=V1,V2,…` as (row label, settings, profile) triples: each
 /// value set on a copy of `common` (or, for `profile`, in place of
 /// `profile`). A transport's own settings may hold commas
@@ -97,6 +115,22 @@ fn variants(vary: &str, common: &MatchArgs, profile: &str) -> Result<Vec<(String
     };
     if name.is_empty() || list.iter().any(|v| v.is_empty()) {
         return Err(bad(format!("--vary {vary}: expected NAME=V1,V2,… with no empty name or value")));
+    }
+    if ["seed", "seeds"].contains(&name) {
+        return Err(bad(format!(
+            "--vary {}: seeds are not varied by --vary: every row runs every seed of --seeds (e.g. --seeds {})",
+            harness::error::echo(vary),
+            harness::error::echo(values)
+        )));
+    }
+    let is_option = crate::catalog::all()
+        .into_iter()
+        .chain(algorithms::registry::under_test().iter().copied())
+        .any(|a| a.options().iter().any(|o| o.name == name));
+    if FLAGS.contains(&name) && !is_option {
+        return Err(bad(format!(
+            "--vary {name}=…: `{name}` is a flag of its own, not varied by --vary: expected transport, profile, aoi or an algorithm's option (syncbench list algorithms)"
+        )));
     }
     if let Some(twice) = list.iter().enumerate().find(|(i, v)| list[..*i].contains(v)) {
         return Err(bad(format!("--vary {vary}: `{}` is named twice", twice.1)));

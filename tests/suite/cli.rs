@@ -901,6 +901,8 @@ fn compare_vary_makes_a_row_per_value_equal_to_the_plain_run() {
         ("transport", &[], &["NAME=V1,V2"]),
         ("aoi=none,square", &[], &["aoi=square"]),
         ("transport=kcp,kcp", &[], &["named twice"]),
+        ("seed=1,2", &[], &["--seeds", "every seed"]),
+        ("duration=1s,2s", &[], &["flag of its own"]),
     ] {
         let mut args = common.to_vec();
         args.extend_from_slice(&["--vary", vary]);
