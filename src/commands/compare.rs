@@ -64,6 +64,11 @@ pub(super) fn compare(a: CompareArgs) -> Result<()> {
         }
     }
     let report = report.expect("at least one variant");
+    // Failed runs head a table or Markdown report (JSON holds them as a
+    // field); stderr names each again at the end.
+    if a.format != Format::Json {
+        print!("{}", table::failed(&report.failed, a.format == Format::Md));
+    }
     match (a.format, a.all_metrics || (a.metrics.is_empty() && a.format == Format::Md)) {
         (Format::Table, false) => {
             // Fit the terminal: $COLUMNS when the shell exports it, else 100.

@@ -254,7 +254,7 @@ pub(super) fn write_reports(dir: &std::path::Path, report: &Report, quiet: bool)
         &[
             ("report.json", report.to_json()),
             ("report.csv", csv_note + &harness::report::csv::render(&report.runs)),
-            ("report.md", md_note + &table::compare(&report.runs, true)),
+            ("report.md", md_note + &table::failed(&report.failed, true) + &table::compare(&report.runs, true)),
             ("report.html", harness::report::html::render(report)),
         ],
     )?;
