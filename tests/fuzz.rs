@@ -2,7 +2,11 @@
 //! files, trace scripts, CSV recordings, scenario files and report JSON —
 //! and the limits around them: datagrams of any size through the links and
 //! transports, run sizes up to absurd client counts, `--out` at every kind
-//! of path, and merges of any set of shards. Property-based
+//! of path, and merges of any set of shards; and around what runs
+//! third-party code and writes files: a real library given delivered
+//! corruption (refused by name, never a crash), `profile import` through
+//! wall-clock steps (refused or noted with the line, never rewritten
+//! unsaid) and at every kind of `--out`, `new` of any name. Property-based
 //! (proptest), grammar-aware: each target mixes mutations of the shipped,
 //! valid files (cut, doubled, spliced, numbers swapped for extremes, tokens
 //! from the grammar inserted) with token soup and raw bytes, so the cases
@@ -13,7 +17,9 @@
 //! holds more than [`ALLOC_LIMIT`] (the allocator below refuses beyond it,
 //! which aborts the test binary). `SYNCBENCH_FUZZ_CASES` sets the cases per target (default 4,000:
 //! 36,000 over the nine generated targets, which `cargo test` and so CI
-//! run; the output targets and merges are tried exhaustively); a
+//! run; a quarter of that for the import clock steps, a fiftieth, at
+//! least 16, for the targets that start the binary per case; the output
+//! targets and merges are tried exhaustively); a
 //! failure is shrunk and stored in `proptest-regressions/fuzz.txt`, which is
 //! committed and replayed first on every later run.
 
@@ -737,4 +743,372 @@ fn report_seed() -> String {
         .output()
         .expect("binary runs");
     String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// Cases for the targets that run the binary once per case (a process
+/// each): a fiftieth of the others', at least 16.
+fn binary_cases() -> u32 {
+    (cases() / 50).max(16)
+}
+
+/// A `ping -D` recording of `rtts.len()` replies `interval_us` apart, the
+/// wall clock stepped by `steps[k]` µs before reply `k` (stamps may go
+/// back, forward, past 1970 or decades ahead); each round trip printed
+/// with ping's three significant figures. Also the true send times, and
+/// the send times the file says (each stamp less its printed round trip,
+/// read as an importer reads them).
+fn ping_text(interval_us: u64, rtts: &[u32], steps: &[(usize, i64)]) -> (String, Vec<i64>, Vec<i64>) {
+    let mut text = String::from("PING 10.0.0.2 (10.0.0.2) 56(84) bytes of data.\n");
+    let mut sends = Vec::new();
+    let mut said = Vec::new();
+    let mut clock: i64 = 1_700_000_000_000_000;
+    for (k, &rtt_us) in rtts.iter().enumerate() {
+        clock += steps.iter().filter(|(at, _)| *at == k).map(|(_, d)| *d).sum::<i64>();
+        let send = clock + (k as u64 * interval_us) as i64;
+        let rtt_ms = rtt_us as f64 / 1e3;
+        let printed = if rtt_ms >= 100.0 {
+            format!("{rtt_ms:.0}")
+        } else if rtt_ms >= 10.0 {
+            format!("{rtt_ms:.1}")
+        } else {
+            format!("{rtt_ms:.2}")
+        };
+        let stamp = send + rtt_us as i64;
+        let sign = if stamp < 0 { "-" } else { "" };
+        let (s, us) = (stamp.unsigned_abs() / 1_000_000, stamp.unsigned_abs() % 1_000_000);
+        let stamp_text = format!("{sign}{s}.{us:06}");
+        text += &format!("[{stamp_text}] 64 bytes from 10.0.0.2: icmp_seq={} ttl=64 time={printed} ms\n", k + 1);
+        sends.push(send);
+        let read = |t: &str, scale: f64| (t.parse::<f64>().unwrap() * scale).round() as i64;
+        said.push(read(&stamp_text, 1e6) - read(&printed, 1e3));
+    }
+    (text, sends, said)
+}
+
+/// IRTT's JSON of round trips `interval_us` apart by the monotonic clock,
+/// the wall clock stepped by `steps`; `monotonic` false leaves that stamp
+/// out (as older IRTT does).
+fn irtt_text(interval_us: u64, rtts: &[u32], steps: &[(usize, i64)], monotonic: bool) -> String {
+    let mut wall: i64 = 1_700_000_000_000_000_000;
+    let trips: Vec<String> = rtts
+        .iter()
+        .enumerate()
+        .map(|(k, &rtt_us)| {
+            wall += steps.iter().filter(|(at, _)| *at == k).map(|(_, d)| d.saturating_mul(1000)).sum::<i64>();
+            let mono = k as u64 * interval_us * 1000;
+            let mono_field = if monotonic { format!(", \"monotonic\": {mono}") } else { String::new() };
+            format!(
+                r#"{{"seqno": {k}, "lost": "false", "timestamps": {{"client": {{"send": {{"wall": {}{mono_field}}}}}}}, "delay": {{"rtt": {}}}}}"#,
+                wall.max(0) as u64 + mono,
+                rtt_us as u64 * 1000
+            )
+        })
+        .collect();
+    format!(r#"{{"round_trips": [{}]}}"#, trips.join(","))
+}
+
+/// Steps of a wall clock: small (NTP's slews), a second, a day, decades.
+fn clock_steps(n: usize) -> impl Strategy<Value = Vec<(usize, i64)>> {
+    let size = prop_oneof![
+        -2_000i64..2_000,
+        -2_000_000i64..2_000_000,
+        Just(-86_400_000_000i64),
+        Just(1_800_000_000_000_000),
+        Just(-1_800_000_000_000_000)
+    ];
+    proptest::collection::vec((0..n, size), 0..3)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: (cases() / 4).max(64), ..config() })]
+
+    /// Imports keep time as recorded: a `ping -D` reply sent before the one
+    /// below it by more than the two round trips' rounding is refused
+    /// naming its line; a reply within the rounding is moved and the note
+    /// says so; a probe past what a recording spans is refused naming its
+    /// line; otherwise the times are the sends, in sequence order, exactly.
+    #[test]
+    fn import_clock_steps(
+        interval_us in prop_oneof![Just(1_000u64), Just(10_000), Just(200_000), Just(1_000_000)],
+        rtts in proptest::collection::vec(1u32..300_000, 2..30),
+        steps in clock_steps(30),
+    ) {
+        use harness::net::import::{import, Cell, Samples};
+        let (text, sends, said) = ping_text(interval_us, &rtts, &steps);
+        let src = Source::File("fuzz.ping".into());
+        let got = timed("ping import", &text, || import(&text, &src));
+        // Back by more than twice ping's coarsest rounding (0.5 ms a round
+        // trip): a step, whatever the rounding did.
+        let went_back = sends.windows(2).any(|w| w[1] < w[0] - 2_000);
+        let back_at_all = sends.windows(2).any(|w| w[1] < w[0]);
+        let too_long = sends.iter().any(|&s| s - sends[0] > 1_000_000_000_000_000);
+        match got {
+            Err(e) => {
+                let e = e.to_string();
+                prop_assert!(e.starts_with("fuzz.ping:"), "{}", e);
+                prop_assert!(back_at_all || too_long || sends.iter().any(|&s| s < 0), "refused a clean recording: {}", e);
+            }
+            Ok(rec) => {
+                prop_assert!(!went_back && !too_long, "a step accepted silently: {:?}", rec.note);
+                let said_rounding = rec.note.as_deref().is_some_and(|n| n.contains("placed 1 µs after"));
+                let Samples::Rtt(v) = rec.samples else { panic!("round trips") };
+                prop_assert_eq!(v.len(), rtts.len());
+                prop_assert!(v.windows(2).all(|w| w[1].0 > w[0].0), "times increase");
+                // Each time is what the file says, unless moved for rounding,
+                // which the note says.
+                let moved = v.iter().zip(&said).any(|(s, &t)| s.0 as i64 != t - said[0]);
+                prop_assert_eq!(moved, said_rounding);
+                prop_assert!(v.iter().all(|s| matches!(s.1, Cell::Delay(_))));
+            }
+        }
+        // IRTT: with monotonic stamps the wall clock's steps change nothing;
+        // without, a step back is refused naming the round trip — never
+        // reordered.
+        for monotonic in [true, false] {
+            let json = irtt_text(interval_us, &rtts, &steps, monotonic);
+            let src = Source::File("fuzz.json".into());
+            match timed("irtt import", &json, || import(&json, &src)) {
+                Ok(rec) => {
+                    let Samples::Rtt(v) = rec.samples else { panic!("round trips") };
+                    let want: Vec<u64> = (0..rtts.len() as u64).map(|k| k * interval_us).collect();
+                    if monotonic {
+                        prop_assert_eq!(v.iter().map(|s| s.0).collect::<Vec<_>>(), want);
+                    } else {
+                        prop_assert!(v.windows(2).all(|w| w[1].0 > w[0].0));
+                    }
+                }
+                Err(e) => {
+                    let e = e.to_string();
+                    prop_assert!(!monotonic, "monotonic stamps refused: {}", e);
+                    prop_assert!(e.starts_with("fuzz.json: round_trips["), "{}", e);
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: binary_cases(), ..config() })]
+
+    /// A real library given delivered corruption: refused by name (exit 2,
+    /// never a panic or an abort), whatever the profile, seed or command.
+    #[test]
+    fn real_library_corruption(
+        corrupt in 1u32..=100,
+        extra in prop_oneof![Just(""), Just(" duplicate 30%"), Just(" reorder 30%"), Just(" loss 10%")],
+        seed in 1u64..1000,
+        command in 0usize..3,
+    ) {
+        let profile = format!("delay 5ms corrupt {corrupt}%{extra}");
+        let (seed, seeds) = (seed.to_string(), format!("{seed},"));
+        let mut args: Vec<&str> = match command {
+            0 => vec!["run", "--algo", "naia", "--seed", &seed, "--opt", "handshake-pings=1", "--opt", "handshake-interval=1"],
+            1 => vec!["compare", "--algos", "snapshot,naia", "--seeds", &seeds],
+            _ => vec!["ab", "--a-algo", "naia", "--b-algo", "snapshot", "--seeds", &seeds],
+        };
+        args.extend(["--profile", &profile, "--corrupted", "deliver", "--duration", "2s", "--clients", "2"]);
+        let (code, out, err) = syncbench(&args);
+        prop_assert_eq!(code, 2, "{:?}: {}", args, err);
+        prop_assert!(out.is_empty() && !err.contains("panicked"), "{}", err);
+        prop_assert!(err.contains("naia does not handle corrupted packets delivered"), "{}", err);
+    }
+
+    /// `new` of any name: a crate written (exit 0) whose name is no Rust
+    /// keyword nor a crate `cargo new` or syncbench reserves, or refused
+    /// naming it (exit 2) with nothing written.
+    #[test]
+    fn new_names(name in prop_oneof![
+        proptest::sample::select(RESERVED_NAMES.to_vec()).prop_map(String::from),
+        proptest::sample::select(RESERVED_NAMES.to_vec()).prop_map(|n| format!("{n}-x")),
+        "[a-z][a-z0-9]{0,6}(-[a-z0-9]{1,4}){0,2}",
+        "[A-Za-z_\\-][A-Za-z0-9_\\-]{0,8}",
+    ]) {
+        let d = scratch("new");
+        let dir = d.join("crate");
+        let flag = format!("--name={name}");
+        let (code, _, err) = syncbench(&["new", dir.to_str().unwrap(), &flag, "--quiet"]);
+        prop_assert!(code == 0 || code == 2, "{}: exit {}: {}", name, code, err);
+        let reserved = RESERVED_NAMES.contains(&name.as_str());
+        if reserved {
+            prop_assert_eq!(code, 2, "{} accepted", name);
+        }
+        if code == 2 {
+            prop_assert!(err.contains(&name) && !dir.exists(), "{}: {}", name, err);
+        } else {
+            let lib = std::fs::read_to_string(dir.join("tests/netcode.rs")).unwrap();
+            let wanted = format!("use {}::", name.replace('-', "_"));
+            prop_assert!(lib.contains(&wanted), "{}: {}", name, wanted);
+        }
+        std::fs::remove_dir_all(&d).ok();
+    }
+}
+
+/// Every name `new` must refuse: Rust's keywords, `cargo new`'s reserved
+/// names, syncbench's own crates.
+const RESERVED_NAMES: &[&str] = &[
+    "as",
+    "async",
+    "await",
+    "break",
+    "const",
+    "continue",
+    "crate",
+    "dyn",
+    "else",
+    "enum",
+    "extern",
+    "false",
+    "fn",
+    "for",
+    "if",
+    "impl",
+    "in",
+    "let",
+    "loop",
+    "match",
+    "mod",
+    "move",
+    "mut",
+    "pub",
+    "ref",
+    "return",
+    "self",
+    "Self",
+    "static",
+    "struct",
+    "super",
+    "trait",
+    "true",
+    "type",
+    "unsafe",
+    "use",
+    "where",
+    "while",
+    "abstract",
+    "become",
+    "box",
+    "do",
+    "final",
+    "macro",
+    "override",
+    "priv",
+    "typeof",
+    "unsized",
+    "virtual",
+    "yield",
+    "try",
+    "gen",
+    "std",
+    "core",
+    "alloc",
+    "test",
+    "proc-macro",
+    "proc_macro",
+    "build",
+    "deps",
+    "examples",
+    "incremental",
+    "syncbench",
+    "syncbench-harness",
+    "syncbench-algorithms",
+    "harness",
+    "algorithms",
+];
+
+/// `profile import --out` at every kind of path, beside every kind of
+/// `NAME.csv`: written, or refused (exit 2) naming the path with the
+/// folder exactly as it was — never a file left behind or replaced unsaid.
+#[cfg(unix)]
+#[test]
+fn import_output_targets() {
+    use std::os::unix::fs::symlink;
+    let d = scratch("import-out");
+    let input = d.join("input.ping");
+    std::fs::write(
+        &input,
+        "[1.010000] 64 bytes from x: icmp_seq=1 ttl=1 time=10.0 ms\n[1.020000] 64 bytes from x: icmp_seq=2 ttl=1 time=10.0 ms\n",
+    )
+    .unwrap();
+    let w = d.join("w");
+    // (what, the --out name, what to put there and at NAME.csv first, exit)
+    type Setup = fn(&std::path::Path, &std::path::Path);
+    let nothing: Setup = |_, _| {};
+    let cases: Vec<(&str, &str, Setup, i32)> = vec![
+        ("new", "a.toml", nothing, 0),
+        ("new folder", "sub/deeper/a.toml", nothing, 0),
+        ("file", "a.toml", |t, _| std::fs::write(t, "old").unwrap(), 0),
+        (
+            "earlier import",
+            "a.toml",
+            |_, c| std::fs::write(c, "# Imported by `syncbench profile import x` from CSV output.\n").unwrap(),
+            0,
+        ),
+        ("foreign csv", "a.toml", |_, c| std::fs::write(c, "mine\n").unwrap(), 2),
+        ("csv folder", "a.toml", |_, c| std::fs::create_dir(c).unwrap(), 2),
+        ("csv dangling", "a.toml", |_, c| symlink("nowhere", c).unwrap(), 2),
+        ("folder", "a.toml", |t, _| std::fs::create_dir(t).unwrap(), 2),
+        ("dangling", "a.toml", |t, _| symlink("nowhere.toml", t).unwrap(), 2),
+        (
+            "link",
+            "a.toml",
+            |t, _| {
+                std::fs::write(t.with_file_name("real.toml"), "old").unwrap();
+                symlink("real.toml", t).unwrap()
+            },
+            2,
+        ),
+        ("device link", "a.toml", |t, _| symlink("/dev/null", t).unwrap(), 2),
+        ("not toml", "a.txt", nothing, 2),
+    ];
+    let listing = |dir: &std::path::Path| -> Vec<(String, Vec<u8>)> {
+        let mut v: Vec<(String, Vec<u8>)> = walk(dir)
+            .into_iter()
+            .map(|p| {
+                let bytes = std::fs::read(&p).unwrap_or_default();
+                (p.strip_prefix(dir).unwrap().display().to_string(), bytes)
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    for (what, name, setup, want) in cases {
+        let _ = std::fs::remove_dir_all(&w);
+        std::fs::create_dir_all(&w).unwrap();
+        let out = w.join(name);
+        setup(&out, &out.with_extension("csv"));
+        let before = listing(&w);
+        let (code, text, err) =
+            syncbench(&["profile", "import", input.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert_eq!(code, want, "{what}: {err}");
+        if code == 2 {
+            assert!(
+                err.contains(out.to_str().unwrap())
+                    || err.contains(out.with_extension("csv").to_str().unwrap())
+                    || err.contains(name),
+                "{what}: {err}"
+            );
+            assert_eq!(listing(&w), before, "{what}: the folder changed on exit 2");
+        } else {
+            assert!(std::fs::read_to_string(&out).unwrap().contains("[replay]"), "{what}");
+            assert!(std::fs::read_to_string(out.with_extension("csv")).unwrap().contains("time_ms,rtt_ms"), "{what}");
+            assert_eq!(text.contains("replacing"), what == "earlier import", "{what}: {text}");
+            let left: Vec<String> =
+                listing(&w).into_iter().map(|(n, _)| n).filter(|n| n.contains(".syncbench-import")).collect();
+            assert!(left.is_empty(), "{what}: {left:?}");
+        }
+    }
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// Every file and symlink under `dir` (folders as their own entries).
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        out.push(p.clone());
+        if std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir()) {
+            out.extend(walk(&p));
+        }
+    }
+    out
 }

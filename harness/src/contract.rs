@@ -414,6 +414,13 @@ pub trait Algorithm: Send + Sync {
     fn library(&self) -> Option<&'static str> {
         None
     }
+    /// Whether the algorithm takes packets delivered with netem's flipped
+    /// bits (`--corrupted deliver`): `Err` says why not, and runs that ask
+    /// for it are refused with that reason (a library that panics or
+    /// aborts on a malformed packet; `list algorithms` says so).
+    fn takes_corruption(&self) -> Result<(), &'static str> {
+        Ok(())
+    }
     /// The server node (client/server algorithms only).
     fn server(&self, setup: &Setup) -> Box<dyn Node> {
         let _ = setup;

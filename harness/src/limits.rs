@@ -33,15 +33,29 @@ pub const MAX_CONFORM_CASES: u64 = 1_000_000;
 /// Reads `path` as UTF-8 text of at most `cap` bytes; `what` names it in
 /// errors ("profile", "trace file", …). `/dev/zero` and friends stop at the
 /// cap.
+///
+/// Every text input is read here, so one rule holds for all of them: a
+/// UTF-8 byte-order mark at the start (spreadsheets and Windows editors
+/// write one) is not part of the text ([`without_bom`]).
 pub fn read_text(path: &Path, cap: u64, what: &str) -> Result<String, InputError> {
     let bytes = read_bytes(path, cap, what)?;
-    String::from_utf8(bytes).map_err(|e| {
+    let text = String::from_utf8(bytes).map_err(|e| {
         InputError::at(
             &Source::File(path.display().to_string()),
             None,
             format!("{what} is not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
         )
+    })?;
+    Ok(match without_bom(&text) {
+        rest if rest.len() < text.len() => rest.to_string(),
+        _ => text,
     })
+}
+
+/// `text` without the one UTF-8 byte-order mark it may start with (a
+/// second is text, and shows in a message).
+pub fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 /// Reads `path`, at most `cap` bytes; `what` names it in errors.

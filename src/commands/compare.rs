@@ -64,6 +64,11 @@ pub(super) fn compare(a: CompareArgs) -> Result<()> {
         }
     }
     let report = report.expect("at least one variant");
+    // Failed runs head a table or Markdown report (JSON holds them as a
+    // field); stderr names each again at the end.
+    if a.format != Format::Json {
+        print!("{}", table::failed(&report.failed, a.format == Format::Md));
+    }
     match (a.format, a.all_metrics || (a.metrics.is_empty() && a.format == Format::Md)) {
         (Format::Table, false) => {
             // Fit the terminal: $COLUMNS when the shell exports it, else 100.
@@ -79,6 +84,24 @@ pub(super) fn compare(a: CompareArgs) -> Result<()> {
     hlogs_written(a.hlog.as_deref(), hlog_error, report.runs.len(), a.quiet)?;
     finish(&report)
 }
+
+/// A match's settings that are flags of their own: `--vary` does not set
+/// them (`--vary seed` is answered on its own: `--seeds`).
+const FLAGS: &[&str] = &[
+    "algo",
+    "algos",
+    "trace",
+    "traces",
+    "clients",
+    "duration",
+    "tick-rate",
+    "render-rate",
+    "game",
+    "arena",
+    "bots",
+    "clock",
+    "corrupted",
+];
 
 /// `--vary NAME=V1,V2,…` as (row label, settings, profile) triples: each
 /// value set on a copy of `common` (or, for `profile`, in place of
@@ -97,6 +120,22 @@ fn variants(vary: &str, common: &MatchArgs, profile: &str) -> Result<Vec<(String
     };
     if name.is_empty() || list.iter().any(|v| v.is_empty()) {
         return Err(bad(format!("--vary {vary}: expected NAME=V1,V2,… with no empty name or value")));
+    }
+    if ["seed", "seeds"].contains(&name) {
+        return Err(bad(format!(
+            "--vary {}: seeds are not varied by --vary: every row runs every seed of --seeds (e.g. --seeds {})",
+            harness::error::echo(vary),
+            harness::error::echo(values)
+        )));
+    }
+    let is_option = crate::catalog::all()
+        .into_iter()
+        .chain(algorithms::registry::under_test().iter().copied())
+        .any(|a| a.options().iter().any(|o| o.name == name));
+    if FLAGS.contains(&name) && !is_option {
+        return Err(bad(format!(
+            "--vary {name}=…: `{name}` is a flag of its own, not varied by --vary: expected transport, profile, aoi or an algorithm's option (syncbench list algorithms)"
+        )));
     }
     if let Some(twice) = list.iter().enumerate().find(|(i, v)| list[..*i].contains(v)) {
         return Err(bad(format!("--vary {vary}: `{}` is named twice", twice.1)));

@@ -22,6 +22,7 @@ pub(super) fn list(what: Option<ListWhat>, format: ListFormat, all: bool) -> Res
                             "name": a.name(), "topology": a.topology().as_str(), "description": a.description(),
                             "negative_control_caught_by": caught_by,
                             "handles_bots": a.handles_bots(), "filters_by_aoi": a.handles_aoi(), "library": a.library(),
+                            "takes_corruption": a.takes_corruption().is_ok(), "corruption_refused_because": a.takes_corruption().err(),
                             "options": a.options().iter().map(|o| serde_json::json!({"name": o.name, "default": o.default, "allowed": o.allowed(), "help": o.help})).collect::<Vec<_>>()
                         })
                     })
@@ -37,6 +38,9 @@ pub(super) fn list(what: Option<ListWhat>, format: ListFormat, all: bool) -> Res
                 }
                 if !a.handles_bots() {
                     println!("  {:<18} (no --bots)", "");
+                }
+                if let Err(why) = a.takes_corruption() {
+                    println!("  {:<18} (no --corrupted deliver: {why})", "");
                 }
                 for o in a.options() {
                     println!("  {:<18} --opt {}={}  {} ({})", "", o.name, o.default, o.help, o.allowed());

@@ -189,6 +189,8 @@ pub(super) fn check_options(m: &mut Matrix, names: &[String], quiet: bool) -> Re
             Some("server-driven bots (--bots)")
         } else if m.base.aoi.is_some_and(|x| x.filters()) && !a.handles_aoi() {
             Some("area-of-interest filtering (--aoi)")
+        } else if !m.base.drop_corrupted && a.takes_corruption().is_err() {
+            Some("corrupted packets delivered (--corrupted deliver)")
         } else {
             None
         }
@@ -198,7 +200,14 @@ pub(super) fn check_options(m: &mut Matrix, names: &[String], quiet: bool) -> Re
     let mut kept = Vec::new();
     for algo in &m.algos {
         match why_not(*algo) {
-            Some(what) if !all => return Err(bad(format!("{} does not handle {what}", algo.name()))),
+            Some(what) if !all => {
+                let why = algo.takes_corruption().err().filter(|_| what.contains("--corrupted"));
+                return Err(bad(format!(
+                    "{} does not handle {what}{}",
+                    algo.name(),
+                    why.map_or(String::new(), |w| format!(": {w}"))
+                )));
+            }
             Some(what) => skipped.push((what, algo.name())),
             None => kept.push(*algo),
         }
@@ -245,7 +254,7 @@ pub(super) fn write_reports(dir: &std::path::Path, report: &Report, quiet: bool)
         &[
             ("report.json", report.to_json()),
             ("report.csv", csv_note + &harness::report::csv::render(&report.runs)),
-            ("report.md", md_note + &table::compare(&report.runs, true)),
+            ("report.md", md_note + &table::failed(&report.failed, true) + &table::compare(&report.runs, true)),
             ("report.html", harness::report::html::render(report)),
         ],
     )?;

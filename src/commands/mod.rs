@@ -178,6 +178,18 @@ pub(crate) fn options_for_one(algo: &dyn Algorithm, mut cfg: RunConfig) -> Resul
     Ok(cfg)
 }
 
+/// Refuses `--corrupted deliver` for an algorithm that cannot take it
+/// (a library that panics or aborts on a malformed packet), naming why.
+pub(crate) fn check_corruption(algo: &dyn Algorithm, cfg: &RunConfig) -> Result<()> {
+    match algo.takes_corruption() {
+        Err(why) if !cfg.drop_corrupted => Err(bad(format!(
+            "{} does not handle corrupted packets delivered (--corrupted deliver): {why}",
+            algo.name()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// The run configuration `m` describes; `default_duration` when it names
 /// none.
 pub(crate) fn run_config(m: &MatchArgs, seed: u64, default_duration: &str) -> Result<RunConfig> {

@@ -160,8 +160,12 @@ fn profile_table(header: &str) -> String {
     out
 }
 
-/// A name cargo and the catalog both take: lower-case words joined by `-`.
+/// A name cargo and the catalog both take: lower-case words joined by
+/// `-`, none of the [`reserved`] ones.
 fn check_name(name: &str) -> Result<()> {
+    if let Some(why) = reserved(name) {
+        return Err(bad(format!("`{name}`: {why}: pick another name")));
+    }
     let words_ok = !name.is_empty()
         && name.len() <= 40
         && name.split('-').all(|w| {
@@ -174,10 +178,47 @@ fn check_name(name: &str) -> Result<()> {
             harness::error::echo(name)
         )));
     }
-    if name == "syncbench" || crate::catalog::find(name).is_some() {
+    if crate::catalog::find(name).is_some() {
         return Err(bad(format!("`{name}`: a syncbench algorithm already has this name: pick another")));
     }
     Ok(())
+}
+
+/// Rust's keywords, strict and reserved (2018 to 2024 editions): a crate
+/// of such a name cannot be written in a `use` (`cargo new` refuses them).
+const KEYWORDS: &[&str] = &[
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate", "do", "dyn", "else",
+    "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro", "match", "mod",
+    "move", "mut", "override", "priv", "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait",
+    "true", "try", "type", "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+];
+
+/// Why a crate may not be called `name`, when it may not: a Rust keyword,
+/// a crate of Rust's own, a folder cargo builds into, a name Windows
+/// reserves, or a crate of syncbench's.
+fn reserved(name: &str) -> Option<String> {
+    let snake = name.replace('-', "_");
+    if KEYWORDS.contains(&name) || KEYWORDS.contains(&snake.as_str()) {
+        return Some("a Rust keyword, which cannot name a crate (cargo new refuses it)".into());
+    }
+    if ["std", "core", "alloc", "test", "proc_macro"].contains(&snake.as_str()) {
+        return Some("a crate of Rust's own (cargo new refuses or warns on it)".into());
+    }
+    if ["deps", "examples", "build", "incremental"].contains(&name) {
+        return Some("a folder cargo builds into (cargo new refuses it)".into());
+    }
+    let windows = ["con", "prn", "aux", "nul"].contains(&name)
+        || (name.len() == 4
+            && (name.starts_with("com") || name.starts_with("lpt"))
+            && name.as_bytes()[3].is_ascii_digit()
+            && name.as_bytes()[3] != b'0');
+    if windows {
+        return Some("a file name Windows reserves (the crate could not be checked out there)".into());
+    }
+    if ["syncbench", "syncbench-harness", "syncbench-algorithms", "harness", "algorithms"].contains(&name) {
+        return Some("a crate of syncbench's own, which the new crate depends on".into());
+    }
+    None
 }
 
 /// `dir` if it holds a syncbench checkout, made absolute.

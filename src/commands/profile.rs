@@ -461,38 +461,74 @@ fn fitted_toml(
 }
 
 /// `profile import`: a recording of the user's own link as a profile that
-/// replays it (NAME.toml, and NAME.csv beside it).
+/// replays it (NAME.toml, and NAME.csv beside it). Every check comes
+/// before anything is written: the targets, the recording, the CSV's size
+/// and that the pair loads as a profile (from a folder of its own beside
+/// `--out`, then moved into place); on an error nothing is left behind.
 pub(super) fn profile_import(file: &std::path::Path, out: &std::path::Path, description: Option<&str>) -> Result<()> {
     use harness::error::Source;
     use harness::net::import::import;
     if out.extension().is_none_or(|e| e != "toml") {
         return Err(bad(format!("--out {}: expected a path ending in .toml", out.display())));
     }
-    let text = harness::limits::read_text(file, harness::limits::MAX_INPUT_FILE, "recording")
-        .map_err(|e| bad(e.to_string()))?;
-    let rec = import(&text, &Source::File(file.display().to_string())).map_err(|e| bad(e.to_string()))?;
     let csv_path = out.with_extension("csv");
+    check_import_target(out, "--out")?;
+    check_import_target(&csv_path, "its recording")?;
     let same = |a: &std::path::Path, b: &std::path::Path| match (a.canonicalize(), b.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     };
-    if same(file, &csv_path) {
+    if same(file, &csv_path) || same(file, out) {
         return Err(bad(format!(
-            "--out {}: its recording would be written to {}, the file being imported; choose another name",
+            "--out {}: would write over {}, the file being imported: choose another name",
             out.display(),
-            csv_path.display()
+            file.display()
         )));
     }
+    // A NAME.csv beside --out that an earlier import wrote is replaced
+    // (and said); anything else there is refused, never replaced.
+    let begins = |p: &std::path::Path| -> Option<Vec<u8>> {
+        use std::io::Read;
+        let mut start = Vec::new();
+        std::fs::File::open(p).ok()?.take(64).read_to_end(&mut start).ok()?;
+        Some(start)
+    };
+    let replaces_csv = match begins(&csv_path) {
+        None => false,
+        Some(old) if old.starts_with(format!("# {IMPORTED}").as_bytes()) => true,
+        Some(_) => {
+            return Err(bad(format!(
+                "--out {}: {} exists and is not a recording `profile import` wrote; it would be replaced: move it, or choose another --out name",
+                out.display(),
+                csv_path.display()
+            )))
+        }
+    };
+    let text = harness::limits::read_text(file, harness::limits::MAX_INPUT_FILE, "recording")
+        .map_err(|e| bad(e.to_string()))?;
+    let source = Source::File(file.display().to_string());
+    let rec = import(&text, &source).map_err(|e| bad(e.to_string()))?;
     let csv_name = csv_path.file_name().and_then(|n| n.to_str()).unwrap_or("recording.csv");
     let shown = file.display().to_string();
     let header = vec![
-        format!("Imported by `syncbench profile import {shown}` from {} output.", rec.tool.name()),
+        format!("{IMPORTED} {shown}` from {} output.", rec.tool.name()),
         format!("{} probes, {} lost; times relative to the first probe.", rec.len(), rec.lost()),
     ];
     let csv = rec.to_csv(&header);
-    // Check what was written reads back as a recording before writing it.
+    // A profile reads its recording up to the input limit: a CSV past it
+    // would be written and then not load.
+    let cap = harness::limits::MAX_INPUT_FILE;
+    if csv.len() as u64 > cap {
+        return Err(bad(format!(
+            "{shown}: {} probes make a {:.1} MB CSV, over the {} MB a profile's recording may hold: import a shorter recording (split the file)",
+            rec.len(),
+            csv.len() as f64 / (1 << 20) as f64,
+            cap >> 20
+        )));
+    }
+    // Check what is to be written reads back as a recording.
     let gaps = harness::net::recorded::Gaps::Unsent;
-    let back = harness::net::recorded::timed_csv(&csv, &Source::File(csv_path.display().to_string()), gaps)
+    let back = harness::net::recorded::timed_csv(&csv, &Source::File(format!("{shown} (as imported)")), gaps)
         .map_err(|e| bad(format!("the imported recording does not read back: {e}")))?;
     let span_s = back.up.period_us() as f64 / 1e6;
     let what = match rec.samples {
@@ -514,15 +550,13 @@ pub(super) fn profile_import(file: &std::path::Path, out: &std::path::Path, desc
         )),
         toml_text(csv_name)
     );
-    crate::output::write_output(&csv_path, &csv)?;
-    crate::output::write_output(out, &toml)?;
-    // What was written must load as the profile it is.
-    harness::net::Profile::load(out).map_err(|e| bad(format!("the written profile does not load: {e}")))?;
+    write_import(out, &csv_path, &toml, &csv)?;
     println!("imported {} probes ({} lost) from {} output: {what}", rec.len(), rec.lost(), rec.tool.name());
     if let Some(n) = &rec.note {
         println!("note: {n}");
     }
-    println!("wrote {} and {}", out.display(), csv_path.display());
+    let replaced = if replaces_csv { " (replacing the recording an earlier import wrote there)" } else { "" };
+    println!("wrote {} and {}{replaced}", out.display(), csv_path.display());
     let name = out.file_stem().and_then(|s| s.to_str()).unwrap_or("profile");
     println!("next: syncbench profile show {}   # its delays, and the file's", out.display());
     println!("      syncbench profile fit {}    # the netem closest to it", out.display());
@@ -533,6 +567,77 @@ pub(super) fn profile_import(file: &std::path::Path, out: &std::path::Path, desc
     };
     println!("      syncbench compare --profile {by}");
     Ok(())
+}
+
+/// How an imported recording's CSV begins (after `# `): an earlier
+/// import's is replaced by a new one of the same name.
+const IMPORTED: &str = "Imported by `syncbench profile import";
+
+/// Refuses a path `profile import` cannot write a file at: a folder, a
+/// symlink (the pair must lie side by side), a device, FIFO or socket.
+fn check_import_target(path: &std::path::Path, what: &str) -> Result<()> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else { return Ok(()) };
+    let kind = if meta.is_dir() {
+        "a folder"
+    } else if meta.file_type().is_symlink() {
+        if std::fs::metadata(path).is_err() {
+            "a symlink to nothing"
+        } else {
+            "a symlink"
+        }
+    } else if !meta.is_file() {
+        "a device, FIFO or socket"
+    } else {
+        return Ok(());
+    };
+    Err(bad(format!(
+        "{what} {}: {kind} is there: expected a regular file or nothing (a profile and its recording are written as files side by side)",
+        path.display()
+    )))
+}
+
+/// Writes the profile `out` and its recording `csv_path`: both into a
+/// folder of their own beside `out`, loaded from there as a profile, then
+/// moved into place (the recording first). On an error the folder is
+/// removed and nothing is left.
+fn write_import(out: &std::path::Path, csv_path: &std::path::Path, toml: &str, csv: &str) -> Result<()> {
+    let dir = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    // Folders --out names that do not exist yet are made, and removed again
+    // on an error.
+    let mut made = Vec::new();
+    let mut at = dir;
+    while !at.as_os_str().is_empty() && !at.exists() {
+        made.push(at.to_path_buf());
+        at = at.parent().unwrap_or(std::path::Path::new(""));
+    }
+    let undo_dirs = |made: &[std::path::PathBuf]| {
+        for d in made {
+            let _ = std::fs::remove_dir(d);
+        }
+    };
+    std::fs::create_dir_all(dir)
+        .map_err(|e| bad(format!("--out {}: cannot make {}: {e}", out.display(), dir.display())))?;
+    let stage = dir.join(format!(".syncbench-import-{}", std::process::id()));
+    let result = (|| -> Result<()> {
+        std::fs::create_dir(&stage).map_err(|e| bad(format!("cannot make {}: {e}", stage.display())))?;
+        let name = |p: &std::path::Path| p.file_name().map(std::path::PathBuf::from).unwrap_or_default();
+        let (staged_toml, staged_csv) = (stage.join(name(out)), stage.join(name(csv_path)));
+        std::fs::write(&staged_csv, csv).map_err(|e| bad(format!("cannot write {}: {e}", staged_csv.display())))?;
+        std::fs::write(&staged_toml, toml).map_err(|e| bad(format!("cannot write {}: {e}", staged_toml.display())))?;
+        // What is written must load as the profile it is.
+        harness::net::Profile::load(&staged_toml).map_err(|e| bad(format!("the profile would not load: {e}")))?;
+        std::fs::rename(&staged_csv, csv_path)
+            .map_err(|e| bad(format!("cannot move {} into place: {e}", csv_path.display())))?;
+        std::fs::rename(&staged_toml, out).map_err(|e| {
+            let _ = std::fs::remove_file(csv_path);
+            bad(format!("cannot move {} into place: {e}", out.display()))
+        })
+    })();
+    let _ = std::fs::remove_dir_all(&stage);
+    if result.is_err() {
+        undo_dirs(&made);
+    }
+    result
 }
 
 /// `text` as the inside of a TOML basic string: backslash, quote and

@@ -7,6 +7,7 @@ pub(super) fn run_cmd(a: RunArgs) -> Result<()> {
     let profile = resolve_profile(&a.profile)?;
     let spec = resolve_trace(&a.trace)?;
     let cfg = options_for_one(algo, run_config(&a.common, a.seed, "60s")?)?;
+    check_corruption(algo, &cfg)?;
     if let Some(dir) = &a.hlog {
         harness::report::hlog::prepare(dir).map_err(bad)?;
     }
@@ -50,6 +51,7 @@ pub(super) fn live_cmd(a: LiveArgs) -> Result<()> {
     let plan = resolve_profile(&a.run.profile)?;
     let spec = resolve_trace(&a.run.trace)?;
     let cfg = options_for_one(algo, run_config(&a.run.common, a.run.seed, "10s")?)?;
+    check_corruption(algo, &cfg)?;
     if cfg.paced {
         return Err(bad("--paced: a live run is already in real time"));
     }

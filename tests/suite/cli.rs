@@ -800,6 +800,29 @@ fn new_writes_a_crate_of_its_own_named_throughout() {
     let o = other.to_str().unwrap();
     assert_bad_input(&["new", o, "--name", "Dash_Sync"], &["lower-case words"]);
     assert_bad_input(&["new", o, "--name", "lockstep"], &["already has this name"]);
+    // What `cargo new` refuses, and syncbench's own crates, by name and why.
+    for (name, why) in [
+        ("fn", "Rust keyword"),
+        ("self", "Rust keyword"),
+        ("Self", "Rust keyword"),
+        ("type", "Rust keyword"),
+        ("async", "Rust keyword"),
+        ("crate", "Rust keyword"),
+        ("super", "Rust keyword"),
+        ("std", "Rust's own"),
+        ("core", "Rust's own"),
+        ("alloc", "Rust's own"),
+        ("test", "Rust's own"),
+        ("proc-macro", "Rust's own"),
+        ("proc_macro", "Rust's own"),
+        ("syncbench", "syncbench's own"),
+        ("syncbench-harness", "syncbench's own"),
+        ("syncbench-algorithms", "syncbench's own"),
+        ("harness", "syncbench's own"),
+        ("algorithms", "syncbench's own"),
+    ] {
+        assert_bad_input(&["new", o, "--name", name], &[&format!("`{name}`"), why]);
+    }
     assert_bad_input(&["new", o, "--path", root.to_str().unwrap()], &["expected a syncbench checkout"]);
     assert!(!other.exists(), "nothing written on bad input");
     std::fs::remove_dir_all(&root).ok();
@@ -878,6 +901,8 @@ fn compare_vary_makes_a_row_per_value_equal_to_the_plain_run() {
         ("transport", &[], &["NAME=V1,V2"]),
         ("aoi=none,square", &[], &["aoi=square"]),
         ("transport=kcp,kcp", &[], &["named twice"]),
+        ("seed=1,2", &[], &["--seeds", "every seed"]),
+        ("duration=1s,2s", &[], &["flag of its own"]),
     ] {
         let mut args = common.to_vec();
         args.extend_from_slice(&["--vary", vary]);

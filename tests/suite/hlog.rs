@@ -241,6 +241,22 @@ fn an_hlog_folder_that_cannot_be_made_is_an_error_naming_it() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains(&*file.to_string_lossy()) && err.contains("--hlog"), "{err}");
+    assert!(err.contains("a file is there") && !err.contains("os error"), "{err}");
+    // A symlink to nothing, and `-`, are named for what they are; no
+    // folder called `-` is made.
+    let dangling = std::env::temp_dir().join(format!("syncbench-hlog-dangling-{}", std::process::id()));
+    let _ = std::fs::remove_file(&dangling);
+    std::os::unix::fs::symlink("/nonexistent/syncbench-hlog", &dangling).unwrap();
+    for (target, needle) in
+        [(dangling.as_path(), "symlink to nothing"), (std::path::Path::new("-"), "not standard output")]
+    {
+        let out = with_hlog(&["run", "--algo", "lockstep", "--duration", "2s"], target);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(needle) && !err.contains("os error"), "{err}");
+    }
+    assert!(!std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("-").exists());
+    let _ = std::fs::remove_file(&dangling);
     let _ = std::fs::remove_file(&file);
 }
 

@@ -93,6 +93,49 @@ fn a_lump_written_here_converts_at_every_tic_instant() {
     assert!(err.contains("the recording has 2 players"), "{err}");
 }
 
+/// A lump is a lump by its content: `DEMO2.LMP` (as WAD tools extract
+/// it) and a lump under another name play as `demo2.lmp` does.
+#[test]
+fn a_lump_is_read_whatever_its_name() {
+    let dir = temp("names");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bytes = std::fs::read(root.join("traces/recordings/demo2_p1.lmp")).unwrap();
+    let stats = |file: &Path| {
+        let (code, out, err) = syncbench(&["trace", "stats", file.to_str().unwrap(), "--format", "json"]);
+        assert_eq!(code, 0, "{}: {err}", file.display());
+        out
+    };
+    let lower = dir.join("demo2.lmp");
+    std::fs::write(&lower, &bytes).unwrap();
+    let want = stats(&lower);
+    for name in ["DEMO2.LMP", "demo2.Lmp", "demo2.bin"] {
+        let file = dir.join(name);
+        std::fs::write(&file, &bytes).unwrap();
+        let got = stats(&file);
+        assert_eq!(got.replace(name.split('.').next().unwrap(), "demo2"), want, "{name}");
+        let (code, _, err) = syncbench(&[
+            "run",
+            "--algo",
+            "lockstep",
+            "--trace",
+            file.to_str().unwrap(),
+            "--clients",
+            "3",
+            "--duration",
+            "1s",
+        ]);
+        assert_eq!(code, 0, "{name}: {err}");
+    }
+    // Out-of-range header bytes are named.
+    let mut skill = bytes.clone();
+    skill[1] = 255;
+    let file = dir.join("SKILL.LMP");
+    std::fs::write(&file, skill).unwrap();
+    let (code, _, err) = syncbench(&["trace", "stats", file.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("SKILL.LMP") && err.contains("byte 1: skill is 255, expected 0 to 4"), "{err}");
+}
+
 #[test]
 fn bad_lumps_exit_2_naming_the_file_and_what_was_expected() {
     let dir = temp("bad");

@@ -95,3 +95,50 @@ fn the_contracts_find_what_naia_keeps_and_what_it_does_not() {
         assert_eq!(matches!(v, Verdict::Fail(_)), fails, "{}: {v:?}", c.name);
     }
 }
+
+/// naia 0.25 panics or aborts on a malformed packet, differently from run
+/// to run: delivered corruption is refused by name (exit 2, the same
+/// bytes every time) in every command, and `list algorithms` says so; the
+/// library's runner refuses it too.
+#[test]
+fn delivered_corruption_is_refused_by_name() {
+    let run_args = [
+        "run",
+        "--algo",
+        "naia",
+        "--profile",
+        "delay 5ms corrupt 30% duplicate 30% reorder 30%",
+        "--corrupted",
+        "deliver",
+        "--duration",
+        "4s",
+        "--clients",
+        "2",
+        "--seed",
+        "1",
+        "--opt",
+        "handshake-pings=1",
+        "--opt",
+        "handshake-interval=1",
+    ];
+    let compare = ["compare", "--algos", "naia,snapshot", "--profile", "corrupt 50%", "--corrupted", "deliver"];
+    let matrix = ["matrix", "--algos", "naia", "--profiles", "lan", "--corrupted", "deliver", "--out", "/nonexistent"];
+    let first = crate::util::syncbench(&run_args);
+    for args in [&run_args[..], &run_args[..], &compare[..], &matrix[..]] {
+        let (code, out, err) = crate::util::syncbench(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty() && !err.contains("panicked"), "{err}");
+        assert!(err.contains("naia does not handle corrupted packets delivered (--corrupted deliver)"), "{err}");
+        if args == run_args {
+            assert_eq!((code, out, err), first, "the same bytes every time");
+        }
+    }
+    let (_, list, _) = crate::util::syncbench(&["list", "algorithms"]);
+    assert!(list.contains("(no --corrupted deliver: naia 0.25 panics or aborts"), "{list}");
+    let naia = algorithms::registry::find("naia").unwrap();
+    let trace = TraceSpec::resolve("zigzag", &[]).unwrap().instantiate(2, 1_000_000, 1).unwrap();
+    let c = RunConfig { drop_corrupted: false, ..cfg(2, 1, 1) };
+    let Err(e) = run(naia, &crate::util::profile_of("corrupt 50%"), &trace, &c) else { panic!("run, not refused") };
+    let e = e.to_string();
+    assert!(e.contains("--corrupted deliver"), "{e}");
+}

@@ -254,6 +254,128 @@ fn import_then_fit_then_compare_through_the_binary() {
     assert!(err.contains("nothing to fit"), "{err}");
 }
 
+/// `profile import` into a fresh folder: (exit code, stdout, stderr, the
+/// files left in the folder).
+fn import_into(dir: &std::path::Path, input: &std::path::Path, out: &str) -> (i32, String, String, Vec<String>) {
+    let (code, text, err) = syncbench(&["profile", "import", input.to_str().unwrap(), "--out", out]);
+    let mut left: Vec<String> = std::fs::read_dir(dir)
+        .map(|r| r.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    left.sort();
+    (code, text, err, left)
+}
+
+/// What `profile import` refuses, it refuses before writing: no file is
+/// left behind on exit 2, and no file `--out` did not name is replaced
+/// unsaid.
+#[test]
+fn a_refused_import_writes_nothing() {
+    let root = std::env::temp_dir().join(format!("syncbench-import-targets-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let dir = root.join("out");
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = root.join("link.csv");
+    std::fs::write(&input, "time_ms,rtt_ms\n0,10\n10,11\n").unwrap();
+    let at = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    // --out a folder, a symlink to nothing: refused, and no NAME.csv.
+    std::fs::create_dir(dir.join("folder.toml")).unwrap();
+    std::os::unix::fs::symlink("nowhere.toml", dir.join("dangling.toml")).unwrap();
+    for (name, kind) in [("folder.toml", "a folder is there"), ("dangling.toml", "a symlink to nothing is there")] {
+        let (code, _, err, left) = import_into(&dir, &input, &at(name));
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(name) && err.contains(kind), "{name}: {err}");
+        assert_eq!(left, ["dangling.toml", "folder.toml"], "{name}: nothing written");
+    }
+    // A device: refused (where one can be made here).
+    let device = dir.join("null.toml");
+    let made = std::process::Command::new("mknod").arg(&device).args(["c", "1", "3"]).status();
+    if made.is_ok_and(|s| s.success()) {
+        let (code, _, err, left) = import_into(&dir, &input, &at("null.toml"));
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("a device, FIFO or socket is there"), "{err}");
+        assert!(!left.contains(&"null.csv".to_string()), "{left:?}");
+        std::fs::remove_file(&device).unwrap();
+    }
+    // A NAME.csv beside --out that no import wrote: refused, kept as it was.
+    std::fs::write(dir.join("mine.csv"), "my own data\n").unwrap();
+    let (code, _, err, _) = import_into(&dir, &input, &at("mine.toml"));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("mine.csv exists and is not a recording `profile import` wrote"), "{err}");
+    assert_eq!(std::fs::read_to_string(dir.join("mine.csv")).unwrap(), "my own data\n");
+    assert!(!dir.join("mine.toml").exists());
+    // An earlier import's: replaced, and said.
+    let (code, text, err, _) = import_into(&dir, &input, &at("again.toml"));
+    assert_eq!(code, 0, "{err}");
+    let (code, text2, err, _) = import_into(&dir, &input, &at("again.toml"));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !text.contains("replacing") && text2.contains("replacing the recording an earlier import wrote"),
+        "{text2}"
+    );
+    // A recording whose CSV would pass the 8 MB a profile's recording may
+    // hold (one-way delays write two columns): refused, nothing left, no
+    // folder --out named made.
+    let big = root.join("big.csv");
+    let mut rows = String::from("time_s,delay\n");
+    for k in 1..=790_000u32 {
+        rows.push_str(&format!("{k},10\n"));
+    }
+    assert!(rows.len() < 8 << 20);
+    std::fs::write(&big, rows).unwrap();
+    let fresh = root.join("fresh");
+    let out = fresh.join("big.toml");
+    let (code, _, err) = syncbench(&["profile", "import", big.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("big.csv") && err.contains("over the 8 MB"), "{err}");
+    assert!(!fresh.exists(), "nothing written, no folder made");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Every text input drops a leading byte-order mark: a CSV and IRTT's JSON
+/// to `profile import`, a timed CSV to `--profile`; and a ping step back
+/// in time is refused naming its line.
+#[test]
+fn imports_read_a_bom_and_keep_time_as_recorded() {
+    let dir = std::env::temp_dir().join(format!("syncbench-import-bom-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("bom.csv");
+    std::fs::write(&csv, "\u{feff}time_ms,rtt_ms\n0,10\n10,11\n20,12\n").unwrap();
+    let json = dir.join("bom.json");
+    let trip = |seq: u64| {
+        format!(
+            r#"{{"seqno": {seq}, "lost": "false", "timestamps": {{"client": {{"send": {{"wall": {}, "monotonic": {}}}}}}}, "delay": {{"rtt": 10000000}}}}"#,
+            1_700_000_000_000_000_000u64 + seq * 10_000_000,
+            seq * 10_000_000
+        )
+    };
+    std::fs::write(&json, format!("\u{feff}{{\"round_trips\": [{},{}]}}", trip(0), trip(1))).unwrap();
+    for input in [&csv, &json] {
+        let out = dir.join(format!("from-{}.toml", input.extension().unwrap().to_str().unwrap()));
+        let (code, text, err) =
+            syncbench(&["profile", "import", input.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert_eq!(code, 0, "{}: {err}", input.display());
+        assert!(text.contains("imported"), "{text}");
+    }
+    let (code, _, err) = syncbench(&["profile", "show", csv.to_str().unwrap(), "--packets", "100"]);
+    assert_eq!(code, 0, "--profile FILE.csv with a BOM: {err}");
+    // The wall clock steps back 1 s at line 3.
+    let ping = dir.join("step.ping");
+    std::fs::write(
+        &ping,
+        "[1000.010000] 64 bytes from x: icmp_seq=1 ttl=1 time=10.0 ms\n\
+         [1000.020000] 64 bytes from x: icmp_seq=2 ttl=1 time=10.0 ms\n\
+         [999.030000] 64 bytes from x: icmp_seq=3 ttl=1 time=10.0 ms\n",
+    )
+    .unwrap();
+    let out = dir.join("step").join("step.toml");
+    let (code, _, err) = syncbench(&["profile", "import", ping.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("step.ping:3: icmp_seq=3 was sent 990.0 ms before icmp_seq=2 (line 2)"), "{err}");
+    assert!(!dir.join("step").exists(), "nothing written");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The shipped fits are what `profile fit` writes today.
 #[test]
 fn the_shipped_fits_are_current() {

@@ -180,3 +180,68 @@ fn the_committed_quick_baseline_still_holds() {
     assert_eq!(code, 0, "the quick matrix regressed against reports/baseline/quick.json; if intended, regenerate it with `syncbench matrix --quick --out reports/quick && cp reports/quick/report.json reports/baseline/quick.json`\n{out}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A matrix whose runs of one algorithm failed on two of three seeds:
+/// report.md and report.html list the failed runs with why, and the
+/// header counts the matrix's three seeds, naming the row short of them.
+#[test]
+fn failed_runs_are_listed_and_seeds_counted_right() {
+    let (full, shard, merged) = (tmp("failed-full"), tmp("failed-shard"), tmp("failed-merged"));
+    let (code, _, err) = syncbench(&[
+        "matrix",
+        "--quiet",
+        "--algos",
+        "lockstep,snapshot",
+        "--profiles",
+        "lan",
+        "--traces",
+        "zigzag",
+        "--seeds",
+        "3",
+        "--duration",
+        "1s",
+        "--out",
+        full.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // Two of lockstep's runs become failed runs, as a panic inside a
+    // library would leave them.
+    let text = std::fs::read_to_string(full.join("report.json")).unwrap();
+    let mut report: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let runs = report["runs"].as_array().unwrap().clone();
+    let (failed, kept): (Vec<_>, Vec<_>) =
+        runs.into_iter().partition(|r| r["algorithm"] == "lockstep" && r["seed"].as_u64() != Some(2));
+    assert_eq!(failed.len(), 2);
+    report["runs"] = kept.into();
+    report["failed"] = failed
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "index": r["index"],
+                "what": format!("lockstep · lan · zigzag · seed {}", r["seed"]),
+                "error": "panicked at world_server.rs:355: Bin deserialize error",
+            })
+        })
+        .collect::<Vec<_>>()
+        .into();
+    std::fs::create_dir_all(&shard).unwrap();
+    std::fs::write(shard.join("report.json"), report.to_string()).unwrap();
+    let (code, _, err) = syncbench(&[
+        "merge",
+        "--quiet",
+        "--out",
+        merged.to_str().unwrap(),
+        shard.join("report.json").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "failed runs fail the command: {err}");
+    let md = std::fs::read_to_string(merged.join("report.md")).unwrap();
+    assert!(md.starts_with("**Failed runs (2)"), "{md}");
+    assert!(md.contains("- `lockstep · lan · zigzag · seed 1`: panicked at world_server.rs:355"), "{md}");
+    let title = md.lines().find(|l| l.starts_with("**profile lan")).unwrap();
+    assert!(title.contains("3 seeds") && title.contains("lockstep: 1 of 3 seeds"), "{title}");
+    let html = std::fs::read_to_string(merged.join("report.html")).unwrap();
+    assert!(html.contains("<h2>Failed runs</h2>") && html.contains("Bin deserialize error"));
+    for d in [full, shard, merged] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}

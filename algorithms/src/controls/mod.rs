@@ -74,6 +74,9 @@ impl Algorithm for Variant {
     fn handles_aoi(&self) -> bool {
         self.base.handles_aoi()
     }
+    fn takes_corruption(&self) -> Result<(), &'static str> {
+        self.base.takes_corruption()
+    }
     fn server(&self, setup: &Setup) -> Box<dyn Node> {
         self.base.server(&self.setup(setup, None))
     }

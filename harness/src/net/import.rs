@@ -8,11 +8,19 @@
 //!   The bracketed stamp is when the reply was printed, so a probe's send
 //!   time is the stamp less its round trip. A sequence number with no reply
 //!   is a lost probe, placed at the send time its neighbours imply. Only
-//!   round trips: the CSV says `rtt_ms` and a replay halves each.
+//!   round trips: the CSV says `rtt_ms` and a replay halves each. The
+//!   stamps are wall-clock time: a reply sent before the one with the
+//!   sequence number below it, by more than ping's rounding of the two
+//!   round trips, is a step of the clock and refused naming its line;
+//!   within the rounding it is placed 1 µs after, and a forward jump far
+//!   beyond the probe interval is kept; both are said in the import's note.
 //! - **IRTT's JSON** (`irtt client -o FILE.json`): `round_trips[]`, each
 //!   with `seqno`, `lost` (`"false"`, `"true"`, `"true_up"`,
-//!   `"true_down"`), `timestamps.client.send.wall` (ns) and `delay`
-//!   (`rtt`, `send`, `receive`, ns). One-way delays are kept (`up_ms`,
+//!   `"true_down"`), `timestamps.client.send` (ns: `monotonic`, the
+//!   client's monotonic clock, where every round trip has it, else `wall`)
+//!   and `delay` (`rtt`, `send`, `receive`, ns). The round trips are taken
+//!   in the file's order, IRTT's sending order: a send time not after the
+//!   one before is refused, naming both. One-way delays are kept (`up_ms`,
 //!   `down_ms`) when every received probe has both and none is negative
 //!   (the clocks agree); otherwise round trips. A probe lost up is lost
 //!   up and not measured down; one lost down the other way round; one lost
@@ -21,7 +29,9 @@
 //!   `time_s` in seconds) and `rtt_ms` (or `rtt`), `delay_ms` (or `delay`,
 //!   one-way), or `up_ms` and `down_ms`; optionally `lost` (`1`/`true`).
 //!
-//! Times are made relative to the first probe. Every probe sent is a row
+//! Times are made relative to the first probe, and a probe further from
+//! it than a recording may span is refused naming its line (or round
+//! trip). A CSV's times must increase row by row. Every probe sent is a row
 //! (ping's and IRTT's sequence numbers account for each), so a profile
 //! replaying an import says `gaps = "unsent"`. Every error names the file,
 //! the line (JSON: the round trip) and what was expected.
@@ -154,8 +164,10 @@ pub fn import(text: &str, source: &Source) -> Result<Imported, InputError> {
 }
 
 fn ping(text: &str, source: &Source) -> Result<Imported, InputError> {
-    // (seq, send µs, rtt µs) of the first reply to each sequence number.
-    let mut replies: Vec<(u64, u64, u32)> = Vec::new();
+    // (seq, send µs, rtt µs, line, rounding µs) of the first reply to each
+    // sequence number; the rounding is half the last digit ping printed
+    // of the round trip (`time=12.3 ms`: 50 µs).
+    let mut replies: Vec<(u64, u64, u32, usize, u64)> = Vec::new();
     let mut seqs_seen: Vec<u64> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let number = i + 1;
@@ -176,7 +188,10 @@ fn ping(text: &str, source: &Source) -> Result<Imported, InputError> {
             .strip_prefix('[')
             .and_then(|l| l.split_once(']'))
             .and_then(|(s, _)| s.parse::<f64>().ok())
-            .ok_or_else(|| bad("expected a `[SECONDS.MICROS]` stamp first: record with `ping -D`"))?;
+            .filter(|s| s.is_finite() && (0.0..1e12).contains(s))
+            .ok_or_else(|| {
+                bad("expected a `[SECONDS.MICROS]` stamp first, 0 or more seconds since 1970: record with `ping -D`")
+            })?;
         let rtt_ms: f64 = time
             .parse()
             .ok()
@@ -185,8 +200,10 @@ fn ping(text: &str, source: &Source) -> Result<Imported, InputError> {
         let rtt_us = (rtt_ms * 1e3).round() as u64;
         let stamp_us = (stamp * 1e6).round() as u64;
         let send_us = stamp_us.saturating_sub(rtt_us);
+        let decimals = time.split_once('.').map_or(0, |(_, d)| d.len()).min(3);
+        let rounding_us = 500 / 10u64.pow(decimals as u32);
         if !replies.iter().rev().take(64).any(|r| r.0 == seq) {
-            replies.push((seq, send_us, rtt_us as u32));
+            replies.push((seq, send_us, rtt_us as u32, number, rounding_us.max(1)));
         }
     }
     if replies.is_empty() {
@@ -197,6 +214,30 @@ fn ping(text: &str, source: &Source) -> Result<Imported, InputError> {
         ));
     }
     replies.sort_unstable();
+    // Send order is sequence order: a send time that goes back from one
+    // reply to the next by more than the round trips' rounding is the
+    // wall clock (`-D` stamps are wall-clock time) stepped back.
+    let mut rounded = 0;
+    for w in replies.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        if a.0 == b.0 || b.1 > a.1 {
+            continue;
+        }
+        if a.1 - b.1 > a.4 + b.4 {
+            return Err(InputError::at(
+                source,
+                Some(b.3),
+                format!(
+                    "icmp_seq={} was sent {} before icmp_seq={} (line {}), by their stamps less their round trips: the wall clock stepped back (ping -D stamps are wall-clock time): expected send times in sequence order; record again, or cut the file at this line",
+                    b.0,
+                    span(a.1 - b.1),
+                    a.0,
+                    a.3
+                ),
+            ));
+        }
+        rounded += 1;
+    }
     // The probe interval beyond the last reply: the median send spacing
     // per sequence step.
     let mut steps: Vec<f64> = replies
@@ -225,20 +266,21 @@ fn ping(text: &str, source: &Source) -> Result<Imported, InputError> {
             ),
         ));
     }
+    check_span(replies[0].1, replies.iter().map(|r| (r.1, r.3)), source)?;
     let mut out: Vec<(u64, Cell)> = Vec::new();
     let mut k = 0;
     for seq in seq0..=last_seq {
         match replies.get(k) {
-            Some(&(s, send, rtt)) if s == seq => {
+            Some(&(s, send, rtt, _, _)) if s == seq => {
                 out.push((send, Cell::Delay(rtt)));
                 k += 1;
             }
             // A lost probe: between the replies either side of it, in
             // proportion to its sequence number.
             next => {
-                let (s_a, t_a, _) = replies[k - 1];
+                let (s_a, t_a, ..) = replies[k - 1];
                 let t = match next {
-                    Some(&(s_b, t_b, _)) => {
+                    Some(&(s_b, t_b, ..)) => {
                         t_a as f64 + (seq - s_a) as f64 * (t_b as f64 - t_a as f64) / (s_b - s_a) as f64
                     }
                     None => t_a as f64 + (seq - s_a) as f64 * interval,
@@ -247,7 +289,64 @@ fn ping(text: &str, source: &Source) -> Result<Imported, InputError> {
             }
         }
     }
-    Ok(Imported { tool: Tool::Ping, samples: Samples::Rtt(relative(monotone(out))), note: None })
+    let mut notes = Vec::new();
+    if rounded > 0 {
+        notes.push(format!(
+            "{rounded} repl{} sent no later than the reply before, within the rounding of ping's printed round trips: each placed 1 µs after it",
+            if rounded == 1 { "y was" } else { "ies were" }
+        ));
+    }
+    // A forward step of the wall clock: a send gap far beyond what the
+    // sequence numbers between say (kept as recorded, and said).
+    let jump = replies
+        .windows(2)
+        .filter(|w| w[1].1 > w[0].1)
+        .map(|w| (w[1].1 - w[0].1, (w[1].0 - w[0].0) as f64 * interval, w[1].3))
+        .filter(|&(gap, expected, _)| gap > 1_000_000 && gap as f64 > 10.0 * expected)
+        .max_by_key(|j| j.0);
+    if let Some((gap, expected, line)) = jump {
+        notes.push(format!(
+            "line {line}: the send times jump {} forward where the sequence numbers say about {} (the wall clock stepped forward, or ping was paused): kept as recorded",
+            span(gap),
+            span(expected as u64)
+        ));
+    }
+    let note = (!notes.is_empty()).then(|| notes.join("; "));
+    Ok(Imported { tool: Tool::Ping, samples: Samples::Rtt(relative(monotone(out))), note })
+}
+
+/// A duration in words: `3.2 ms`, `1.5 s`, `57.0 years`.
+fn span(us: u64) -> String {
+    let s = us as f64 / 1e6;
+    if s < 1.0 {
+        format!("{:.1} ms", us as f64 / 1e3)
+    } else if s < 86_400.0 * 365.0 {
+        format!("{s:.1} s")
+    } else {
+        format!("{:.1} years", s / (86_400.0 * 365.25))
+    }
+}
+
+/// Refuses a probe sent further after the first than a recording may span
+/// (a wall clock stepped forward), naming its line: `(time µs, line)` in
+/// send order, `t0` the first probe's time.
+fn check_span(t0: u64, times: impl Iterator<Item = (u64, usize)>, source: &Source) -> Result<(), InputError> {
+    let limit_us = (crate::net::recorded::MAX_TIME_MS * 1e3) as u64;
+    for (t, line) in times {
+        let after = t.saturating_sub(t0);
+        if after > limit_us {
+            return Err(InputError::at(
+                source,
+                Some(line),
+                format!(
+                    "this probe was sent {} after the first: a recording spans at most {} (the wall clock stepped forward?): record again, or cut the file at this line",
+                    span(after),
+                    span(limit_us)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The text after `key` up to the next space.
@@ -290,14 +389,48 @@ fn irtt(text: &str, source: &Source) -> Result<Imported, InputError> {
     if trips.len() > crate::net::recorded::MAX_SAMPLES {
         return Err(InputError::at(source, None, format!("{} round trips: more than the limit", trips.len())));
     }
-    // (send ns, rtt, up, down) per round trip.
+    // The send times: the client's monotonic clock where every round trip
+    // has it (IRTT 0.9 and later), which no step of the wall clock moves;
+    // else the wall clock.
+    let monotonic = !trips.is_empty()
+        && trips.iter().all(|t| t.pointer("/timestamps/client/send/monotonic").is_some_and(|m| m.is_u64()));
+    let clock = if monotonic { "monotonic" } else { "wall" };
+    // (send ns, rtt, up, down) per round trip, in the file's order: the
+    // order IRTT sent them in.
     let mut rows: Vec<(u64, Cell, Cell, Cell)> = Vec::with_capacity(trips.len());
     for (i, t) in trips.iter().enumerate() {
         let bad = |what: String| InputError::at(source, None, format!("round_trips[{i}]: {what}"));
         let send = t
-            .pointer("/timestamps/client/send/wall")
+            .pointer(&format!("/timestamps/client/send/{clock}"))
             .and_then(|w| w.as_u64())
-            .ok_or_else(|| bad("no `timestamps.client.send.wall` (ns)".into()))?;
+            .ok_or_else(|| bad(format!("no `timestamps.client.send.{clock}` (whole ns)")))?;
+        if let Some(&(before, ..)) = rows.last() {
+            if send <= before {
+                let seqno = |k: usize| trips[k].get("seqno").map_or("?".to_string(), |s| s.to_string());
+                let when = if send == before {
+                    "at the same time as".to_string()
+                } else {
+                    format!("{} before", span((before - send).div_ceil(1000)))
+                };
+                return Err(bad(format!(
+                    "seqno {} was sent {when} round_trips[{}] (seqno {}) by `timestamps.client.send.{clock}`{}: expected send times in the order of the round trips",
+                    seqno(i),
+                    i - 1,
+                    seqno(i - 1),
+                    if monotonic { "" } else { " (wall-clock stamps only, no `monotonic`: the wall clock stepped back?)" }
+                )));
+            }
+        }
+        if let Some(&(first, ..)) = rows.first() {
+            let limit_ns = (crate::net::recorded::MAX_TIME_MS * 1e6) as u64;
+            if send - first > limit_ns {
+                return Err(bad(format!(
+                    "sent {} after the first round trip by `timestamps.client.send.{clock}`: a recording spans at most {}",
+                    span((send - first) / 1000),
+                    span(limit_ns / 1000)
+                )));
+            }
+        }
         let ns = |key: &str| -> Result<Option<i64>, InputError> {
             match t.pointer(&format!("/delay/{key}")) {
                 None => Ok(None),
@@ -309,8 +442,20 @@ fn irtt(text: &str, source: &Source) -> Result<Imported, InputError> {
             Some(_) => Cell::Unknown,
             None => Cell::Unknown,
         };
+        // A round trip is measured on the client's own clock: never
+        // negative (a one-way delay may be, when the clocks disagree).
+        let rtt = |d: Option<i64>| match d {
+            Some(ns) if ns < 0 => Err(bad(format!(
+                "`delay.rtt` is {ns} ns: expected a round trip of 0 or more (IRTT measures it on the client's clock)"
+            ))),
+            Some(ns) if ns > 60_000_000_000 => {
+                Err(bad(format!("`delay.rtt` is {ns} ns: expected at most 60 s (60000000000 ns)")))
+            }
+            Some(_) => Ok(cell(d)),
+            None => Err(bad("a received probe without `delay.rtt`: expected its round trip in ns".into())),
+        };
         let row = match t.get("lost").and_then(|l| l.as_str()) {
-            Some("false") => (send, cell(ns("rtt")?), cell(ns("send")?), cell(ns("receive")?)),
+            Some("false") => (send, rtt(ns("rtt")?)?, cell(ns("send")?), cell(ns("receive")?)),
             Some("true") => (send, Cell::Lost, Cell::Lost, Cell::Lost),
             Some("true_up") => (send, Cell::Lost, Cell::Lost, Cell::Unknown),
             Some("true_down") => (send, Cell::Lost, Cell::Unknown, Cell::Lost),
@@ -321,12 +466,8 @@ fn irtt(text: &str, source: &Source) -> Result<Imported, InputError> {
                 )))
             }
         };
-        if row.1 == Cell::Unknown {
-            return Err(bad("a received probe without `delay.rtt`".into()));
-        }
         rows.push(row);
     }
-    rows.sort_by_key(|r| r.0);
     let received: Vec<&(u64, Cell, Cell, Cell)> = rows.iter().filter(|r| matches!(r.1, Cell::Delay(_))).collect();
     let both_ways =
         !received.is_empty() && received.iter().all(|r| matches!((r.2, r.3), (Cell::Delay(_), Cell::Delay(_))));
@@ -367,6 +508,9 @@ fn csv(text: &str, source: &Source) -> Result<Imported, InputError> {
     let lost_col = find(&["lost", "loss"]);
     let mut rtt_rows: Vec<(u64, Cell)> = Vec::new();
     let mut one_way_rows: Vec<(u64, Cell, Cell)> = Vec::new();
+    // The line and time of the row before: times must increase.
+    let mut before: Option<(usize, u64)> = None;
+    let mut first: Option<u64> = None;
     for (number, line) in lines {
         if rtt_rows.len() + one_way_rows.len() >= crate::net::recorded::MAX_SAMPLES {
             return Err(InputError::at(source, Some(number), "more probes than the limit"));
@@ -405,6 +549,21 @@ fn csv(text: &str, source: &Source) -> Result<Imported, InputError> {
             }
         };
         let t_us = (t * to_us).round() as u64;
+        if let Some((line_before, t_before)) = before {
+            if t_us <= t_before {
+                return Err(InputError::at(
+                    source,
+                    Some(number),
+                    format!(
+                        "`{}`: not after the row before (line {line_before}): expected times that increase",
+                        crate::error::echo(cells[time_col])
+                    ),
+                ));
+            }
+        }
+        before = Some((number, t_us));
+        let t0 = *first.get_or_insert(t_us);
+        check_span(t0, [(t_us, number)].into_iter(), source)?;
         match (rtt, delay, up, down) {
             (Some(r), None, None, None) => rtt_rows.push((t_us, ms(r)?)),
             (None, Some(d), None, None) => {
@@ -421,19 +580,9 @@ fn csv(text: &str, source: &Source) -> Result<Imported, InputError> {
             }
         }
     }
-    let check = |times: Vec<u64>| -> Result<(), InputError> {
-        match times.windows(2).position(|w| w[1] <= w[0]) {
-            Some(k) => {
-                Err(InputError::at(source, None, format!("row {}: its time is not after the row before", k + 2)))
-            }
-            None => Ok(()),
-        }
-    };
     let samples = if rtt.is_some() {
-        check(rtt_rows.iter().map(|r| r.0).collect())?;
         Samples::Rtt(relative(rtt_rows))
     } else {
-        check(one_way_rows.iter().map(|r| r.0).collect())?;
         one_way(relative(one_way_rows.into_iter().map(|(t, u, d)| (t, (u, d))).collect()))
     };
     Ok(Imported { tool: Tool::Csv, samples, note: None })
@@ -484,10 +633,90 @@ mod tests {
     }
 
     fn trip(seq: u64, send_ms: u64, lost: &str, delays: &str) -> String {
+        trip_at(seq, send_ms, send_ms, lost, delays)
+    }
+
+    /// A round trip sent at `wall_ms` by the wall clock and `mono_ms` by
+    /// the monotonic one.
+    fn trip_at(seq: u64, wall_ms: u64, mono_ms: u64, lost: &str, delays: &str) -> String {
         format!(
-            r#"{{"seqno": {seq}, "lost": "{lost}", "timestamps": {{"client": {{"receive": {{}}, "send": {{"wall": {}, "monotonic": 5}}}}, "server": {{"receive": {{}}, "send": {{}}}}, "late": false}}, "delay": {{{delays}}}, "ipdv": {{}}}}"#,
-            1_700_000_000_000_000_000u64 + send_ms * 1_000_000
+            r#"{{"seqno": {seq}, "lost": "{lost}", "timestamps": {{"client": {{"receive": {{}}, "send": {{"wall": {}, "monotonic": {}}}}}, "server": {{"receive": {{}}, "send": {{}}}}, "late": false}}, "delay": {{{delays}}}, "ipdv": {{}}}}"#,
+            1_700_000_000_000_000_000u64 + wall_ms * 1_000_000,
+            5 + mono_ms * 1_000_000
         )
+    }
+
+    fn irtt_json(trips: Vec<String>) -> String {
+        format!(r#"{{"version": {{}}, "round_trips": [{}]}}"#, trips.join(","))
+    }
+
+    #[test]
+    fn irtt_keeps_the_monotonic_order_through_a_wall_clock_step() {
+        let rtt = r#""rtt": 10000000"#;
+        // The wall clock steps back 1 s after the second probe: the
+        // monotonic stamps keep the probes 10 ms apart, in order.
+        let text = irtt_json(vec![
+            trip_at(0, 1000, 0, "false", rtt),
+            trip_at(1, 1010, 10, "false", rtt),
+            trip_at(2, 20, 20, "false", rtt),
+            trip_at(3, 30, 30, "false", rtt),
+        ]);
+        let got = import(&text, &src()).unwrap();
+        let times: Vec<u64> = match got.samples {
+            Samples::Rtt(v) => v.iter().map(|s| s.0).collect(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(times, [0, 10_000, 20_000, 30_000]);
+        // Without monotonic stamps the step is refused, naming the round
+        // trips: never reordered.
+        let wall_only = text.replace(r#", "monotonic": "#, r#", "other": "#);
+        let e = import(&wall_only, &src()).unwrap_err().to_string();
+        assert!(e.contains("round_trips[2]: seqno 2 was sent 990.0 ms before round_trips[1] (seqno 1)"), "{e}");
+        assert!(e.contains("send.wall") && e.contains("stepped back"), "{e}");
+        // A negative round trip is named as one.
+        let neg = irtt_json(vec![trip(0, 0, "false", r#""rtt": -5"#)]);
+        let e = import(&neg, &src()).unwrap_err().to_string();
+        assert!(e.contains("round_trips[0]: `delay.rtt` is -5 ns: expected a round trip of 0 or more"), "{e}");
+        let none = irtt_json(vec![trip(0, 0, "false", "")]);
+        assert!(import(&none, &src()).unwrap_err().to_string().contains("without `delay.rtt`"));
+    }
+
+    /// A ping -D reply line sent at `send_s` (its stamp less `rtt`).
+    fn reply(seq: u64, send_s: f64, rtt: &str) -> String {
+        let stamp = send_s + rtt.parse::<f64>().unwrap() / 1e3;
+        format!("[{stamp:.6}] 64 bytes from 10.0.0.2: icmp_seq={seq} ttl=64 time={rtt} ms\n")
+    }
+
+    #[test]
+    fn ping_stamps_keep_time_as_recorded() {
+        let ok = |lines: &[String]| import(&lines.concat(), &src());
+        // The wall clock steps back 1 s at the third reply: refused, naming
+        // its line and the line before.
+        let back = [reply(1, 1000.0, "10.0"), reply(2, 1000.01, "10.0"), reply(3, 999.02, "10.0")];
+        let e = ok(&back).unwrap_err().to_string();
+        assert!(e.contains("rec:3: icmp_seq=3 was sent 990.0 ms before icmp_seq=2 (line 2)"), "{e}");
+        assert!(e.contains("stepped back"), "{e}");
+        // 57 years either way: back is a step back; forward is past what a
+        // recording may span, named by its input line.
+        let year = 365.25 * 86_400.0;
+        let e = ok(&[reply(1, 2e9, "10.0"), reply(2, 2e9 - 57.0 * year, "10.0")]).unwrap_err().to_string();
+        assert!(e.contains("rec:2:") && e.contains("stepped back"), "{e}");
+        let e = ok(&[reply(1, 1e8, "10.0"), reply(2, 1e8 + 57.0 * year, "10.0")]).unwrap_err().to_string();
+        assert!(e.contains("rec:2: this probe was sent 57.0 years after the first"), "{e}");
+        // Within the rounding of the printed round trips (`time=102 ms` is
+        // ±0.5 ms), a reply sent "before" the one below it is rounding:
+        // placed 1 µs after, and said.
+        let got = ok(&[reply(1, 1000.0, "102"), reply(2, 999.9996, "102")]).unwrap();
+        assert_eq!(got.samples, Samples::Rtt(vec![(0, Cell::Delay(102_000)), (1, Cell::Delay(102_000))]));
+        assert!(got.note.unwrap().contains("1 reply was sent no later than the reply before"));
+        // A forward jump far beyond the interval is kept, and said with its line.
+        let mut lines: Vec<String> = (0..5).map(|k| reply(k + 1, 1000.0 + 0.01 * k as f64, "10.0")).collect();
+        lines.push(reply(6, 1005.05, "10.0"));
+        let note = ok(&lines).unwrap().note.unwrap();
+        assert!(
+            note.contains("line 6: the send times jump 5.0 s forward where the sequence numbers say about 10.0 ms"),
+            "{note}"
+        );
     }
 
     #[test]
@@ -545,7 +774,7 @@ mod tests {
         for (text, what) in [
             ("when,rtt\n", "expected a header"),
             ("time_ms,rtt_ms\n0,-5\n", "rec:2"),
-            ("time_ms,rtt_ms\n5,1\n5,1\n", "row 2"),
+            ("time_ms,rtt_ms\n5,1\n5,1\n", "rec:3: `5`: not after the row before (line 2)"),
             ("time_ms,rtt_ms\n0,1,2\n", "3 cells"),
             ("", "an empty file"),
         ] {

@@ -142,11 +142,16 @@ impl Opportunities {
         for (number, line) in data_lines(text) {
             check_count(times_ms.len(), source, number)?;
             let t: u64 = line.parse().map_err(|_| {
-                InputError::at(
-                    source,
-                    Some(number),
-                    format!("`{}`: expected a whole number of milliseconds", crate::error::echo(line)),
-                )
+                // A timed CSV (its header first) is another format, named.
+                let csv = times_ms.is_empty()
+                    && line.contains(',')
+                    && line.split(',').next().is_some_and(|c| c.trim().to_ascii_lowercase().starts_with("time"));
+                let why = if csv {
+                    "a timed CSV's header, not a delivery-opportunity trace: give the file as `samples = \"…\"` (delays over time), or give `opportunities` Mahimahi's format, one whole millisecond timestamp per line".to_string()
+                } else {
+                    "expected a whole number of milliseconds (Mahimahi's format: one timestamp per line)".to_string()
+                };
+                InputError::at(source, Some(number), format!("`{}`: {why}", crate::error::echo(line)))
             })?;
             if t > MAX_TIME_MS as u64 {
                 return Err(InputError::at(
@@ -534,9 +539,13 @@ mod tests {
         assert_eq!(o.time_of(o.first_at_or_after_from(from, 10_000)), 10_000);
         // 4 opportunities of 1,504 B in 20 ms.
         assert!((o.mean_bits_per_s() - 4.0 * 1504.0 * 8.0 / 0.02).abs() < 1e-6);
-        for (text, line, what) in
-            [("1\n3\n2\n", 3, "must not decrease"), ("1\nx\n", 2, "whole number"), ("0\n0\n", 0, "after 0 ms")]
-        {
+        for (text, line, what) in [
+            ("1\n3\n2\n", 3, "must not decrease"),
+            ("1\nx\n", 2, "whole number"),
+            ("0\n0\n", 0, "after 0 ms"),
+            // A timed CSV where a Mahimahi trace belongs: said so.
+            ("time_ms,rtt_ms\n0,20\n10,21\n", 1, "a timed CSV's header, not a delivery-opportunity trace"),
+        ] {
             let e = Opportunities::parse(text, &src()).unwrap_err().to_string();
             let at = if line == 0 { "t.txt".to_string() } else { format!("t.txt:{line}") };
             assert!(e.contains(&at) && e.contains(what), "{text:?}: {e}");

@@ -108,9 +108,34 @@ pub fn file_name(run: &RunReport, index: usize) -> String {
 }
 
 /// Makes the `--hlog` folder (before any run, so a folder that cannot be
-/// made costs no run); the error names it.
+/// made costs no run); the error names it and what is in its way: `-`
+/// (not standard output: a folder of logs), a file, or a symlink to
+/// nothing or to a file.
 pub fn prepare(dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot make the --hlog folder: {e}", dir.display()))
+    let shown = dir.display();
+    if dir.as_os_str() == "-" {
+        return Err("--hlog -: expected a folder for the interval logs (one file per run), not standard output".into());
+    }
+    if let Ok(meta) = std::fs::symlink_metadata(dir) {
+        if meta.file_type().is_symlink() {
+            match std::fs::metadata(dir) {
+                Err(_) => {
+                    return Err(format!(
+                        "--hlog {shown}: a symlink to nothing: expected a folder (or a symlink to one) for the interval logs"
+                    ))
+                }
+                Ok(m) if !m.is_dir() => {
+                    return Err(format!(
+                        "--hlog {shown}: a symlink to a file: expected a folder (or a symlink to one) for the interval logs"
+                    ))
+                }
+                Ok(_) => {}
+            }
+        } else if !meta.is_dir() {
+            return Err(format!("--hlog {shown}: a file is there: expected a folder for the interval logs"));
+        }
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("{shown}: cannot make the --hlog folder: {e}"))
 }
 
 /// Writes `run`'s log into `dir` (made by [`prepare`]) as run `index` of

@@ -1,6 +1,6 @@
 //! Text and Markdown tables: one run as a list, several side by side.
 
-use super::RunReport;
+use super::{FailedRun, RunReport};
 use crate::metrics::Metrics;
 
 type Getter = fn(&Metrics) -> Option<f64>;
@@ -325,6 +325,20 @@ impl Group<'_> {
         }
     }
 
+    /// The rows that ran fewer of the group's seeds than the others (their
+    /// other runs failed), as ` · ROW: 1 of 3 seeds`; empty when every
+    /// row ran every seed.
+    fn short_rows(&self) -> String {
+        let mut out = String::new();
+        for a in &self.algos {
+            let n = self.runs.iter().filter(|r| r.label() == *a).count();
+            if n < self.seeds {
+                out.push_str(&format!(" · {a}: {n} of {} seeds", self.seeds));
+            }
+        }
+        out
+    }
+
     /// The world settings the rows share (see [`RunReport::world_suffix`]).
     fn world_suffix(&self) -> String {
         let first = self.runs[0];
@@ -354,7 +368,10 @@ fn groups(runs: &[RunReport]) -> Vec<Group<'_>> {
                     algos.push(r.label());
                 }
             }
-            let seeds = in_group.iter().filter(|r| r.label() == algos[0]).count();
+            // Every seed any row ran: a row whose runs failed on some
+            // seeds does not shrink the group's count (it is named by
+            // `Group::short_rows`).
+            let seeds = in_group.iter().map(|r| r.seed).collect::<std::collections::BTreeSet<u64>>().len();
             Group { profile: profile.to_string(), trace: trace.to_string(), runs: in_group, algos, seeds }
         })
         .collect()
@@ -436,7 +453,7 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
             first.tick_hz,
             seeds,
             if *seeds == 1 { "" } else { "s: mean ±95% confidence interval" },
-            group.world_suffix()
+            group.world_suffix() + &group.short_rows()
         );
         if markdown {
             out.push_str(&format!("**{title}**\n\n"));
@@ -483,6 +500,28 @@ pub fn compare(runs: &[RunReport], markdown: bool) -> String {
         }
         out.push('\n');
     }
+    out
+}
+
+/// The runs that did not complete, each with why, as a section of a
+/// report (Markdown or text); empty when every run completed.
+pub fn failed(failed: &[FailedRun], markdown: bool) -> String {
+    if failed.is_empty() {
+        return String::new();
+    }
+    let n = failed.len();
+    let mut out = if markdown {
+        format!("**Failed runs ({n}): not in the tables below**\n\n")
+    } else {
+        format!("failed runs ({n}): not in the tables below\n")
+    };
+    for f in failed {
+        // One line each, whatever the error holds.
+        let error = f.error.split_whitespace().collect::<Vec<_>>().join(" ");
+        let what = if markdown { format!("`{}`", f.what.replace('`', "'")) } else { f.what.clone() };
+        out.push_str(&format!("- {what}: {error}\n"));
+    }
+    out.push('\n');
     out
 }
 
@@ -615,7 +654,7 @@ fn by_row(runs: &[RunReport], width: Option<usize>, columns: &[String], markdown
             first.duration_s,
             seeds,
             if *seeds == 1 { "" } else { "s, mean ±95% CI" },
-            group.world_suffix()
+            group.world_suffix() + &group.short_rows()
         );
         out.push_str(&if markdown { format!("**{title}**\n\n") } else { format!("{title}\n") });
         // Fit: with the spread if it fits, else means only, else fewer
@@ -978,6 +1017,42 @@ mod tests {
         let elsewhere: Vec<(u64, f64)> = mid.iter().map(|&(s, v)| (s + 10, v)).collect();
         assert_eq!(tied_best(&[mid, elsewhere], false, 0.1), Some(vec![true, false]));
         assert_eq!(tied_best(&[vec![], vec![]], false, 0.1), None);
+    }
+
+    /// A run of `algo` on seed `seed`, its own latency `ms`.
+    fn toy_run(algo: &str, seed: u64, ms: f64) -> RunReport {
+        let v = serde_json::json!({
+            "algorithm": algo, "profile": "lan", "trace": "zigzag", "seed": seed, "clients": 2,
+            "duration_s": 1.0, "tick_hz": 60, "render_hz": [60, 60], "topology": "client-server",
+            "uplink": "", "downlink": "", "options": {}, "transport": "unreliable",
+            "metrics": serde_json::to_value(Metrics::default()).unwrap(),
+        });
+        let mut r: RunReport = serde_json::from_value(v).unwrap();
+        r.metrics.input_latency_ms.own.mean = ms;
+        r
+    }
+
+    #[test]
+    fn a_header_counts_every_seed_and_names_a_row_short_of_them() {
+        // Three seeds; `naia` failed on two of them (its runs are absent).
+        let mut runs: Vec<RunReport> = (1..=3).map(|s| toy_run("lockstep", s, 10.0)).collect();
+        runs.insert(0, toy_run("naia", 2, 5.0));
+        for text in [compare(&runs, true), compare(&runs, false), compare_columns_md(&runs, &[]).unwrap()] {
+            let title = text.lines().next().unwrap();
+            assert!(title.contains("3 seeds") && !title.contains("1 seed "), "{title}");
+            assert!(title.contains("naia: 1 of 3 seeds"), "{title}");
+            assert!(!title.contains("lockstep:"), "{title}");
+        }
+    }
+
+    #[test]
+    fn failed_runs_are_listed_one_line_each() {
+        assert_eq!(failed(&[], true), "");
+        let f = FailedRun { index: 1, what: "naia · lan · zigzag · seed 2".into(), error: "panic:\nunwrap".into() };
+        let md = failed(std::slice::from_ref(&f), true);
+        assert!(md.starts_with("**Failed runs (1)"), "{md}");
+        assert!(md.contains("- `naia · lan · zigzag · seed 2`: panic: unwrap\n"), "{md}");
+        assert!(failed(&[f], false).contains("- naia · lan · zigzag · seed 2: panic: unwrap"));
     }
 
     #[test]

@@ -53,6 +53,14 @@ pub fn check_config(algorithm: &dyn Algorithm, plan: &NetworkPlan, cfg: &RunConf
     if cfg.bots > 0 && !algorithm.handles_bots() {
         return Err(RunError::Config(format!("{} does not handle server-driven bots (--bots)", algorithm.name())));
     }
+    if !cfg.drop_corrupted {
+        if let Err(why) = algorithm.takes_corruption() {
+            return Err(RunError::Config(format!(
+                "{} does not take corrupted packets delivered (--corrupted deliver): {why}",
+                algorithm.name()
+            )));
+        }
+    }
     if let Some(aoi) = cfg.aoi {
         if aoi.filters() && !algorithm.handles_aoi() {
             return Err(RunError::Config(format!(

@@ -20,7 +20,9 @@
 //!   `.` for none) or as one column per button, `up,down,left,right,jump,
 //!   shoot`, each `1/0`, `true/false` or empty;
 //! - optional `aim_x`, `aim_y` in −127..=127;
-//! - `#` lines are comments, the first one the trace's description.
+//! - `#` lines are comments, the first one the trace's description;
+//! - a file's leading byte-order mark is dropped as it is read, as for
+//!   every text input ([`crate::limits::read_text`]).
 //!
 //! Rows of one player must not go back in time; rows at the same time keep
 //! the last. Every player from 0 to the highest one must have a row.
@@ -53,8 +55,6 @@ pub fn load(path: &std::path::Path) -> Result<Script, InputError> {
 
 /// Parses a CSV recording into a script of one section per player.
 pub fn parse(text: &str, name: &str, source: &Source) -> Result<Script, InputError> {
-    // Spreadsheets write a byte-order mark; it is not part of the header.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let err = |line: usize, m: String| InputError::at(source, Some(line), m);
     let mut description = String::new();
     let mut header: Option<(usize, Vec<String>)> = None;
@@ -313,7 +313,15 @@ mod tests {
     fn a_spreadsheet_export_with_a_bom_and_quotes_reads_the_same() {
         let plain = "time_ms,player,keys\n0,0,R\n100,0,U+S\n";
         let sheet = "\u{feff}\"time_ms\",\"player\",\"keys\"\r\n0,0,\"R\"\r\n100,0,\"U+S\"\r\n";
-        assert_eq!(parse(plain, "x", &src()).unwrap().sections, parse(sheet, "x", &src()).unwrap().sections);
+        // The file's byte-order mark is dropped as it is read (`read_text`).
+        let path = std::env::temp_dir().join(format!("syncbench-bom-{}.csv", std::process::id()));
+        std::fs::write(&path, sheet).unwrap();
+        assert_eq!(parse(plain, "x", &src()).unwrap().sections, load(&path).unwrap().sections);
+        // A second one is text, and shows in the message.
+        std::fs::write(&path, format!("\u{feff}{sheet}")).unwrap();
+        let e = load(&path).unwrap_err();
+        assert!(crate::error::escape(&e.message).contains("\\u{feff}\"time_ms"), "{e}");
+        let _ = std::fs::remove_file(&path);
     }
 
     #[test]
@@ -342,8 +350,8 @@ mod tests {
         assert_eq!(e.line, Some(1));
         let e = line("time_ms,player,keys,player\n0,0,R,1\n");
         assert!(e.message.contains("column `player` appears twice"), "{e}");
-        // A second byte-order mark is not stripped, and shows in the message.
-        let e = line("\u{feff}\u{feff}time_ms,player,keys\n0,0,R\n");
+        // A byte-order mark in the text is text, and shows in the message.
+        let e = line("\u{feff}time_ms,player,keys\n0,0,R\n");
         assert!(crate::error::escape(&e.message).contains("\\u{feff}time_ms"), "{e}");
     }
 

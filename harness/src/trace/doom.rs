@@ -109,6 +109,13 @@ pub fn load(path: &std::path::Path) -> Result<Script, InputError> {
     Ok(demo.to_script(stem, &source, Conversion::default()))
 }
 
+/// Whether `bytes` begin as a v1.9 demo lump does: the version byte, and
+/// "player in game" bytes of 0 or 1 (how a lump is told from text, whatever
+/// its file is called).
+pub fn looks_like(bytes: &[u8]) -> bool {
+    bytes.len() > HEADER_BYTES && bytes[0] == VERSION && bytes[9..13].iter().all(|&b| b <= 1)
+}
+
 impl Demo {
     /// Parses the bytes of a v1.9 demo lump.
     pub fn parse(bytes: &[u8], source: &Source) -> Result<Demo, InputError> {
@@ -120,6 +127,25 @@ impl Demo {
             let hint =
                 if header[0] <= 4 { " (an older demo without a version byte, from Doom 1.2 or before)" } else { "" };
             return Err(err(format!("version byte {}: expected {VERSION}, Doom v1.9's demo format{hint}", header[0])));
+        }
+        // The header's settings, as Doom v1.9 takes them (G_InitNew): skill
+        // 0-4 (sk_baby to sk_nightmare), episode 1-4, map 1-32 (Doom II's
+        // MAP01-MAP32; E1M1-E4M9 in Doom), deathmatch 0-2 (altdeath is 2),
+        // respawn, fast and nomonsters 0 or 1, console player 0-3.
+        for (at, name, lo, hi) in [
+            (1, "skill", 0, 4),
+            (2, "episode", 1, 4),
+            (3, "map", 1, 32),
+            (4, "deathmatch", 0, 2),
+            (5, "respawn", 0, 1),
+            (6, "fast", 0, 1),
+            (7, "nomonsters", 0, 1),
+            (8, "console player", 0, 3),
+        ] {
+            let b = header[at];
+            if !(lo..=hi).contains(&b) {
+                return Err(err(format!("byte {at}: {name} is {b}, expected {lo} to {hi} (a Doom v1.9 demo header)")));
+            }
         }
         for (i, &b) in header[9..13].iter().enumerate() {
             if b > 1 {
@@ -327,6 +353,19 @@ mod tests {
         let mut v = ok.clone();
         v[10] = 7;
         assert!(e(&v).contains("expected 0 or 1"));
+        // Header settings out of Doom's range, each named by its byte.
+        for (at, value, says) in [
+            (1, 255, "byte 1: skill is 255, expected 0 to 4"),
+            (2, 0, "byte 2: episode is 0, expected 1 to 4"),
+            (3, 33, "byte 3: map is 33, expected 1 to 32"),
+            (4, 3, "byte 4: deathmatch is 3, expected 0 to 2"),
+            (7, 2, "byte 7: nomonsters is 2, expected 0 to 1"),
+        ] {
+            let mut v = ok.clone();
+            v[at] = value;
+            assert!(e(&v).contains(says), "{}", e(&v));
+        }
+        assert!(looks_like(&ok) && !looks_like(b"m 0ms R\n\n\n\n\n\n\n\n\n\n"));
         assert!(e(&lump(1, &[])).contains("no tics"));
         let mut v = ok;
         v.extend_from_slice(b"footer");
@@ -340,8 +379,8 @@ mod tests {
         assert_eq!(t.segments[0].1.direction(), (0, 0));
         assert_eq!(t.segments[1].1.direction(), (1, 0), "any move counts at 0");
         let mut b = lump(1, &[vec![[0; 4]]]);
-        b[1] = 255;
-        assert!(Demo::parse(&b, &src()).unwrap().summary().contains("skill 256"));
+        b[1] = 4;
+        assert!(Demo::parse(&b, &src()).unwrap().summary().contains("skill 5"));
     }
 
     #[test]

@@ -240,14 +240,14 @@ impl TraceSpec {
     /// `traces/dodge.trace`), or a path to a trace file.
     pub fn resolve(arg: &str, dirs: &[PathBuf]) -> Result<TraceSpec, InputError> {
         let path = Path::new(arg);
-        if arg.ends_with(".csv") {
-            return Self::load_csv(path);
-        }
-        if arg.ends_with(".lmp") {
-            return doom::load(path).map(TraceSpec::Script);
-        }
-        if arg.ends_with(".trace") || arg.contains('/') {
-            return Self::load(path);
+        // Extensions in any case (WAD tools extract lumps as `DEMO2.LMP`).
+        let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        match ext.as_deref() {
+            Some("csv") => return Self::load_csv(path),
+            Some("lmp") => return doom::load(path).map(TraceSpec::Script),
+            Some("trace") => return Self::load(path),
+            _ if arg.contains('/') => return Self::load(path),
+            _ => {}
         }
         if let Some(g) = generate::Generator::parse(arg, &Source::Inline(format!("--trace {arg}")))? {
             return Ok(TraceSpec::Generator(g));
@@ -276,9 +276,16 @@ impl TraceSpec {
         csv::load(path).map(TraceSpec::Script)
     }
 
-    /// Loads a trace file.
+    /// Loads a trace file: a trace script, or a Doom demo lump told by its
+    /// content (binary, with a v1.9 header) whatever its name.
     pub fn load(path: &Path) -> Result<TraceSpec, InputError> {
         let source = Source::File(path.display().to_string());
+        let bytes = crate::limits::read_bytes(path, crate::limits::MAX_INPUT_FILE, "trace file")?;
+        if std::str::from_utf8(&bytes).is_err() && doom::looks_like(&bytes) {
+            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("demo");
+            return doom::Demo::parse(&bytes, &source)
+                .map(|d| TraceSpec::Script(d.to_script(stem, &source, doom::Conversion::default())));
+        }
         let text = crate::limits::read_text(path, crate::limits::MAX_INPUT_FILE, "trace file")?;
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("trace");
         Ok(TraceSpec::Script(script::Script::parse(&text, stem, &source)?))

@@ -93,6 +93,14 @@ impl Algorithm for Naia {
         }
         Ok(())
     }
+    fn takes_corruption(&self) -> Result<(), &'static str> {
+        // Measured: 37 of 120 runs with `--corrupted deliver` panicked
+        // inside naia 0.25 (unwraps on malformed packets in
+        // world_server.rs, message_kinds.rs, client.rs) or aborted on a
+        // length read from flipped bits (allocations of 40 GB and more),
+        // differently from run to run.
+        Err("naia 0.25 panics or aborts on a malformed packet (an unwrap on a failed decode; a length read from flipped bits allocates gigabytes); run it with --corrupted drop, the default")
+    }
     fn handles_bots(&self) -> bool {
         true
     }

@@ -78,16 +78,30 @@ impl RenetSettings {
             }
         };
         let mut s = RenetSettings { channel, resend_us: 300_000, update_us: 16_667 };
+        let mut seen: Vec<&str> = Vec::new();
         for kv in pieces {
             let (k, v) = kv.split_once('=').ok_or_else(|| format!("renet `{kv}`: expected key=value"))?;
-            let us = crate::time::parse_duration(v)
+            let k = k.trim();
+            // The key first: an unknown key is named as such, whatever its value.
+            if !["resend", "update"].contains(&k) {
+                return Err(format!("renet: unknown key `{k}`: expected resend or update"));
+            }
+            if seen.contains(&k) {
+                return Err(format!("renet: `{k}` is given twice: expected each key once"));
+            }
+            seen.push(k);
+            if k == "resend" && channel == RenetChannel::Unreliable {
+                return Err(format!(
+                    "renet `{kv}`: renet:unreliable never resends; resend applies to renet:reliable-ordered and renet:reliable-unordered"
+                ));
+            }
+            let us = crate::time::parse_duration(v.trim())
                 .ok()
                 .filter(|us| (1_000..=10_000_000).contains(us))
                 .ok_or_else(|| format!("renet {k} `{v}`: expected a duration from 1ms to 10s"))?;
             match k {
                 "resend" => s.resend_us = us,
-                "update" => s.update_us = us,
-                _ => return Err(format!("renet `{k}`: expected resend or update")),
+                _ => s.update_us = us,
             }
         }
         Ok(s)

@@ -217,7 +217,15 @@ fn renet_settings_parse_and_print() {
         assert_eq!(TransportKind::parse(&format!("renet:{s}")).unwrap(), TransportKind::Renet(s), "{text}");
     }
     assert!(RenetSettings::parse("sideways").unwrap_err().contains("reliable-ordered"));
-    assert!(RenetSettings::parse("unreliable,resend=0ms").unwrap_err().contains("1ms to 10s"));
+    assert!(RenetSettings::parse("reliable-ordered,resend=0ms").unwrap_err().contains("1ms to 10s"));
+    // The fault itself is named: an unknown key whatever its value, a
+    // key given twice, a resend on a channel that never resends.
+    let e = RenetSettings::parse("unreliable,bogus=1us").unwrap_err();
+    assert!(e.contains("unknown key `bogus`") && e.contains("resend or update"), "{e}");
+    let e = RenetSettings::parse("reliable-ordered,update=10ms,update=20ms").unwrap_err();
+    assert!(e.contains("`update` is given twice"), "{e}");
+    let e = RenetSettings::parse("unreliable,resend=100ms").unwrap_err();
+    assert!(e.contains("never resends") && e.contains("reliable-ordered"), "{e}");
     assert_eq!(split_list("renet:reliable-ordered,resend=100ms,kcp"), ["renet:reliable-ordered,resend=100ms", "kcp"]);
 }
 
