@@ -102,19 +102,24 @@ fn ghosts_follow_the_server_smoothly_and_only_when_they_drift() {
     // Liang & Chen, step 7: remotes simulated on their last input, moved to the
     // server's state (brought to the present) only past a threshold, eased.
     let run = |opts: &[&str]| run_named("prediction", "wifi", "random-walk", with_opts(cfg(4, 30, 1), opts));
-    let raw = run(&["remote=raw"]);
     let interp = run(&[]);
     let ghost = run(&["remote=ghost"]);
     let snapping = run(&["remote=ghost", "ghost-smoothing=0"]);
     let never = run(&["remote=ghost", "ghost-threshold=100000000"]);
     assert!(ghost.violations.is_empty(), "{:?}", ghost.violations);
     // Eased corrections: no teleports, where raw snapshots and unsmoothed
-    // ghost corrections do teleport.
+    // ghost corrections do teleport. (Over three seeds: a seed's own
+    // player may snap once or twice either way.)
+    let snaps = |opts: &[&str]| -> u64 {
+        (1..=3)
+            .map(|s| run_named("prediction", "wifi", "random-walk", with_opts(cfg(4, 30, s), opts)).snaps.events)
+            .sum()
+    };
+    let (ghosts, raws) = (snaps(&["remote=ghost"]), snaps(&["remote=raw"]));
     assert!(
-        ghost.snaps.events <= raw.snaps.events && ghost.snaps.events * 5 < snapping.snaps.events,
-        "{} {} {}",
+        ghosts <= raws && ghost.snaps.events * 5 < snapping.snaps.events,
+        "{ghosts} {raws} {} {}",
         ghost.snaps.events,
-        raw.snaps.events,
         snapping.snaps.events
     );
     // Shown at the present rather than 100 ms back: closer than interpolation.

@@ -84,11 +84,15 @@ const ADJUST_EVERY: u32 = 30;
 /// Client side of pacing: how many samples to take this tick.
 #[derive(Clone, Debug, Default)]
 pub struct Pacer {
-    /// Ticks the server's buffer is beyond its target (negative: short).
+    /// Ticks the server's buffer is beyond its target (negative: short),
+    /// as its latest pace message said.
     owed: i32,
+    /// The correction under way: samples still to leave out (positive) or
+    /// to take twice (negative), one a tick.
+    correcting: i32,
     /// The inputs per packet the server last asked for (0: not asked).
     redundancy: u8,
-    /// Ticks since the last adjustment.
+    /// Ticks since the last correction ended.
     since: u32,
 }
 
@@ -114,18 +118,32 @@ impl Pacer {
     }
 
     /// Samples to take this tick: usually one; none to drain a deep
-    /// buffer, two to fill a shallow one — one change per pace message at
-    /// most, and none within half a second of the last (the server's word
-    /// is a round trip old: a faster loop overshoots, and a drained buffer
-    /// makes the server run an input twice).
+    /// buffer, two to fill a shallow one. A drain makes up the whole
+    /// excess the server reported, a tick at a time — so a buffer a delay
+    /// spike filled a second and a half deep drains in a second and a
+    /// half, not one tick every half second for the rest of the run — but
+    /// a fill adds one tick at a time: a buffer fills to cover the jitter
+    /// it measured, and a lone spike measures as a second of jitter for
+    /// the two seconds it stays in the window; latency is added slowly and
+    /// taken away at once. The next correction starts no sooner than half
+    /// a second after one ends (the server's word is a round trip old: a
+    /// faster loop overshoots, and a drained buffer makes the server run
+    /// an input twice).
     pub fn samples(&mut self) -> usize {
-        self.since = self.since.saturating_add(1);
-        if self.owed == 0 || self.since < ADJUST_EVERY {
-            return 1;
+        if self.correcting == 0 {
+            self.since = self.since.saturating_add(1);
+            if self.owed == 0 || self.since < ADJUST_EVERY {
+                return 1;
+            }
+            self.correcting = std::mem::take(&mut self.owed).max(-1);
         }
-        self.since = 0;
-        let n = if self.owed > 0 { 0 } else { 2 };
-        self.owed = 0;
+        let n = if self.correcting > 0 { 0 } else { 2 };
+        self.correcting -= self.correcting.signum();
+        if self.correcting == 0 {
+            self.since = 0;
+            // What the server said during the correction predates it.
+            self.owed = 0;
+        }
         n
     }
 }
