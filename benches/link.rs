@@ -45,6 +45,7 @@ fn links(c: &mut Criterion) {
         opportunities: Some(Arc::new(harness::net::recorded::Opportunities::parse(&opportunities, &source).unwrap())),
         queue: QueueLimit::Unlimited,
         order: Order::Fifo,
+        aligned: false,
         from: "bench".into(),
     };
     let link = |spec: &Netem| Link::new(spec.clone(), Default::default(), Stream::new(1, Purpose::Uplink, 0));

@@ -127,6 +127,17 @@ pub enum Command {
         after_help = "Examples:\n  syncbench conform\n  syncbench conform --algo lockstep --cases 1000\n  syncbench conform --controls --junit reports/conform.xml   # the negative controls must be caught\n\nA failing case is shrunk and written to --out as a scenario file; `syncbench replay FILE` re-runs it."
     )]
     Conform(ConformArgs),
+    /// Run algorithms on generated adversarial links — delay spikes,
+    /// bufferbloat ramps, outages with and without loss, delay in runs,
+    /// satellite and 2G/3G delays, loss bursts, duplication, reordering —
+    /// and check what the harness measured against invariants: every
+    /// change shown or in flight, no violation, real time kept, recovery
+    /// after a disturbance, rates that do not depend on run length, nothing
+    /// shown sooner than the link allows.
+    #[command(
+        after_help = "Examples:\n  syncbench stress\n  syncbench stress --algos rollback,prediction --links 3 --duration 120s\n  syncbench stress --families spike,outage --seed 7\n\nA failure is shrunk (its disturbance halved while it still fails) and written to --out as a profile;\n`syncbench run --algo ALGO --profile FILE --seed SEED --duration D` replays it. Exit code 1 when an invariant fails."
+    )]
+    Stress(StressArgs),
     /// Re-run a scenario file (as `conform` writes them) and check its contract.
     #[command(after_help = "Example:\n  syncbench replay reports/conform/lockstep-own-seed.no-desync.toml")]
     Replay {
@@ -320,6 +331,47 @@ pub struct ConformArgs {
     /// Where failing scenarios are written.
     #[arg(long, default_value = "reports/conform")]
     pub out: std::path::PathBuf,
+}
+
+/// `stress`.
+#[derive(Args, Debug)]
+pub struct StressArgs {
+    /// Algorithms, comma-separated, or `all`.
+    #[arg(long, default_value = "all")]
+    pub algos: String,
+    /// Link families, comma-separated, or `all`: spike, ramp, outage,
+    /// outage-loss, runs, satellite, cellular, burst-loss, duplicate,
+    /// reorder.
+    #[arg(long, default_value = "all")]
+    pub families: String,
+    /// Links generated per family.
+    #[arg(long, default_value_t = 1)]
+    pub links: u64,
+    /// Seed of the links and the runs.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Each run's length (disturbances come a quarter in and are over by
+    /// the middle).
+    #[arg(long, default_value = "60s")]
+    pub duration: String,
+    /// Players.
+    #[arg(long, default_value_t = 4)]
+    pub clients: usize,
+    /// Where failing links are written, shrunk.
+    #[arg(long, default_value = "reports/stress")]
+    pub out: std::path::PathBuf,
+    /// Documented properties: a TOML file of `[[known]]` entries
+    /// (`algorithm`, `invariant`, `family`, `why`); a failure it names is
+    /// listed as known and does not fail the campaign.
+    #[arg(long)]
+    pub known: Option<std::path::PathBuf>,
+    /// Output: table or md (json is not offered: the table lists every
+    /// failure with its file).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// No progress on stderr.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// `trace` subcommands.

@@ -33,6 +33,7 @@ pub mod parallel;
 pub mod report;
 pub mod rng;
 pub mod runner;
+pub mod stress;
 pub mod time;
 pub mod trace;
 pub mod world;

@@ -25,6 +25,8 @@ pub enum Purpose {
     Transport = 5,
     /// Where a node starts reading a recorded link.
     Replay = 6,
+    /// The links of an adversarial campaign (`stress`).
+    Stress = 7,
 }
 
 /// splitmix64: a bijective mixer used to derive stream seeds.

@@ -11,6 +11,7 @@ mod matrix;
 mod new;
 mod profile;
 mod run;
+mod stress;
 mod traces;
 
 use compare::*;
@@ -20,10 +21,12 @@ use list::*;
 use matrix::*;
 use profile::*;
 use run::*;
+use stress::*;
 use traces::*;
 
 use crate::cli::{
     AbArgs, Command, CompareArgs, ConformArgs, Format, ListFormat, ListWhat, LiveArgs, MatchArgs, MatrixArgs, RunArgs,
+    StressArgs,
 };
 use crate::cli::{ProfileCmd, StreamFormat, TraceCmd};
 use crate::output::write_output;
@@ -47,6 +50,7 @@ pub fn dispatch(cmd: Command) -> Result<()> {
     match cmd {
         Command::List { what, format, all } => list(what, format, all),
         Command::Conform(a) => conform(a),
+        Command::Stress(a) => stress(a),
         Command::Replay { file } => replay(&file),
         Command::Run(a) => run_cmd(a),
         Command::Live(a) => live_cmd(a),

@@ -20,5 +20,6 @@ mod reports;
 mod rollback;
 mod server_verified;
 mod state_sync;
+mod stress;
 mod toys;
 mod util;

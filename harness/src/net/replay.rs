@@ -77,6 +77,10 @@ pub struct Replay {
     pub queue: QueueLimit,
     /// Whether arrivals keep their order.
     pub order: Order,
+    /// Whether every node reads the recordings from their start (`start =
+    /// "aligned"`: a scripted disturbance hits every node at the same
+    /// instant) rather than from its own seeded offset.
+    pub aligned: bool,
     /// The files replayed, for display.
     pub from: String,
 }
@@ -109,12 +113,15 @@ impl std::fmt::Display for Replay {
         if self.delays.is_some() && self.order == Order::ByArrival {
             write!(f, ", by arrival")?;
         }
+        if self.aligned {
+            write!(f, ", every node from the start")?;
+        }
         Ok(())
     }
 }
 
 /// Keys a `[replay]` table (and its `up` and `down` tables) takes.
-const KEYS: &str = "delays, interval, samples, gaps, opportunities, queue, order, up or down";
+const KEYS: &str = "delays, interval, samples, gaps, opportunities, queue, order, start, up or down";
 
 /// Reads a profile's `[replay]` table: what the uplink and the downlink
 /// replay. Keys at the top apply to both directions; `[replay.up]` and
@@ -128,7 +135,8 @@ pub fn from_table(
 ) -> Result<[Option<Replay>; 2], InputError> {
     let err = |key: &str, msg: String| InputError::at(source, line(key), msg);
     for (k, v) in table {
-        let known = ["delays", "interval", "samples", "gaps", "opportunities", "queue", "order"].contains(&k.as_str());
+        let known =
+            ["delays", "interval", "samples", "gaps", "opportunities", "queue", "order", "start"].contains(&k.as_str());
         let direction = k == "up" || k == "down";
         if !(known || direction) {
             return Err(err(k, format!("unknown key `{k}` in [replay]: expected {KEYS}")));
@@ -146,9 +154,10 @@ pub fn from_table(
         let own = table.get(dir).and_then(|v| v.as_table());
         if let Some(own) = own {
             if let Some(k) = own.keys().find(|k| {
-                !["delays", "interval", "samples", "gaps", "opportunities", "queue", "order"].contains(&k.as_str())
+                !["delays", "interval", "samples", "gaps", "opportunities", "queue", "order", "start"]
+                    .contains(&k.as_str())
             }) {
-                return Err(err(k, format!("unknown key `{k}` in [replay.{dir}]: expected delays, interval, samples, gaps, opportunities, queue or order")));
+                return Err(err(k, format!("unknown key `{k}` in [replay.{dir}]: expected delays, interval, samples, gaps, opportunities, queue, order or start")));
             }
         }
         let get = |key: &str| -> Result<Option<&str>, InputError> {
@@ -208,6 +217,16 @@ pub fn from_table(
                 ))
             }
         };
+        let aligned = match get("start")? {
+            None | Some("per-node") => false,
+            Some("aligned") => true,
+            Some(o) => {
+                return Err(err(
+                    "start",
+                    format!("start `{}`: expected \"per-node\" or \"aligned\"", crate::error::echo(o)),
+                ))
+            }
+        };
         // A key that shapes a recording needs that recording (a key at the
         // top may serve the other direction alone).
         for (key, needs, what) in [
@@ -234,7 +253,7 @@ pub fn from_table(
             .flatten()
             .collect::<Vec<_>>()
             .join(" + ");
-        out[i] = Some(Replay { delays, opportunities, queue, order, from });
+        out[i] = Some(Replay { delays, opportunities, queue, order, aligned, from });
     }
     Ok(out)
 }
@@ -255,6 +274,7 @@ pub fn from_path(path: &std::path::Path) -> Result<[Option<Replay>; 2], InputErr
         opportunities,
         queue: QueueLimit::Unlimited,
         order: Order::Fifo,
+        aligned: false,
         from,
     };
     match ext {
@@ -420,6 +440,7 @@ impl Replayer {
     /// The replay of `replay` for the node whose draw is `draw` (any u64:
     /// each recording is entered at `draw` modulo its period).
     pub fn new(replay: Replay, draw: u64) -> Replayer {
+        let draw = if replay.aligned { 0 } else { draw };
         let delay_offset_us = replay.delays.as_ref().map_or(0, |d| draw % d.period_us());
         let opp_offset_ms = replay.opportunities.as_ref().map_or(0, |o| draw % o.period_ms());
         let opp_next = replay.opportunities.as_ref().map_or(Opportunity::default(), |o| o.first_from(opp_offset_ms));
@@ -515,6 +536,7 @@ mod tests {
             opportunities: opps.map(|t| Arc::new(Opportunities::parse(t, &src()).unwrap())),
             queue,
             order,
+            aligned: false,
             from: "test".into(),
         }
     }
@@ -552,6 +574,7 @@ mod tests {
             opportunities: None,
             queue: QueueLimit::Unlimited,
             order: Order::Fifo,
+            aligned: false,
             from: "t".into(),
         };
         let mut l = Replayer::new(r, 0);
