@@ -76,6 +76,12 @@ pub(super) fn compare(a: CompareArgs) -> Result<()> {
             print!("{}", table::compare_fit(&report.runs, width, &a.metrics).map_err(bad)?);
         }
         (Format::Md, false) => print!("{}", table::compare_columns_md(&report.runs, &a.metrics).map_err(bad)?),
+        // The JSON holds the failed runs as its field, as report.json does.
+        (Format::Json, _) => {
+            let mut json = Report::new(env!("CARGO_PKG_VERSION"), report.runs.clone());
+            json.failed = report.failed.clone();
+            print!("{}", json.to_json());
+        }
         _ => print_runs(&report.runs, a.format, false),
     }
     if let Some(dir) = &a.out {
