@@ -162,6 +162,11 @@ pub enum Command {
         after_help = "Examples:\n  syncbench ab --algo prediction --a-opt interp=100 --b-opt interp=150 --profile 4g\n  syncbench ab --algo lockstep --a-transport kcp --b-transport tcp-like --profile \"delay 30ms 5ms loss 2%\"\n  syncbench ab --a-algo snapshot --b-algo delta-snapshot --profile 4g --seeds 20\n  syncbench ab --algo prediction --a-profile wifi --b-profile 4g\n\nEverything else (--clients, --duration, --opt for both, …) applies to both sides.\nExit code 1 when B is significantly worse on any metric."
     )]
     Ab(AbArgs),
+    /// Not for users: one run of a third-party library, for the command
+    /// that started this process (the job on stdin, the report on stdout;
+    /// see `commands::isolate`).
+    #[command(name = "isolated-run", hide = true)]
+    IsolatedRun,
 }
 
 /// `ab`.

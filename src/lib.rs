@@ -166,6 +166,14 @@ fn named(cmd: clap::Command, program: &str) -> clap::Command {
     rename(cmd.bin_name(program), program)
 }
 
+/// `args` (`args[0]` the program name) as the command line `program`
+/// parses them.
+fn parse(args: Vec<OsString>, program: &str) -> Result<cli::Cli, clap::Error> {
+    named(negative_values(cli::Cli::command()), program)
+        .try_get_matches_from(args)
+        .and_then(|m| cli::Cli::from_arg_matches(&m))
+}
+
 /// The command line, with algorithms of your own added.
 ///
 /// The algorithms added are process-wide (every command can name them, so
@@ -190,8 +198,12 @@ impl Cli {
         self
     }
 
-    /// Parses this process's arguments and runs the command.
+    /// Parses this process's arguments and runs the command. The process
+    /// is then this command line's binary, which may start itself again to
+    /// run a third-party library's runs apart (see `commands::isolate`);
+    /// [`Cli::run_from`] alone runs everything in its own process.
     pub fn run(self) -> ExitCode {
+        commands::may_start_children();
         self.run_from(std::env::args_os())
     }
 
@@ -208,10 +220,7 @@ impl Cli {
             return ExitCode::from(2);
         }
         let program = program();
-        let parsed = named(negative_values(cli::Cli::command()), &program)
-            .try_get_matches_from(args)
-            .and_then(|m| cli::Cli::from_arg_matches(&m));
-        let args = match parsed {
+        let args = match parse(args, &program) {
             Ok(a) => a,
             Err(e) => {
                 let _ = e.print();

@@ -2,11 +2,9 @@
 
 use super::*;
 
-pub(super) fn compare(a: CompareArgs) -> Result<()> {
-    let known: Vec<&str> = harness::report::table::COLUMNS.iter().map(|c| c.0).collect();
-    if let Some(bad_col) = a.metrics.iter().find(|c| !known.contains(&c.as_str())) {
-        return Err(bad(format!("--metrics {bad_col}: expected one of {}", known.join(", "))));
-    }
+/// The matrices `a` describes, one per `--vary` value with its row label,
+/// checked; the child of an isolated run plans them again `quiet`ly.
+pub(super) fn plan_compare(a: &CompareArgs, quiet: bool) -> Result<Vec<(String, Matrix)>> {
     let variants = match &a.vary {
         None => vec![(String::new(), a.common.clone(), a.profile.clone())],
         Some(vary) => variants(vary, &a.common, &a.profile)?,
@@ -27,11 +25,21 @@ pub(super) fn compare(a: CompareArgs) -> Result<()> {
                 .collect::<Result<_>>()?,
             seeds: a.seeds.0.clone(),
             base: run_config(&common, 1, "60s")?,
+            origin: isolate::origin(k),
         };
-        check_options(&mut m, &a.algos, a.quiet || (k > 0 && !checks_differ))?;
+        check_options(&mut m, &a.algos, quiet || (k > 0 && !checks_differ))?;
         matrices.push((label, m));
     }
     check_run_count(matrices.iter().map(|(_, m)| m.runs()).fold(0, u64::saturating_add))?;
+    Ok(matrices)
+}
+
+pub(super) fn compare(a: CompareArgs) -> Result<()> {
+    let known: Vec<&str> = harness::report::table::COLUMNS.iter().map(|c| c.0).collect();
+    if let Some(bad_col) = a.metrics.iter().find(|c| !known.contains(&c.as_str())) {
+        return Err(bad(format!("--metrics {bad_col}: expected one of {}", known.join(", "))));
+    }
+    let matrices = plan_compare(&a, a.quiet)?;
     if let Some(dir) = &a.hlog {
         harness::report::hlog::prepare(dir).map_err(bad)?;
     }
@@ -76,6 +84,12 @@ pub(super) fn compare(a: CompareArgs) -> Result<()> {
             print!("{}", table::compare_fit(&report.runs, width, &a.metrics).map_err(bad)?);
         }
         (Format::Md, false) => print!("{}", table::compare_columns_md(&report.runs, &a.metrics).map_err(bad)?),
+        // The JSON holds the failed runs as its field, as report.json does.
+        (Format::Json, _) => {
+            let mut json = Report::new(env!("CARGO_PKG_VERSION"), report.runs.clone());
+            json.failed = report.failed.clone();
+            print!("{}", json.to_json());
+        }
         _ => print_runs(&report.runs, a.format, false),
     }
     if let Some(dir) = &a.out {
@@ -165,8 +179,9 @@ fn variants(vary: &str, common: &MatchArgs, profile: &str) -> Result<Vec<(String
     Ok(out)
 }
 
-pub(super) fn ab(a: AbArgs) -> Result<()> {
-    use harness::report::ab::{compare as compare_ab, Verdict};
+/// The two sides `a` describes, checked; the child of an isolated run
+/// plans them again `quiet`ly.
+pub(super) fn plan_ab(a: &AbArgs, quiet: bool) -> Result<(Matrix, Matrix)> {
     let pick = |side: &Option<String>, what: &str| -> Result<&'static dyn Algorithm> {
         match side.as_ref().or(a.algo.as_ref()) {
             Some(n) => find_algo(n),
@@ -189,6 +204,7 @@ pub(super) fn ab(a: AbArgs) -> Result<()> {
                 .collect::<Result<_>>()?,
             seeds: a.seeds.0.clone(),
             base: run_config(&common, 1, "60s")?,
+            origin: None,
         };
         Ok::<Matrix, anyhow::Error>(m)
     };
@@ -196,9 +212,17 @@ pub(super) fn ab(a: AbArgs) -> Result<()> {
     let mut mb = side(algo_b, &a.b_opt, &a.b_transport, &a.b_profile)?;
     // Side B's warnings are its own when its network or transport is.
     let b_differs = a.b_transport.is_some() || a.b_profile.is_some();
-    check_options(&mut ma, &[algo_a.name().to_string()], a.quiet)?;
-    check_options(&mut mb, &[algo_b.name().to_string()], a.quiet || !b_differs)?;
+    check_options(&mut ma, &[algo_a.name().to_string()], quiet)?;
+    check_options(&mut mb, &[algo_b.name().to_string()], quiet || !b_differs)?;
     check_run_count(ma.runs().saturating_add(mb.runs()))?;
+    ma.origin = isolate::origin(0);
+    mb.origin = isolate::origin(1);
+    Ok((ma, mb))
+}
+
+pub(super) fn ab(a: AbArgs) -> Result<()> {
+    use harness::report::ab::{compare as compare_ab, Verdict};
+    let (ma, mb) = plan_ab(&a, a.quiet)?;
     let describe = |m: &Matrix| {
         let r = &m.base;
         let opts: Vec<String> =

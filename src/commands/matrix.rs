@@ -11,6 +11,34 @@ pub(super) struct Matrix {
     /// The seeds every cell runs.
     pub(super) seeds: Vec<u64>,
     pub(super) base: RunConfig,
+    /// Where third-party runs are planned again to run in a child
+    /// process ([`isolate`]); `None` runs them in this one.
+    pub(super) origin: Option<isolate::Origin>,
+}
+
+/// One run of a matrix: its index in the matrix, the algorithm, the
+/// network, the trace and the configuration.
+pub(super) type Job<'a> = (usize, &'static dyn Algorithm, &'a NetworkPlan, &'a TraceSpec, RunConfig);
+
+/// Every run of `m`, in job order: profile × trace × algorithm × seed.
+pub(super) fn jobs(m: &Matrix) -> Vec<Job<'_>> {
+    let mut jobs = Vec::new();
+    for plan in &m.profiles {
+        for spec in &m.specs {
+            for algo in &m.algos {
+                for &seed in &m.seeds {
+                    let options = m.base.options.for_algorithm(algo.name());
+                    jobs.push((jobs.len(), *algo, plan, spec, RunConfig { seed, options, ..m.base.clone() }));
+                }
+            }
+        }
+    }
+    jobs
+}
+
+/// How a failed run is named: algorithm · profile · trace · seed.
+pub(super) fn job_name(algo: &dyn Algorithm, plan: &NetworkPlan, spec: &TraceSpec, seed: u64) -> String {
+    format!("{} · {} · {} · seed {seed}", algo.name(), plan.name(), spec.name())
 }
 
 /// Where `--hlog` writes a matrix's logs: the folder, and the place of the
@@ -38,17 +66,7 @@ pub(super) fn run_matrix(
     hlog: Option<&HlogTarget>,
 ) -> Result<(Report, Option<String>)> {
     let hlog_error: Mutex<Option<String>> = Mutex::new(None);
-    let mut jobs = Vec::new();
-    for plan in &m.profiles {
-        for spec in &m.specs {
-            for algo in &m.algos {
-                for &seed in &m.seeds {
-                    let options = m.base.options.for_algorithm(algo.name());
-                    jobs.push((jobs.len(), *algo, plan, spec, RunConfig { seed, options, ..m.base.clone() }));
-                }
-            }
-        }
-    }
+    let mut jobs = jobs(m);
     let matrix_runs = jobs.len();
     if let Some((k, n)) = shard {
         jobs.retain(|j| j.0 % n == k - 1);
@@ -79,23 +97,33 @@ pub(super) fn run_matrix(
                     let run = || run_one(*algo, plan, spec, cfg);
                     // A lone big run goes on the pool, as `run` does.
                     let alone = threads == 1 && harness::runner::runs_on_pool(cfg);
-                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &own {
-                        Some(pool) => pool.install(run),
-                        None => harness::parallel::on_pool(alone, run),
-                    }))
-                    .map_err(|p| {
-                        p.downcast_ref::<String>()
-                            .cloned()
-                            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                            .unwrap_or_else(|| "panic".into())
-                    })
-                    .and_then(|r| r.map_err(|e| e.to_string()))
-                    .map(|mut r| {
+                    let pool = if own.is_some() { isolate::Pool::Own } else { isolate::Pool::Shared { alone } };
+                    let child = m.origin.as_ref().filter(|_| isolate::is_third_party(*algo));
+                    let (r, log) = match child {
+                        Some(origin) => {
+                            let what = job_name(*algo, plan, spec, cfg.seed);
+                            let label = hlog.map(|t| t.variant);
+                            let c = isolate::run_in_child(origin, *index, &what, *algo, pool, label);
+                            (c.result, c.hlog)
+                        }
+                        None => (
+                            isolate::caught(|| match &own {
+                                Some(pool) => pool.install(run),
+                                None => harness::parallel::on_pool(alone, run),
+                            }),
+                            None,
+                        ),
+                    };
+                    let r = r.map(|mut r| {
                         r.index = *index;
                         if let Some(t) = hlog {
                             // Labelled as the command will label it.
                             r.variant = t.variant.to_string();
-                            let written = harness::report::hlog::write(t.dir, &r, t.first_index + *index);
+                            let at = t.first_index + *index;
+                            let written = match &log {
+                                Some(log) => harness::report::hlog::write_log(t.dir, &r, at, log).map(Some),
+                                None => harness::report::hlog::write(t.dir, &r, at),
+                            };
                             if let Err(e) = written {
                                 hlog_error.lock().expect("no poisoning").get_or_insert(e);
                             }
@@ -128,11 +156,9 @@ pub(super) fn run_matrix(
     for (job, r) in jobs.iter().zip(results) {
         match r.into_inner().expect("no poisoning").expect("every job ran") {
             Ok(run) => report.runs.push(run),
-            Err(error) => report.failed.push(FailedRun {
-                index: job.0,
-                what: format!("{} · {} · {} · seed {}", job.1.name(), job.2.name(), job.3.name(), job.4.seed),
-                error,
-            }),
+            Err(error) => {
+                report.failed.push(FailedRun { index: job.0, what: job_name(job.1, job.2, job.3, job.4.seed), error })
+            }
         }
     }
     Ok((report, hlog_error.into_inner().expect("no poisoning")))
@@ -277,7 +303,9 @@ pub(super) fn finish(report: &Report) -> Result<()> {
     }
 }
 
-pub(super) fn matrix(a: MatrixArgs) -> Result<()> {
+/// The matrix `a` describes, checked, and the shard to run; the child of
+/// an isolated run plans it again `quiet`ly.
+pub(super) fn plan_matrix(a: &MatrixArgs, quiet: bool) -> Result<(Matrix, Option<(usize, usize)>)> {
     let (profiles, traces, seeds, duration) = if a.quick {
         (
             vec!["lan".to_string(), "wifi".into(), "4g".into()],
@@ -311,10 +339,16 @@ pub(super) fn matrix(a: MatrixArgs) -> Result<()> {
         algos: resolve_algos(&a.algos)?,
         profiles: profiles.iter().map(|p| resolve_profile(p.trim())).collect::<Result<_>>()?,
         specs: traces.iter().map(|t| resolve_trace(t.trim())).collect::<Result<_>>()?,
-        seeds: a.seeds.map_or_else(|| (1..=seeds).collect(), |s| s.0),
+        seeds: a.seeds.clone().map_or_else(|| (1..=seeds).collect(), |s| s.0),
         base: run_config(&common, 1, &duration)?,
+        origin: isolate::origin(0),
     };
-    check_options(&mut m, &a.algos, a.quiet)?;
+    check_options(&mut m, &a.algos, quiet)?;
+    Ok((m, shard))
+}
+
+pub(super) fn matrix(a: MatrixArgs) -> Result<()> {
+    let (m, shard) = plan_matrix(&a, a.quiet)?;
     if let Some(dir) = &a.hlog {
         harness::report::hlog::prepare(dir).map_err(bad)?;
     }

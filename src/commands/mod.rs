@@ -6,6 +6,7 @@
 mod compare;
 mod conform;
 mod diff;
+mod isolate;
 mod list;
 mod matrix;
 mod new;
@@ -23,6 +24,8 @@ use profile::*;
 use run::*;
 use stress::*;
 use traces::*;
+
+pub(crate) use isolate::may_start_children;
 
 use crate::cli::{
     AbArgs, Command, CompareArgs, ConformArgs, Format, ListFormat, ListWhat, LiveArgs, MatchArgs, MatrixArgs, RunArgs,
@@ -56,6 +59,7 @@ pub fn dispatch(cmd: Command) -> Result<()> {
         Command::Live(a) => live_cmd(a),
         Command::Compare(a) => compare(a),
         Command::Ab(a) => ab(a),
+        Command::IsolatedRun => isolate::isolated_run(),
         Command::Matrix(a) => matrix(a),
         Command::Diff { base, new, tolerance, gate, metric, format, accept_input_changes } => {
             diff_cmd(&base, &new, tolerance, gate.as_deref(), &metric, format, accept_input_changes)

@@ -142,3 +142,66 @@ fn delivered_corruption_is_refused_by_name() {
     let e = e.to_string();
     assert!(e.contains("--corrupted deliver"), "{e}");
 }
+
+/// `syncbench ARGS` with the environment `env` added: exit code, stdout,
+/// stderr.
+fn syncbench_with(env: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_syncbench"));
+    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR")).env_remove("SYNCBENCH_IN_PROCESS");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+/// The test-only variable that makes the child running naia fail as naia
+/// does on a malformed packet: an allocation past the child's address
+/// space, then Rust's abort (src/commands/isolate.rs).
+const ABORT_NAIA: (&str, &str) = ("SYNCBENCH_TEST_ABORT_IN_CHILD", "naia");
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_abort_inside_naia_fails_its_run_and_the_comparison_goes_on() {
+    let dir = std::env::temp_dir().join(format!("syncbench-naia-abort-{}", std::process::id()));
+    let out = dir.to_str().unwrap();
+    let args = ["compare", "--algos", "naia,snapshot", "--duration", "2s", "--seeds", "1", "--format", "json"];
+    let (code, stdout, stderr) = syncbench_with(&[ABORT_NAIA], &[&args[..], &["--out", out]].concat());
+    // The 8 GiB asked for is past the child's 4 GiB: its size is the message.
+    let why =
+        "naia aborted: its run's process ended on signal 6 (SIGABRT): memory allocation of 8589934592 bytes failed";
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains(&format!("run failed: naia · wifi · random-walk · seed 1: {why}")), "{stderr}");
+    assert!(stderr.contains("1 run(s) failed"), "{stderr}");
+    // The other algorithm's run is reported; the failed one is listed in
+    // the JSON printed and in every report file that lists runs.
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let runs: Vec<&str> = json["runs"].as_array().unwrap().iter().map(|r| r["algorithm"].as_str().unwrap()).collect();
+    assert_eq!(runs, ["snapshot"]);
+    assert_eq!(json["failed"][0]["what"], "naia · wifi · random-walk · seed 1");
+    assert_eq!(json["failed"][0]["error"], why);
+    for file in ["report.json", "report.md", "report.html"] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(text.contains("memory allocation of 8589934592 bytes failed"), "{file}: {text}");
+    }
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.starts_with("**Failed runs (1): not in the tables below**"), "{md}");
+    let _ = std::fs::remove_dir_all(&dir);
+    // In process (the debugging opt-out) the variable does nothing: only a
+    // child reads it.
+    let (code, _, stderr) = syncbench_with(&[ABORT_NAIA, ("SYNCBENCH_IN_PROCESS", "1")], &args);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn naia_in_its_own_process_gives_the_bytes_it_gives_in_this_one() {
+    let args = ["compare", "--algos", "naia,snapshot", "--duration", "5s", "--seeds", "2", "--format", "json"];
+    let (code, apart, stderr) = syncbench_with(&[], &args);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(syncbench_with(&[], &args).1, apart);
+    assert_eq!(syncbench_with(&[("SYNCBENCH_IN_PROCESS", "1")], &args).1, apart);
+}

@@ -143,7 +143,13 @@ pub fn prepare(dir: &Path) -> Result<(), String> {
 /// without distributions (one read from a report) writes nothing.
 pub fn write(dir: &Path, run: &RunReport, index: usize) -> Result<Option<PathBuf>, String> {
     let Some(d) = &run.distributions else { return Ok(None) };
+    write_log(dir, run, index, &log_of(run, d)).map(Some)
+}
+
+/// Writes `log`, `run`'s log made elsewhere (by [`log_of`] in a child
+/// process), as [`write`] would.
+pub fn write_log(dir: &Path, run: &RunReport, index: usize, log: &[u8]) -> Result<PathBuf, String> {
     let path = dir.join(file_name(run, index));
-    std::fs::write(&path, log_of(run, d)).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
-    Ok(Some(path))
+    std::fs::write(&path, log).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    Ok(path)
 }
