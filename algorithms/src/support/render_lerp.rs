@@ -43,6 +43,9 @@ pub struct TickLerp {
     /// Longer moves jump (µm).
     jump_um: i64,
     since: i64,
+    /// Per entity id: when its current motion began (a picture that moves
+    /// it begins one; one that leaves it where it was heading does not).
+    began: Vec<i64>,
     to: Vec<EntityView>,
     /// Per entity id: where it was drawn when `to` became current.
     from: Vec<Option<EntityView>>,
@@ -60,6 +63,7 @@ impl TickLerp {
             dt,
             jump_um: JUMP_SPEED * dt / 1_000_000,
             since: i64::MIN,
+            began: vec![i64::MIN; entities],
             to: Vec::new(),
             from: vec![None; entities],
             keep: vec![false; entities],
@@ -76,9 +80,18 @@ impl TickLerp {
             && picture.iter().zip(&self.to).all(|(p, t)| p.id == t.id)
             && picture.windows(2).all(|w| w[0].id < w[1].id);
         if same {
+            // An entity the new picture leaves where it was heading keeps
+            // its motion (only its names change): a late input that
+            // confirms a prediction, or a rollback that corrects another
+            // entity, does not restart it a tick late.
             for (k, e) in picture.iter().enumerate() {
-                let d = self.drawn(now, &self.to[k]);
+                let to = &self.to[k];
+                if (to.x, to.y, to.z) == (e.x, e.y, e.z) {
+                    continue;
+                }
+                let d = self.drawn(now, to);
                 self.from[e.id as usize] = (!self.jumps(&d, e)).then_some(d);
+                self.began[e.id as usize] = now;
             }
             self.to.copy_from_slice(picture);
             self.since = now;
@@ -122,6 +135,12 @@ impl TickLerp {
             keep[e.id as usize] = false;
         }
         self.keep = keep;
+        if self.began.len() < self.from.len() {
+            self.began.resize(self.from.len(), i64::MIN);
+        }
+        for e in picture {
+            self.began[e.id as usize] = now;
+        }
         self.to.clear();
         self.to.extend_from_slice(picture);
         self.drawn = drawn;
@@ -140,7 +159,7 @@ impl TickLerp {
     }
 
     fn drawn(&self, now: i64, e: &EntityView) -> EntityView {
-        let k = now.saturating_sub(self.since);
+        let k = now.saturating_sub(self.began.get(e.id as usize).copied().unwrap_or(self.since));
         // A tick after it was set, the picture is drawn as it is (the
         // motion below ends exactly there).
         if k >= self.dt {

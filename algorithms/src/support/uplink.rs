@@ -81,6 +81,10 @@ pub fn send_paces<T: Clone>(ctx: &mut Ctx<'_>, queues: &mut [InputQueue<T>]) {
 /// at 60 Hz).
 const ADJUST_EVERY: u32 = 30;
 
+/// Ticks of excess from which a correction drains the whole excess at
+/// once rather than one tick.
+const DRAIN_AT_ONCE: i32 = 2;
+
 /// Client side of pacing: how many samples to take this tick.
 #[derive(Clone, Debug, Default)]
 pub struct Pacer {
@@ -118,8 +122,9 @@ impl Pacer {
     }
 
     /// Samples to take this tick: usually one; none to drain a deep
-    /// buffer, two to fill a shallow one. A drain makes up the whole
-    /// excess the server reported, a tick at a time — so a buffer a delay
+    /// buffer, two to fill a shallow one. A drain of more than
+    /// [`DRAIN_AT_ONCE`] ticks makes up the whole excess the server
+    /// reported, a tick at a time — so a buffer a delay
     /// spike filled a second and a half deep drains in a second and a
     /// half, not one tick every half second for the rest of the run — but
     /// a fill adds one tick at a time: a buffer fills to cover the jitter
@@ -135,7 +140,10 @@ impl Pacer {
             if self.owed == 0 || self.since < ADJUST_EVERY {
                 return 1;
             }
-            self.correcting = std::mem::take(&mut self.owed).max(-1);
+            // A buffer a tick or two off its target moves a tick at a time
+            // (as jitter moves it); a spike's excess goes at once.
+            let owed = std::mem::take(&mut self.owed);
+            self.correcting = if owed > DRAIN_AT_ONCE { owed } else { owed.signum() };
         }
         let n = if self.correcting > 0 { 0 } else { 2 };
         self.correcting -= self.correcting.signum();
