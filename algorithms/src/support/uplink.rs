@@ -123,7 +123,7 @@ impl Pacer {
 
     /// Samples to take this tick: usually one; none to drain a deep
     /// buffer, two to fill a shallow one. A drain of more than
-    /// [`DRAIN_AT_ONCE`] ticks makes up the whole excess the server
+    /// two ticks makes up the whole excess the server
     /// reported, a tick at a time — so a buffer a delay
     /// spike filled a second and a half deep drains in a second and a
     /// half, not one tick every half second for the rest of the run — but

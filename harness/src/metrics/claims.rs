@@ -38,7 +38,7 @@
 //! has not applied yet) and [`LOOKAHEAD_US`] beyond. Until then it waits in
 //! a queue per screen and player, however far the authority trails: no
 //! render is let go uncredited. When the run ends, the waiting renders are
-//! judged against the frames there are ([`Claims::settle`]); those that
+//! judged against the frames there are (`Claims::settle`); those that
 //! name an input the authority never applied stay waiting, and the changes
 //! they name are *in flight at the end*, counted apart from those never
 //! shown.

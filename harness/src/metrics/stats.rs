@@ -178,9 +178,10 @@ impl<C: Counter> Distribution<C> {
         out
     }
 
-    /// The value at each of `quantiles` (ascending, by the rank rule of
-    /// [`Distribution::quantiles`]), divided by `scale`; empty when there
-    /// are no values.
+    /// The value at each of `quantiles` (ascending), divided by `scale`,
+    /// by HdrHistogram_py's rank rule (the count at the quantile rounded,
+    /// at least 1; see [`Distribution::stats`]); empty when there are no
+    /// values.
     pub fn values_at(&self, quantiles: &[f64], scale: f64) -> Vec<f64> {
         if self.is_empty() {
             return Vec::new();
@@ -197,7 +198,9 @@ impl<C: Counter> Distribution<C> {
         CDF_QUANTILES.iter().zip(values).map(|(&q, v)| [q, round4(v as f64 / scale)]).collect()
     }
 
-    /// Summary, each value divided by `scale` (e.g. 10⁶ for µm → m).
+    /// Summary, each value divided by `scale` (e.g. 10⁶ for µm → m);
+    /// quantiles by HdrHistogram_py's rank rule, where the Rust crate
+    /// rounds the count up.
     pub fn stats(&self, scale: f64) -> Stats {
         if self.is_empty() {
             return Stats::default();

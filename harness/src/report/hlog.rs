@@ -147,7 +147,7 @@ pub fn write(dir: &Path, run: &RunReport, index: usize) -> Result<Option<PathBuf
 }
 
 /// Writes `log`, `run`'s log made elsewhere (by [`log_of`] in a child
-/// process), as [`write`] would.
+/// process), as [`write()`] would.
 pub fn write_log(dir: &Path, run: &RunReport, index: usize, log: &[u8]) -> Result<PathBuf, String> {
     let path = dir.join(file_name(run, index));
     std::fs::write(&path, log).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;

@@ -1003,11 +1003,15 @@ mod tests {
         // difference is unknown, not small.
         let best = seeds(&[45.0, 46.5, 46.2]);
         let wide = seeds(&[40.0, 900.0, 41.0]);
-        assert_eq!(tied_best(&[wide, best.clone()], false, 0.1), Some(vec![false, true]));
+        // Nor can the seeds say 45.9 is the best: the line marks none.
+        assert_eq!(tied_best(&[wide, best.clone()], false, 0.1), Some(vec![false, false]));
         // +5, −6, +2 around a mean of 20: an interval of ±14, not a tie.
         let mid = seeds(&[10.0, 20.0, 30.0]);
         let noisy = seeds(&[15.0, 14.0, 32.0]);
-        assert_eq!(tied_best(&[noisy, mid.clone()], false, 0.1), Some(vec![false, true]));
+        assert_eq!(tied_best(&[noisy, mid.clone()], false, 0.1), Some(vec![false, false]));
+        // Beside one clearly worse, the clear best is marked alone.
+        let worse = seeds(&[20.0, 30.0, 40.0]);
+        assert_eq!(tied_best(&[worse, mid.clone()], false, 0.1), Some(vec![false, true]));
         // Within the margin on every seed, with an interval inside it: a tie.
         let close = seeds(&[10.1, 20.2, 30.1]);
         assert_eq!(tied_best(&[close, mid.clone()], false, 0.1), Some(vec![true, true]));
