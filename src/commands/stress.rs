@@ -75,21 +75,17 @@ pub(super) fn stress(a: StressArgs) -> Result<()> {
             }
         };
         for k in checks.iter().filter(|k| k.failure.is_some()) {
+            let broke =
+                format!("{} broke {} on {} ({})", algo.name(), k.invariant.name(), o.link.name(), o.link.summary);
             let property = known.iter().find(|p| {
                 p.algorithm == algo.name() && p.invariant == k.invariant.name() && p.family == o.link.family.name()
             });
             if let Some(p) = property {
                 let why = k.failure.as_deref().unwrap_or_default();
-                expected.push(format!(
-                    "{} broke {} on {} ({}): {why} — known: {}",
-                    algo.name(),
-                    k.invariant.name(),
-                    o.link.name(),
-                    o.link.summary,
-                    p.why
-                ));
+                expected.push(format!("{broke}: {why} — known: {}", p.why));
                 continue;
             }
+            // (A shrunk link keeps its family and index: only its scale moves.)
             let (small, why) = campaign::shrink(*algo, &o.link, k.invariant, &c, 3);
             let description = format!(
                 "{} broke `{}` on {}: {why}. Replay: syncbench run --algo {} --profile THIS_FILE --seed {} --duration {}s --clients {}",
@@ -101,19 +97,10 @@ pub(super) fn stress(a: StressArgs) -> Result<()> {
                 c.duration_us / 1_000_000,
                 c.clients
             );
-            let mut kept = small.clone();
-            kept.index = o.link.index;
             let dir = a.out.join(format!("{}.{}", algo.name(), k.invariant.name()));
             std::fs::create_dir_all(&dir).map_err(|e| bad(format!("{}: {e}", dir.display())))?;
-            let file = campaign::write_link(&kept, &dir, &description).map_err(bad)?;
-            failures.push(format!(
-                "{} broke {} on {} ({}): {why} → {}",
-                algo.name(),
-                k.invariant.name(),
-                o.link.name(),
-                o.link.summary,
-                file.display()
-            ));
+            let file = campaign::write_link(&small, &dir, &description).map_err(bad)?;
+            failures.push(format!("{broke}: {why} → {}", file.display()));
         }
     }
     let md = a.format == Format::Md;

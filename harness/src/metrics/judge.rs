@@ -48,6 +48,33 @@ pub(super) const NAMED_SPAN: usize = 8;
 /// does not stop and restart that fast), µs.
 pub(super) const STEP_HOLD_US: u64 = 100_000;
 
+/// Lends `f` the screen's claims and a credit of the changes of the
+/// player in `slot`, whose latencies go to `tally` (and to the screen's
+/// own-latency record when the player is the screen's own).
+fn credited<R>(
+    screen: &mut Screen,
+    tally: &mut Tally,
+    slot: usize,
+    own: bool,
+    f: impl FnOnce(&mut Claims, Credit<'_>) -> R,
+) -> R {
+    let latency = &mut tally.latency[own as usize];
+    let own_latency = &mut screen.own_latency;
+    let mut record = |waited: u64| {
+        latency.record(waited);
+        if own {
+            own_latency.record(waited);
+        }
+    };
+    let credit = Credit {
+        change: &mut screen.memory.seen[slot].change,
+        record: &mut record,
+        overclaim: &mut tally.overclaim,
+        located: &mut tally.located,
+    };
+    f(&mut screen.claims, credit)
+}
+
 /// What one screen's judgement remembers.
 pub(super) struct Screen {
     /// What it last showed of each entity it has shown.
@@ -261,23 +288,10 @@ impl Judge<'_> {
         let mut waiting = vec![0; self.players];
         let entities: Vec<usize> = screen.claims.waiting_entities().collect();
         for id in entities.into_iter().filter(|&id| id < self.players) {
-            let own = (id == viewer) as usize;
             let Some(slot) = screen.memory.shown_slot(id) else { continue };
-            let latency = &mut tally.latency[own];
-            let own_latency = &mut screen.own_latency;
-            let mut record = |waited: u64| {
-                latency.record(waited);
-                if own == 1 {
-                    own_latency.record(waited);
-                }
-            };
-            let credit = Credit {
-                change: &mut screen.memory.seen[slot].change,
-                record: &mut record,
-                overclaim: &mut tally.overclaim,
-                located: &mut tally.located,
-            };
-            waiting[id] = screen.claims.settle(&self.truth(), credit, viewer, id);
+            let truth = self.truth();
+            waiting[id] =
+                credited(screen, tally, slot, id == viewer, |claims, credit| claims.settle(&truth, credit, viewer, id));
         }
         waiting
     }
@@ -437,23 +451,12 @@ impl Judge<'_> {
                 tally.named_ahead += 1;
             }
             if id < self.players && named > 0 {
-                let latency = &mut tally.latency[own];
-                let own_latency = &mut screen.own_latency;
-                let mut record = |waited: u64| {
-                    latency.record(waited);
-                    if own == 1 {
-                        own_latency.record(waited);
-                    }
-                };
-                let credit = Credit {
-                    change: &mut screen.memory.seen[slot].change,
-                    record: &mut record,
-                    overclaim: &mut tally.overclaim,
-                    located: &mut tally.located,
-                };
                 let frame = if named == e.seq { named_frame } else { 0 };
                 let at = [e.x, e.y, e.z];
-                screen.claims.render(&self.truth(), credit, viewer, id, t.0, at, (named, frame), self.now_frame);
+                let truth = self.truth();
+                credited(screen, tally, slot, own == 1, |claims, credit| {
+                    claims.render(&truth, credit, viewer, id, t.0, at, (named, frame), self.now_frame)
+                });
             }
             // Snap events: consecutive over-threshold renders are one.
             let at = [e.x, e.y, e.z];
