@@ -109,7 +109,7 @@ fn random_walk_latencies_fall_within_the_oracles_tick_window() {
     assert_eq!(m.input_mismatches, 0);
     assert_eq!(m.bandwidth.up_bytes_per_s, 0.0);
     assert_eq!(m.snaps.events, 0);
-    assert_eq!((m.input_fidelity.repeated, m.input_fidelity.dropped), (0, 0));
+    assert_eq!((m.input_fidelity.repeated, m.input_fidelity.dropped, m.input_fidelity.late), (0, 0, 0));
     assert_eq!(m.impossible.renders, 0);
     assert!(m.trace_facts.contact_frames > 0, "random walkers bump into each other");
     let lanes = run_algo(&Oracle::new(Faults::default()), "lan", "lanes", cfg(3, 10, 1));
@@ -282,9 +282,13 @@ fn consecutive_stalled_ticks_are_one_stall_and_long_ones_are_freezes() {
 fn an_input_run_twice_and_one_never_run_are_counted() {
     let faults = Faults { repeat_at: Some(100), ..Faults::default() };
     let m = run_algo(&Oracle::new(faults), "lan", "random-walk", cfg(3, 5, 1));
-    assert_eq!((m.input_fidelity.repeated, m.input_fidelity.dropped), (1, 1), "{:?}", m.input_fidelity);
-    assert_eq!(m.input_fidelity.per_client, vec![[1, 1], [0, 0], [0, 0]]);
-    assert_eq!((m.per_client[0].inputs_repeated, m.per_client[0].inputs_dropped), (1, 1));
+    // The LAN lost nothing: the input never run is late, not dropped.
+    let f = &m.input_fidelity;
+    assert_eq!((f.repeated, f.dropped, f.late), (1, 0, 1), "{f:?}");
+    assert_eq!(f.per_client, vec![[1, 0], [0, 0], [0, 0]]);
+    assert_eq!(f.late_per_client, vec![1, 0, 0]);
+    let p0 = &m.per_client[0];
+    assert_eq!((p0.inputs_repeated, p0.inputs_dropped, p0.inputs_late), (1, 0, 1));
     assert_eq!(m.desyncs, 0, "the peers agree on the mistake");
 }
 

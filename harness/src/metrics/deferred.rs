@@ -36,6 +36,7 @@ enum Call {
     Confirmed { node: NodeId, t: Micros, state: State, inputs: Vec<SeqInput> },
     Report { node: NodeId, t: Micros, local: i64, tick: u64, what: Report },
     Send { from: NodeId, to: NodeId, payload: usize },
+    Loss { from: NodeId, sent: Micros },
 }
 
 /// The recorder's stand-in while it is away (see the module docs).
@@ -99,6 +100,11 @@ impl<'t> Deferred<'t> {
         self.log.calls.push(Call::Send { from, to, payload });
     }
 
+    /// A packet the network lost (see [`Recorder::count_loss`]).
+    pub(crate) fn count_loss(&mut self, from: NodeId, sent: Micros) {
+        self.log.calls.push(Call::Loss { from, sent });
+    }
+
     fn copy(&mut self, state: &State) -> State {
         let mut copy = self.log.spare_states.pop().unwrap_or_default();
         copy.clone_from(state);
@@ -124,6 +130,7 @@ impl Log {
                 }
                 Call::Report { node, t, local, tick, what } => recorder.report(node, t, local, tick, what),
                 Call::Send { from, to, payload } => recorder.count_send(from, to, payload),
+                Call::Loss { from, sent } => recorder.count_loss(from, sent),
             }
         }
     }

@@ -10,7 +10,14 @@
 //! peer confirmed), per player:
 //!
 //! - **dropped**: samples no frame ever applied (a server queue discarding
-//!   its oldest entry, a bucket overwriting a slot);
+//!   its oldest entry, a bucket overwriting a slot) while the network lost
+//!   or damaged a packet the player's node sent between the sample and the
+//!   frame that passed it — a packet that may have carried it;
+//! - **late**: samples no frame ever applied although the network lost
+//!   nothing the player's node sent in that time: the input was still on
+//!   its way, or never sent, when the authority passed it (an outage that
+//!   queued packets, a queue cut short). The harness tells the two apart
+//!   from the links, not from what an algorithm says;
 //! - **repeated**: frames beyond a sample's due count that applied no new
 //!   input — the algorithm ran an input again, or ran none, because the
 //!   next had not arrived (a server queue running dry).
@@ -29,6 +36,7 @@ struct Player {
     frames: u64,
     repeated: u64,
     dropped: u64,
+    late: u64,
     judged: u64,
 }
 
@@ -44,9 +52,11 @@ impl Fidelity {
         Fidelity { dt_us, players: vec![Player::default(); players] }
     }
 
-    /// The authority's next frame applied input `seq` of player `p` (0: no
-    /// input from the player); `samples` is the player's sample log.
-    pub(crate) fn frame(&mut self, p: usize, seq: u32, samples: &[(Micros, Input)]) {
+    /// The authority's next frame, published at `now`, applied input `seq`
+    /// of player `p` (0: no input from the player); `samples` is the
+    /// player's sample log and `losses` the send times (µs, ascending) of
+    /// the player's packets the network lost or damaged.
+    pub(crate) fn frame(&mut self, p: usize, seq: u32, samples: &[(Micros, Input)], now: Micros, losses: &[u64]) {
         let dt = self.dt_us;
         let Some(pl) = self.players.get_mut(p) else { return };
         if seq == 0 || seq == pl.last {
@@ -67,7 +77,16 @@ impl Fidelity {
             pl.repeated += pl.frames.saturating_sub(due);
             pl.judged += 1;
         }
-        pl.dropped += (seq - pl.last - 1) as u64;
+        for skipped in pl.last + 1..seq {
+            let taken = samples.get(skipped as usize - 1).map_or(now.0, |s| s.0 .0);
+            // A packet sent in [taken, now] may have carried it.
+            let first = losses.partition_point(|&t| t < taken);
+            if losses.get(first).is_some_and(|&t| t <= now.0) {
+                pl.dropped += 1;
+            } else {
+                pl.late += 1;
+            }
+        }
         pl.judged += (seq - pl.last - 1) as u64;
         pl.last = seq;
         pl.frames = 1;
@@ -77,14 +96,18 @@ impl Fidelity {
         let per_min = |x: u64| super::stats::round4(x as f64 / self.players.len().max(1) as f64 / secs * 60.0);
         let repeated: u64 = self.players.iter().map(|p| p.repeated).sum();
         let dropped: u64 = self.players.iter().map(|p| p.dropped).sum();
+        let late: u64 = self.players.iter().map(|p| p.late).sum();
         let judged: u64 = self.players.iter().map(|p| p.judged).sum();
         InputFidelity {
             judged,
             repeated,
             dropped,
+            late,
             repeated_per_min: per_min(repeated),
             dropped_per_min: per_min(dropped),
+            late_per_min: per_min(late),
             per_client: self.players.iter().map(|p| [p.repeated, p.dropped]).collect(),
+            late_per_client: self.players.iter().map(|p| p.late).collect(),
         }
     }
 }
@@ -102,7 +125,7 @@ mod tests {
         let s = samples(10, 16_666);
         let mut f = Fidelity::new(1, 16_666);
         for seq in 1..=10 {
-            f.frame(0, seq, &s);
+            f.frame(0, seq, &s, Micros(1_000_000), &[]);
         }
         let r = f.finish(1.0);
         assert_eq!((r.repeated, r.dropped, r.judged), (0, 0, 9));
@@ -111,14 +134,28 @@ mod tests {
     #[test]
     fn a_queue_running_dry_repeats_and_a_full_one_drops() {
         let s = samples(10, 16_666);
-        let mut f = Fidelity::new(1, 16_666);
-        // 1, 2, 2 (dry), 0 (no input: also a repeat), 3, 5 (4 dropped), 6..10
-        for seq in [1, 2, 2, 0, 3, 5, 6, 7, 8, 9, 10] {
-            f.frame(0, seq, &s);
-        }
-        let r = f.finish(1.0);
-        assert_eq!((r.repeated, r.dropped), (2, 1));
+        // Sample 4 is taken at 50 ms; the frame that skips it is published at 90 ms.
+        let run = |losses: &[u64]| {
+            let mut f = Fidelity::new(1, 16_666);
+            // 1, 2, 2 (dry), 0 (no input: also a repeat), 3, 5 (4 skipped), 6..10
+            for (k, seq) in [1, 2, 2, 0, 3, 5, 6, 7, 8, 9, 10].into_iter().enumerate() {
+                f.frame(0, seq, &s, Micros(k as u64 * 18_000), losses);
+            }
+            f.finish(1.0)
+        };
+        // A packet sent at 60 ms was lost: sample 4 may have been on it.
+        let r = run(&[10_000, 60_000]);
+        assert_eq!((r.repeated, r.dropped, r.late), (2, 1, 0));
         assert_eq!(r.per_client, vec![[2, 1]]);
+        assert_eq!(r.late_per_client, vec![0]);
+        // Nothing lost while it travelled (a loss before it was taken, one
+        // after the frame passed it): late, not dropped.
+        let r = run(&[10_000, 95_000]);
+        assert_eq!((r.repeated, r.dropped, r.late), (2, 0, 1));
+        assert_eq!(r.late_per_client, vec![1]);
+        // The window's ends count: a loss at the sample's instant.
+        assert_eq!(run(&[50_000]).dropped, 1);
+        assert_eq!(run(&[90_000]).dropped, 1);
     }
 
     #[test]
@@ -128,7 +165,7 @@ mod tests {
         let mut f = Fidelity::new(1, 16_666);
         for seq in 1..=5 {
             for _ in 0..4 {
-                f.frame(0, seq, &s);
+                f.frame(0, seq, &s, Micros(1_000_000), &[]);
             }
         }
         assert_eq!(f.finish(1.0).repeated, 0);
@@ -136,7 +173,7 @@ mod tests {
         let mut f = Fidelity::new(1, 16_666);
         for seq in 1..=5 {
             for _ in 0..6 {
-                f.frame(0, seq, &s);
+                f.frame(0, seq, &s, Micros(1_000_000), &[]);
             }
         }
         assert_eq!(f.finish(1.0).repeated, 8, "the last sample is not judged");

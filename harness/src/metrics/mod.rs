@@ -393,8 +393,13 @@ pub struct ClientMetrics {
     pub snap_events: u64,
     /// This player's inputs the authority ran beyond their duration.
     pub inputs_repeated: u64,
-    /// This player's inputs the authority never ran.
+    /// This player's inputs the authority never ran while the network lost
+    /// a packet that may have carried them.
     pub inputs_dropped: u64,
+    /// This player's inputs the authority never ran although nothing that
+    /// may have carried them was lost.
+    #[serde(default)]
+    pub inputs_late: u64,
     /// Peer-to-peer and relay: how far this screen's game trailed the
     /// real-time schedule at its last render, ms (see [`Lag`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -458,14 +463,32 @@ pub struct InputFidelity {
     pub judged: u64,
     /// Frames that ran an input beyond its duration, or none new (all players).
     pub repeated: u64,
-    /// Samples never run (all players).
+    /// Samples never run while the network lost a packet that may have
+    /// carried them (all players).
     pub dropped: u64,
+    /// Samples never run although the network lost nothing that may have
+    /// carried them: late, not lost (all players).
+    #[serde(default)]
+    pub late: u64,
     /// `repeated` per client per minute.
     pub repeated_per_min: f64,
     /// `dropped` per client per minute.
     pub dropped_per_min: f64,
+    /// `late` per client per minute.
+    #[serde(default)]
+    pub late_per_min: f64,
     /// Per player `[repeated, dropped]`.
     pub per_client: Vec<[u64; 2]>,
+    /// Per player, `late`.
+    #[serde(default)]
+    pub late_per_client: Vec<u64>,
+}
+
+impl InputFidelity {
+    /// Samples never run a client-minute, dropped or late.
+    pub fn unrun_per_min(&self) -> f64 {
+        self.dropped_per_min + self.late_per_min
+    }
 }
 
 /// Entities shown where the game cannot put them (see [`on_map`]).

@@ -171,6 +171,9 @@ pub struct Recorder {
     stalls: Vec<Runs>,
     node_tick_us: u64,
     fidelity: Fidelity,
+    /// Per player, the send times (µs, ascending) of its node's packets
+    /// the network lost or damaged, for [`Fidelity`]'s late-or-lost call.
+    losses: Vec<Vec<u64>>,
     map: MapCheck,
     desynced_frames: Vec<bool>,
     first_desync: Option<Desync>,
@@ -251,6 +254,7 @@ impl Recorder {
             stalls: vec![Runs::new(freeze_ticks); nodes],
             node_tick_us: dt_us,
             fidelity: Fidelity::new(players, dt_us),
+            losses: vec![Vec::new(); players],
             map,
             desynced_frames: Vec::new(),
             first_desync: None,
@@ -420,6 +424,16 @@ impl Recorder {
         }
     }
 
+    /// The network lost (or damaged) a packet `from` sent at `sent`.
+    pub(crate) fn count_loss(&mut self, from: NodeId, sent: Micros) {
+        // Node ids as `Setup::player_of_node` gives them.
+        let p = if self.topology.has_server() { (from.0 as usize).checked_sub(1) } else { Some(from.0 as usize) };
+        let Some(list) = p.and_then(|p| self.losses.get_mut(p)) else { return };
+        // Losses on a downlink come after later sends' uplink losses.
+        let at = list.partition_point(|&t| t <= sent.0);
+        list.insert(at, sent.0);
+    }
+
     /// Counts a packet of `payload` bytes sent from `from` to `to`; one
     /// UDP cannot carry is a violation and counts nothing (it is never
     /// sent).
@@ -509,7 +523,7 @@ impl Recorder {
         self.authority_at.push(t.0);
         self.authority_seqs.extend(state.players.iter().take(self.players).map(|p| p.last_seq));
         for (p, ps) in state.players.iter().take(self.players).enumerate() {
-            self.fidelity.frame(p, ps.last_seq, &self.samples[p]);
+            self.fidelity.frame(p, ps.last_seq, &self.samples[p], t, &self.losses[p]);
         }
         // The previous state goes to the spare, whose buffers the new one reuses.
         let mut prev = std::mem::take(&mut self.spare_state);
@@ -571,7 +585,7 @@ impl Recorder {
                 }
             }
             for (p, si) in inputs.iter().enumerate() {
-                self.fidelity.frame(p, si.seq, &self.samples[p]);
+                self.fidelity.frame(p, si.seq, &self.samples[p], t, &self.losses[p]);
             }
             self.authority_seqs.extend(inputs.iter().map(|si| si.seq));
             // Stepped in place; the previous state is copied to the spare
@@ -1193,6 +1207,7 @@ impl Recorder {
             .map(|p| {
                 let r = client_stalls.get(p).cloned().unwrap_or_else(|| Runs::new(1));
                 let [repeated, dropped] = fidelity.per_client.get(p).copied().unwrap_or_default();
+                let late = fidelity.late_per_client.get(p).copied().unwrap_or_default();
                 ClientMetrics {
                     player: p,
                     own_input_latency_ms: self.screens[p].own_latency.stats(1e3),
@@ -1203,6 +1218,7 @@ impl Recorder {
                     snap_events: self.screens[p].snap_events,
                     inputs_repeated: repeated,
                     inputs_dropped: dropped,
+                    inputs_late: late,
                     lag_at_end_ms: self.screens[p].last_lag.map(|l| round4(l as f64 / 1e3)),
                 }
             })

@@ -54,6 +54,7 @@ const COLUMNS: &[Column] = &[
     ("lag_at_end_ms", |r| r.metrics.lag_ms.as_ref().map_or(String::new(), |l| num(l.at_end_ms))),
     ("inputs_repeated", |r| r.metrics.input_fidelity.repeated.to_string()),
     ("inputs_dropped", |r| r.metrics.input_fidelity.dropped.to_string()),
+    ("inputs_late", |r| r.metrics.input_fidelity.late.to_string()),
     ("desyncs", |r| r.metrics.desyncs.to_string()),
     ("up_bytes_per_s", |r| num(r.metrics.bandwidth.up_bytes_per_s)),
     ("down_bytes_per_s", |r| num(r.metrics.bandwidth.down_bytes_per_s)),

@@ -74,6 +74,7 @@ pub const WATCHED: &[Watched] = &[
     w("impossible.share", |r| r.metrics.impossible.share, 0.0001, "", 4),
     w("inputs.repeated_per_min", |r| r.metrics.input_fidelity.repeated_per_min, 1.0, "/client-min", 1),
     w("inputs.dropped_per_min", |r| r.metrics.input_fidelity.dropped_per_min, 1.0, "/client-min", 1),
+    w("inputs.late_per_min", |r| r.metrics.input_fidelity.late_per_min, 1.0, "/client-min", 1),
     w("desyncs", |r| r.metrics.desyncs as f64, 0.0, "", 0),
     w("interest.leaks", |r| r.metrics.interest.as_ref().map_or(0.0, |i| i.leaks as f64), 0.0, "", 0),
     w(

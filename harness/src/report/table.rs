@@ -50,6 +50,7 @@ pub const ROWS: &[(&str, Getter, usize)] = &[
     ("stalls per client (all)", |m| Some(m.stalls.stalls_per_client), 0),
     ("inputs repeated per client-minute", |m| Some(m.input_fidelity.repeated_per_min), 1),
     ("inputs dropped per client-minute", |m| Some(m.input_fidelity.dropped_per_min), 1),
+    ("inputs late per client-minute (none lost)", |m| Some(m.input_fidelity.late_per_min), 1),
     ("desyncs", |m| Some(m.desyncs as f64), 0),
     ("up per client (B/s)", |m| Some(m.bandwidth.up_bytes_per_s), 0),
     ("down per client (B/s)", |m| Some(m.bandwidth.down_bytes_per_s), 0),
@@ -594,6 +595,7 @@ pub const COLUMNS: &[(&str, &str, Getter, usize)] = &[
     ("unshown", "unshown %", |m| Some(m.input_changes_unshown_pct.remote.max(m.input_changes_unshown_pct.own)), 2),
     ("desyncs", "desyncs", |m| Some(m.desyncs as f64), 0),
     ("dropped", "drop/min", |m| Some(m.input_fidelity.dropped_per_min), 1),
+    ("late", "late/min", |m| Some(m.input_fidelity.late_per_min), 1),
     ("repeated", "rep/min", |m| Some(m.input_fidelity.repeated_per_min), 1),
     ("visible", "within radius %", |m| m.interest.as_ref().map(|i| 100.0 * i.visible_share), 2),
     ("shown", "shown per render", |m| m.interest.as_ref().map(|i| i.shown_per_render), 1),
@@ -782,23 +784,43 @@ fn survivors_note(runs: &[&RunReport], algos: &[String], cols: &[&(&str, &str, G
     format!("(†: latency of the shown changes only; never shown: {})\n", left.join(", "))
 }
 
-/// Under a table without the column: the algorithms whose authority
+/// Under a table without the columns: the algorithms whose authority
 /// never ran some of the inputs the harness sampled, with how many a
-/// client-minute (mean over seeds), or that none did.
+/// client-minute (mean over seeds) were dropped (the network lost a packet
+/// that may have carried them) and how many were late (it lost nothing),
+/// or that none were.
 fn dropped_note(runs: &[&RunReport], algos: &[String]) -> String {
-    let dropped: Vec<String> = algos
-        .iter()
-        .filter_map(|a| {
-            let v: Vec<f64> =
-                runs.iter().filter(|r| r.label() == *a).map(|r| r.metrics.input_fidelity.dropped_per_min).collect();
-            let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
-            (mean > 0.0).then(|| format!("{a} {mean:.1}"))
-        })
-        .collect();
-    if dropped.is_empty() {
-        "(every algorithm ran every input it was given)\n".into()
-    } else {
-        format!("(inputs dropped a client-minute: {}; every other algorithm ran every input)\n", dropped.join(", "))
+    let mean_of = |a: &str, f: fn(&RunReport) -> f64| {
+        let v: Vec<f64> = runs.iter().filter(|r| r.label() == a).map(|r| f(r)).collect();
+        v.iter().sum::<f64>() / v.len().max(1) as f64
+    };
+    let listed = |f: fn(&RunReport) -> f64| -> Vec<String> {
+        algos
+            .iter()
+            .filter_map(|a| {
+                let mean = mean_of(a, f);
+                (mean > 0.0).then(|| format!("{a} {mean:.1}"))
+            })
+            .collect()
+    };
+    let dropped = listed(|r| r.metrics.input_fidelity.dropped_per_min);
+    let late = listed(|r| r.metrics.input_fidelity.late_per_min);
+    match (dropped.is_empty(), late.is_empty()) {
+        (true, true) => "(every algorithm ran every input it was given)\n".into(),
+        _ => {
+            let part = |what: &str, l: &[String]| {
+                if l.is_empty() {
+                    format!("{what}: none")
+                } else {
+                    format!("{what}: {}", l.join(", "))
+                }
+            };
+            format!(
+                "(inputs never run a client-minute — {}; {}; every other algorithm ran every input)\n",
+                part("dropped, a packet lost", &dropped),
+                part("late, nothing lost", &late)
+            )
+        }
     }
 }
 
@@ -925,6 +947,7 @@ pub fn single(r: &RunReport, markdown: bool) -> String {
             "snap events".into(),
             "inputs repeated".into(),
             "inputs dropped".into(),
+            "inputs late".into(),
         ];
         let rows: Vec<Vec<String>> = r
             .metrics
@@ -942,6 +965,7 @@ pub fn single(r: &RunReport, markdown: bool) -> String {
                     c.snap_events.to_string(),
                     c.inputs_repeated.to_string(),
                     c.inputs_dropped.to_string(),
+                    c.inputs_late.to_string(),
                 ]
             })
             .collect();

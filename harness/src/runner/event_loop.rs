@@ -137,7 +137,10 @@ impl<'t> EventLoop<'t> {
                 Ev::Render(i) => self.on_render(now, i),
                 Ev::Core(p) => {
                     let to = p.to.0 as usize;
-                    self.net.offer(&mut self.slots, &mut self.sched, now, to, Dir::Down, p);
+                    if let Some((from, sent)) = self.net.offer(&mut self.slots, &mut self.sched, now, to, Dir::Down, p)
+                    {
+                        self.env.rec.count_loss(from, sent);
+                    }
                 }
                 Ev::Wake { node, dir } => self.on_wake(now, node, dir),
                 Ev::Deliver(p) => self.on_deliver(now, p),
@@ -306,7 +309,10 @@ impl<'t> EventLoop<'t> {
             self.env.rec.count_send(from, to, d.len());
             if d.len() <= MAX_UDP_PAYLOAD {
                 let node = from.0 as usize;
-                self.net.offer(&mut self.slots, &mut self.sched, now, node, Dir::Up, Packet::new(from, to, d));
+                let p = Packet::new(from, to, d, now);
+                if let Some((from, sent)) = self.net.offer(&mut self.slots, &mut self.sched, now, node, Dir::Up, p) {
+                    self.env.rec.count_loss(from, sent);
+                }
             }
         }
     }

@@ -3,7 +3,7 @@
 
 use crate::contract::{Node, NodeId};
 use crate::net::Link;
-use crate::time::{LocalClock, Periodic};
+use crate::time::{LocalClock, Micros, Periodic};
 
 /// Which of a node's two links.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -17,14 +17,16 @@ pub(super) struct Packet {
     pub(super) from: NodeId,
     pub(super) to: NodeId,
     pub(super) bytes: Vec<u8>,
+    /// When its sender put it on the wire.
+    pub(super) sent: Micros,
     /// A link flipped a bit of it on the way.
     pub(super) corrupt: bool,
 }
 
 impl Packet {
-    /// A packet as its sender wrote it.
-    pub(super) fn new(from: NodeId, to: NodeId, bytes: Vec<u8>) -> Packet {
-        Packet { from, to, bytes, corrupt: false }
+    /// A packet as its sender wrote it at `sent`.
+    pub(super) fn new(from: NodeId, to: NodeId, bytes: Vec<u8>, sent: Micros) -> Packet {
+        Packet { from, to, bytes, sent, corrupt: false }
     }
 }
 

@@ -2,6 +2,7 @@
 //! slotted links, and the transport endpoints of every pair that talked.
 
 use super::events::{Dir, Ev, NodeSlot, Packet};
+use crate::contract::NodeId;
 use crate::event::{EventClass, Scheduler};
 use crate::net::transport::{Endpoint, TransportKind};
 use crate::net::Delivery;
@@ -20,6 +21,8 @@ pub(super) struct Network {
 
 impl Network {
     /// Puts `p` on `node`'s link `dir` at `now`; schedules what comes out.
+    /// Returns who sent it and when if this link lost it or damaged every
+    /// copy (one damaged on an earlier link was told of there).
     pub(super) fn offer(
         &mut self,
         slots: &mut [NodeSlot],
@@ -28,10 +31,12 @@ impl Network {
         node: usize,
         dir: Dir,
         p: Packet,
-    ) {
+    ) -> Option<(NodeId, Micros)> {
         let path_mtu = slots[p.from.0 as usize].links[0].mtu().min(slots[p.to.0 as usize].links[0].mtu());
         let link = &mut slots[node].links[dir as usize];
         let copies = link.send_on_path(now, p.bytes.len(), path_mtu);
+        let lost = !p.corrupt && copies.iter().all(|d| d.corrupt_bit.is_some());
+        let told = lost.then_some((p.from, p.sent));
         if let Some((last, first)) = copies.as_slice().split_last() {
             // A duplicate gets a clone; the last copy takes the packet.
             for d in first {
@@ -43,6 +48,7 @@ impl Network {
         if slots[node].links[dir as usize].has_slots() {
             self.release(slots, sched, now, node, dir);
         }
+        told
     }
 
     /// One copy leaving `node`'s link `dir` as `d` says: corrupted if it

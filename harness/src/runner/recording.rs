@@ -48,6 +48,13 @@ impl<'t> Recording<'t> {
         }
     }
 
+    pub(super) fn count_loss(&mut self, from: NodeId, sent: Micros) {
+        match &mut self.here {
+            Some(r) => r.count_loss(from, sent),
+            None => self.log.count_loss(from, sent),
+        }
+    }
+
     pub(super) fn count_send(&mut self, from: NodeId, to: NodeId, payload: usize) {
         match &mut self.here {
             Some(r) => r.count_send(from, to, payload),

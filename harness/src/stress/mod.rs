@@ -18,7 +18,7 @@
 //!   divergence of the run's last quarter is within twice that before the
 //!   disturbance and [`RECOVERY_SLACK_M`];
 //! - **stationarity**: on a link that is the same throughout, the events
-//!   behind the per-minute rates (inputs dropped, inputs repeated, snaps)
+//!   behind the per-minute rates (inputs dropped, late and repeated, snaps)
 //!   fall alike in the run's two halves: a run half as long (the same
 //!   seed: the first half) against the whole. They fail when the halves'
 //!   counts are implausible for one rate (two-sided binomial test,
@@ -266,6 +266,7 @@ pub fn check(algo: &dyn Algorithm, link: &Link, c: &Campaign) -> Outcome {
             let counts = |m: &Metrics| {
                 [
                     ("inputs dropped", m.input_fidelity.dropped),
+                    ("inputs late", m.input_fidelity.late),
                     ("inputs repeated", m.input_fidelity.repeated),
                     ("snaps", m.snaps.events),
                 ]
