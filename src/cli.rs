@@ -798,11 +798,13 @@ pub struct CompareArgs {
     /// own-div, remote-div, own-div-p99, remote-div-p99, own-div-size,
     /// remote-div-size, own-ideal, remote-ideal, frozen, freezes,
     /// longest-stall, lag, snaps, jump, down, up, down-packets, server-up,
-    /// retransmissions, corrections, unshown, desyncs, dropped, repeated
-    /// (inputs per client-minute), and with --aoi visible, shown,
-    /// awareness, awareness-max, leaks. Default: the full table if it fits
-    /// the terminal ($COLUMNS, else 100), else own-lat … down, with the
-    /// algorithms that dropped inputs named under it.
+    /// retransmissions, corrections, unshown, desyncs, dropped, late,
+    /// repeated (inputs per client-minute; late: never run though the
+    /// network lost nothing that carried them), and with --aoi visible,
+    /// shown, awareness, awareness-max, leaks. Default: the full table if
+    /// it fits the terminal ($COLUMNS, else 100), else own-lat … down,
+    /// with the algorithms that dropped or were late with inputs named
+    /// under it.
     #[arg(long, value_delimiter = ',')]
     pub metrics: Vec<String>,
     /// Run each algorithm once per value, a row each: the transport

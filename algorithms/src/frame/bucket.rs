@@ -7,7 +7,12 @@
 //! is late simply keeps the previous one. Clients play the frames like a
 //! recording: one per tick; if none has arrived they wait; if they fall
 //! behind they fast-forward, up to `catchup` frames per tick. A slow
-//! player therefore delays only their own inputs, never the others.
+//! player therefore delays only their own inputs, never the others. By
+//! default (`pace=1`) a client plays frame `F` a playout delay after its
+//! number that covers how late frames arrive ([`Playout`]), so a jittery
+//! link costs that delay instead of a stall and a double frame on every
+//! late one; `pace=0` plays whatever has come, keeping `buffer` frames in
+//! hand (on `delay 100ms 20ms`, about 11 s of one-tick stalls a minute).
 //!
 //! With `playout=D` (MiMaze's bucket synchronization: a playout delay) the
 //! server does not stamp the latest input but each player's input `F − D`
@@ -32,6 +37,7 @@
 //! n × players × (seq: u32, input(3))`.
 
 use crate::support::backlog::Backlog;
+use crate::support::playout::Playout;
 use crate::support::render_lerp::{Picture, Smooth};
 use crate::wire::{stamped_input, Reader, Writer, STAMPED_INPUT_BYTES};
 use harness::contract::{Algorithm, Ctx, Node, NodeId, OptionSpec, RenderCtx, Report, Setup, Topology, View};
@@ -48,6 +54,13 @@ const CATCHUP: OptionSpec =
     OptionSpec::count("catchup", "4", 1, 60, "frames a late client may play in one tick to catch up");
 const BUFFER: OptionSpec =
     OptionSpec::count("buffer", "1", 0, 120, "frames a client keeps in hand before it fast-forwards (a jitter buffer)");
+const PACE: OptionSpec = OptionSpec::count(
+    "pace",
+    "1",
+    0,
+    1,
+    "1: a client plays a frame a tick, a playout delay behind that covers how late frames arrive; 0: whatever has come, `buffer` frames in hand",
+);
 const ADAPT: OptionSpec = OptionSpec::count(
     "adapt",
     "1",
@@ -80,7 +93,7 @@ impl Algorithm for Bucket {
         true
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[CATCHUP, BUFFER, PLAYOUT, ADAPT]
+        &[CATCHUP, BUFFER, PLAYOUT, ADAPT, PACE]
     }
     fn server(&self, s: &Setup) -> Box<dyn Node> {
         Box::new(Server {
@@ -105,6 +118,8 @@ impl Algorithm for Bucket {
                 latest: None,
                 catchup: s.options.number(&CATCHUP).clamp(1.0, 1000.0) as u32,
                 buffer: s.options.number(&BUFFER).clamp(0.0, 1000.0) as u32,
+                playout: (s.options.number(&PACE) != 0.0).then(Playout::new),
+                arrived: 0,
             },
             s,
         ))
@@ -234,6 +249,10 @@ struct Client {
     latest: Option<SeqInput>,
     catchup: u32,
     buffer: u32,
+    /// With `pace`, when frames play.
+    playout: Option<Playout>,
+    /// Frames held contiguously as last told to the playout.
+    arrived: u32,
 }
 
 impl Client {
@@ -259,9 +278,21 @@ impl Node for Client {
         if let Some(s) = ctx.sample_input() {
             self.latest = Some(s);
         }
-        let backlog = self.contiguous() - self.state.frame;
-        // Play one frame; fast-forward when more than `buffer` wait.
-        let budget = if backlog > self.buffer + 1 { self.catchup } else { 1 };
+        let contiguous = self.contiguous();
+        let budget = match self.playout.as_mut() {
+            // Play what is due, fast-forwarding up to `catchup` a tick.
+            Some(p) => {
+                for f in self.arrived.max(self.state.frame) + 1..=contiguous {
+                    p.arrived(f, ctx.tick());
+                }
+                self.arrived = self.arrived.max(contiguous);
+                let due = p.due(ctx.tick()).unwrap_or(0);
+                due.saturating_sub(self.state.frame).min(self.catchup)
+            }
+            // Play one frame; fast-forward when more than `buffer` wait.
+            None if contiguous - self.state.frame > self.buffer + 1 => self.catchup,
+            None => 1,
+        };
         let mut played = 0;
         while played < budget {
             let Some(inputs) = self.frames.remove(&(self.state.frame + 1)) else { break };

@@ -4,8 +4,9 @@
 //! events), the interpolation buffer, render interpolation between ticks,
 //! the own player's prediction and reconciliation, world-aware coasting of
 //! remote entities, decoded snapshots shared by a process's clients, and
-//! the round trip to each peer a frame-sync buffer is sized to, and which
-//! slice of an unacknowledged backlog a packet carries.
+//! the round trip to each peer a frame-sync buffer is sized to, which
+//! slice of an unacknowledged backlog a packet carries, and the playout
+//! delay that paces frames arriving with jitter.
 
 pub mod arrival_clock;
 pub mod backlog;
@@ -15,6 +16,7 @@ pub mod delta;
 pub mod input_queue;
 pub mod interpolation;
 pub mod own_prediction;
+pub mod playout;
 pub mod render_lerp;
 pub mod round_trip;
 pub mod shared_decode;

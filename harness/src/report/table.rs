@@ -805,23 +805,18 @@ fn dropped_note(runs: &[&RunReport], algos: &[String]) -> String {
     };
     let dropped = listed(|r| r.metrics.input_fidelity.dropped_per_min);
     let late = listed(|r| r.metrics.input_fidelity.late_per_min);
-    match (dropped.is_empty(), late.is_empty()) {
-        (true, true) => "(every algorithm ran every input it was given)\n".into(),
-        _ => {
-            let part = |what: &str, l: &[String]| {
-                if l.is_empty() {
-                    format!("{what}: none")
-                } else {
-                    format!("{what}: {}", l.join(", "))
-                }
-            };
-            format!(
-                "(inputs never run a client-minute — {}; {}; every other algorithm ran every input)\n",
-                part("dropped, a packet lost", &dropped),
-                part("late, nothing lost", &late)
-            )
-        }
+    if dropped.is_empty() && late.is_empty() {
+        return "(every algorithm ran every input it was given)\n".into();
     }
+    let mut out = String::new();
+    if !dropped.is_empty() {
+        out.push_str(&format!("(inputs dropped a client-minute, a packet lost: {})\n", dropped.join(", ")));
+    }
+    if !late.is_empty() {
+        out.push_str(&format!("(inputs late a client-minute, nothing lost: {})\n", late.join(", ")));
+    }
+    out.push_str("(every other algorithm ran every input)\n");
+    out
 }
 
 /// A simulated run and the same match live, side by side with the ratio
