@@ -44,6 +44,7 @@
 pub mod contracts;
 pub mod junit;
 pub mod scenario;
+pub mod table;
 
 use crate::contract::Algorithm;
 use crate::net::netem::{LossModel, Prob};

@@ -130,6 +130,30 @@ pub struct Event {
     pub kind: EventKind,
 }
 
+impl Event {
+    /// The event in words, as `profile show` lists it.
+    pub fn describe(&self) -> String {
+        let dir = match self.direction {
+            Direction::Both => "",
+            Direction::Up => " (uplink)",
+            Direction::Down => " (downlink)",
+        };
+        let what = match &self.kind {
+            EventKind::Outage { duration_us } => format!("outage for {}ms", duration_us / 1000),
+            EventKind::Spike { duration_us, delay_us } => {
+                format!("+{}ms delay for {}ms", delay_us / 1000, duration_us / 1000)
+            }
+            EventKind::Bandwidth { duration_us, rate } => {
+                format!("rate {} B/s for {}ms", rate.bytes_per_s, duration_us / 1000)
+            }
+            EventKind::Handover { outage_us, uplink, downlink } => {
+                format!("handover: {}ms blackout, then uplink `{uplink}`, downlink `{downlink}`", outage_us / 1000)
+            }
+        };
+        format!("at {}: {what}{dir}", self.at)
+    }
+}
+
 /// A resolved network profile.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Profile {
