@@ -31,7 +31,7 @@ use super::netem::{LossModel, Netem, Prob};
 use super::probe::probe;
 use super::profile::Profile;
 use super::recorded::Delays;
-use crate::metrics::stats::round4;
+use crate::math::round4;
 use std::fmt::Write;
 
 /// Probabilities on which quantile functions are compared.

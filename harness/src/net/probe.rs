@@ -13,7 +13,7 @@ use super::link::{Correlation, Link};
 use super::netem::{LossModel, Netem};
 use super::profile::Profile;
 use super::recorded::Delays;
-use crate::metrics::stats::round4;
+use crate::math::round4;
 use crate::rng::{Purpose, Stream};
 use crate::time::Micros;
 use serde::{Deserialize, Serialize};
