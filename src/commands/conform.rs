@@ -160,7 +160,7 @@ fn print_renders_around(
     );
     let m = |p: [i32; 3]| format!("({:.3}, {:.3}, {:.3})", p[0] as f64 / 1e6, p[1] as f64 / 1e6, p[2] as f64 / 1e6);
     // The message rounds its instant to the millisecond: the nearest render is the one.
-    let gap = |k: &harness::metrics::probe::Probed| (k.t_us as f64 / 1e6 - at.t_s).abs();
+    let gap = |k: &harness::metrics::kept_renders::Probed| (k.t_us as f64 / 1e6 - at.t_s).abs();
     let nearest = kept.iter().map(gap).fold(f64::INFINITY, f64::min);
     for k in &kept {
         let v = &k.view;

@@ -10,7 +10,7 @@ pub(super) fn profile_show(
     seed: u64,
     format: ListFormat,
 ) -> Result<()> {
-    use harness::net::probe::Shown;
+    use harness::net::link_probe::Shown;
     let p = harness::net::Profile::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))?;
     let spacing_us = parse_duration(spacing).map_err(|e| bad(format!("--spacing {e}")))?;
     if spacing_us == 0 || packets == 0 || packets > 10_000_000 {
@@ -55,7 +55,7 @@ pub(super) fn profile_stream(
     seeds: &[u64],
     format: StreamFormat,
 ) -> Result<()> {
-    use harness::net::transport::probe::{stream_probe, StreamProbe};
+    use harness::net::transport::stream_probe::{stream_probe, StreamProbe};
     use harness::net::transport::TcpSettings;
     let p = harness::net::Profile::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))?;
     let mut kinds = Vec::new();

@@ -2,7 +2,7 @@
 //! what a replayed link does to packets against what its file says.
 
 use crate::util::{cfg, run_named, syncbench};
-use harness::net::probe::{probe_link, probe_stream, recorded};
+use harness::net::link_probe::{probe_link, probe_stream, recorded};
 use harness::net::replay::{Order, Replayer};
 use harness::net::{Link, Netem, Profile};
 use harness::time::Micros;

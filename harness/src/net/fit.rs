@@ -27,8 +27,8 @@
 //! sent closer together than the jitter.
 
 use super::dist::{Distribution, DIST_SCALE, TABLE_SIZE};
+use super::link_probe::probe;
 use super::netem::{LossModel, Netem, Prob};
-use super::probe::probe;
 use super::profile::Profile;
 use super::recorded::Delays;
 use crate::math::round4;
@@ -388,7 +388,7 @@ impl<'p> ProfileFit<'p> {
 mod tests {
     use super::*;
     use crate::error::Source;
-    use crate::net::probe::probe;
+    use crate::net::link_probe::probe;
     use crate::net::Correlation;
 
     /// A recording drawn from netem itself fits back to the description
