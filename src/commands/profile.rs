@@ -187,7 +187,7 @@ fn stream_table(pooled: &[Pooled], minutes: f64, markdown: bool) -> String {
 
 /// `profile fit`: the netem description closest to each recorded direction.
 pub(super) fn profile_fit(arg: &str, packet_hz: u32, out: Option<&std::path::Path>, format: ListFormat) -> Result<()> {
-    use harness::net::fit::ProfileFit;
+    use harness::net::recorded::fit::ProfileFit;
     if !(1..=1000).contains(&packet_hz) {
         return Err(bad(format!("--packet-hz {packet_hz}: expected 1..=1000 packets per second")));
     }
@@ -210,7 +210,7 @@ pub(super) fn profile_fit(arg: &str, packet_hz: u32, out: Option<&std::path::Pat
 
 /// The fitted profile as a file: its description, its provenance (the
 /// command and the distances) and both directions.
-fn fitted_toml(fit: &harness::net::fit::ProfileFit<'_>) -> String {
+fn fitted_toml(fit: &harness::net::recorded::fit::ProfileFit<'_>) -> String {
     let (p, fitted, packet_hz) = (fit.profile, &fit.netem, fit.packet_hz);
     let distances: Vec<String> = fit
         .directions
@@ -245,7 +245,7 @@ fn fitted_toml(fit: &harness::net::fit::ProfileFit<'_>) -> String {
 /// `--out`, then moved into place); on an error nothing is left behind.
 pub(super) fn profile_import(file: &std::path::Path, out: &std::path::Path, description: Option<&str>) -> Result<()> {
     use harness::error::Source;
-    use harness::net::import::import;
+    use harness::net::recorded::import::import;
     if out.extension().is_none_or(|e| e != "toml") {
         return Err(bad(format!("--out {}: expected a path ending in .toml", out.display())));
     }
@@ -292,8 +292,8 @@ pub(super) fn profile_import(file: &std::path::Path, out: &std::path::Path, desc
         .map_err(|e| bad(format!("the imported recording does not read back: {e}")))?;
     let span_s = back.up.period_us() as f64 / 1e6;
     let what = match rec.samples {
-        harness::net::import::Samples::Rtt(_) => "round trips, half each way",
-        harness::net::import::Samples::OneWay(_) => "one-way delays each way",
+        harness::net::recorded::import::Samples::Rtt(_) => "round trips, half each way",
+        harness::net::recorded::import::Samples::OneWay(_) => "one-way delays each way",
     };
     let desc = description
         .map(str::to_string)

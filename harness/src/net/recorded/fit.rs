@@ -26,12 +26,12 @@
 //! netem's jitter draws each packet's delay afresh and reorders packets
 //! sent closer together than the jitter.
 
-use super::dist::{Distribution, DIST_SCALE, TABLE_SIZE};
-use super::link_probe::probe;
-use super::netem::{LossModel, Netem, Prob};
-use super::profile::Profile;
-use super::recorded::Delays;
+use super::Delays;
 use crate::math::round4;
+use crate::net::dist::{Distribution, DIST_SCALE, TABLE_SIZE};
+use crate::net::link_probe::probe;
+use crate::net::netem::{LossModel, Netem, Prob};
+use crate::net::profile::Profile;
 use std::fmt::Write;
 
 /// Probabilities on which quantile functions are compared.
@@ -106,7 +106,7 @@ pub fn fit(delays: &Delays, packet_interval_us: u64) -> Option<Fit> {
             })
             .collect();
     candidates.sort_by(|a, b| a.w1_ms.total_cmp(&b.w1_ms));
-    let spacing_us = super::recorded::median_spacing(samples.iter().map(|s| s.0)).unwrap_or(10_000);
+    let spacing_us = super::median_spacing(samples.iter().map(|s| s.0)).unwrap_or(10_000);
     let recorded = recorded_bursts(&samples, spacing_us);
     let (loss, fitted) = fit_loss(&samples, spacing_us, packet_interval_us);
     let best = &candidates[0];
