@@ -17,7 +17,7 @@
 #![allow(missing_docs)]
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use harness::net::replay::{Order, QueueLimit, Replay, Replayer};
+use harness::net::recorded::replay::{Order, QueueLimit, Replay, Replayer};
 use harness::net::{Link, Netem, Profile};
 use harness::rng::{Purpose, Stream};
 use harness::time::Micros;

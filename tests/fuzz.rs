@@ -833,7 +833,7 @@ proptest! {
         rtts in proptest::collection::vec(1u32..300_000, 2..30),
         steps in clock_steps(30),
     ) {
-        use harness::net::import::{import, Cell, Samples};
+        use harness::net::recorded::import::{import, Cell, Samples};
         let (text, sends, said) = ping_text(interval_us, &rtts, &steps);
         let src = Source::File("fuzz.ping".into());
         let got = timed("ping import", &text, || import(&text, &src));

@@ -1,4 +1,5 @@
-//! Exact integer arithmetic the game and the metrics share.
+//! Exact integer arithmetic the game and the metrics share, and the
+//! rounding of every float a report or probe writes ([`round4`]).
 //!
 //! [`isqrt`] is `u64::isqrt` at a fraction of the cost: a floating-point
 //! estimate, then an exact integer correction. IEEE 754 square roots are
@@ -64,6 +65,16 @@ pub fn farther_than(a: [i32; 3], b: [i32; 3], allowed: i64) -> bool {
     let d = |x: i32, y: i32| (x as i64 - y as i64).unsigned_abs().pow(2) as u128;
     let s = d(a[0], b[0]) + d(a[1], b[1]) + d(a[2], b[2]);
     s >= (allowed as u128 + 1).pow(2)
+}
+
+/// Rounds to 4 decimals (reports compare byte for byte).
+pub fn round4(x: f64) -> f64 {
+    let r = (x * 1e4).round() / 1e4;
+    if r == 0.0 {
+        0.0
+    } else {
+        r
+    }
 }
 
 #[cfg(test)]

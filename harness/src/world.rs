@@ -15,15 +15,13 @@
 //! assert_eq!(aoi.method, AoiMethod::Grid);
 //! ```
 
-use crate::game::Arena;
-
 /// The arena a run plays in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum World {
     /// The standard 40 m × 30 m arena with its five walls.
     #[default]
     Standard,
-    /// An open field with a pillar every 50 m ([`Arena::field`]).
+    /// An open field with a pillar every 50 m (`game::Arena::field`).
     Field {
         /// Width, m.
         width_m: u32,
@@ -49,14 +47,6 @@ impl World {
             return Err(format!("field sides must be 10..={} m, got `{s}`", Self::MAX_SIDE_M));
         }
         Ok(World::Field { width_m: w, height_m: h })
-    }
-
-    /// The arena.
-    pub fn arena(self) -> Arena {
-        match self {
-            World::Standard => Arena::standard(),
-            World::Field { width_m, height_m } => Arena::field(width_m as i64 * 1_000_000, height_m as i64 * 1_000_000),
-        }
     }
 
     /// `standard` or `WxH`, as parsed.

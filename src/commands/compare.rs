@@ -221,7 +221,7 @@ pub(super) fn plan_ab(a: &AbArgs, quiet: bool) -> Result<(Matrix, Matrix)> {
 }
 
 pub(super) fn ab(a: AbArgs) -> Result<()> {
-    use harness::report::ab::{compare as compare_ab, Verdict};
+    use harness::report::ab::compare as compare_ab;
     let (ma, mb) = plan_ab(&a, a.quiet)?;
     let describe = |m: &Matrix| {
         let r = &m.base;
@@ -249,58 +249,8 @@ pub(super) fn ab(a: AbArgs) -> Result<()> {
         ma.base.clients,
         ma.base.duration_us as f64 / 1e6
     );
-    let (same, rows): (Vec<_>, Vec<_>) = rows.into_iter().partition(|r| r.diff == 0.0 && r.ci.is_none_or(|h| h == 0.0));
-    let cells: Vec<[String; 5]> = rows
-        .iter()
-        .map(|r| {
-            let rel = if r.a.abs() > 1e-12 { format!(" ({:+.1}%)", 100.0 * r.diff / r.a) } else { String::new() };
-            let ci = r.ci.map_or(String::new(), |h| format!("±{h:.3}"));
-            [
-                r.metric.to_string(),
-                format!("{:.3}", r.a),
-                format!("{:.3}", r.b),
-                format!("{:+.3}{ci}{rel}", r.diff),
-                r.verdict.as_str().to_string(),
-            ]
-        })
-        .collect();
-    let header = ["metric", "A", "B", "B − A", "verdict"];
-    if a.md {
-        println!("\n| {} |\n|:--|--:|--:|--:|:--|", header.join(" | "));
-        for c in &cells {
-            println!("| {} |", c.join(" | "));
-        }
-    } else {
-        let w: Vec<usize> = (0..5)
-            .map(|i| cells.iter().map(|c| c[i].chars().count()).chain([header[i].len()]).max().unwrap_or(0))
-            .collect();
-        println!();
-        let line = |c: [&str; 5]| {
-            println!(
-                "{:<w0$}  {:>w1$}  {:>w2$}  {:>w3$}  {}",
-                c[0],
-                c[1],
-                c[2],
-                c[3],
-                c[4],
-                w0 = w[0],
-                w1 = w[1],
-                w2 = w[2],
-                w3 = w[3]
-            );
-        };
-        line(header);
-        for c in &cells {
-            line([&c[0], &c[1], &c[2], &c[3], &c[4]]);
-        }
-    }
-    if !same.is_empty() {
-        let names: Vec<&str> = same.iter().map(|r| r.metric).collect();
-        println!("\nidentical on every pair: {}", names.join(", "));
-    }
-    let worse = rows.iter().filter(|r| r.verdict == Verdict::BWorse).count();
-    let better = rows.iter().filter(|r| r.verdict == Verdict::BBetter).count();
-    println!("\nB is significantly better on {better} metric(s), worse on {worse}.");
+    print!("{}", harness::report::ab::render(&rows, a.md));
+    let worse = harness::report::ab::worse_count(&rows);
     if worse > 0 {
         Err(Violation(format!("B is significantly worse than A on {worse} metric(s)")).into())
     } else {

@@ -2,26 +2,15 @@
 
 use super::*;
 
-/// One cell of the conformance table.
-pub(super) struct ConformRow {
-    algorithm: String,
-    contract: &'static str,
-    /// `None`: pass (or, for a control, caught); `Ok`: not applicable; `Err`: failed.
-    outcome: Option<Result<String, String>>,
-    file: Option<String>,
-    cases: u64,
-    seconds: f64,
-}
-
 pub(super) fn conform(a: ConformArgs) -> Result<()> {
-    use harness::conform::{contracts, junit, Verdict};
+    use harness::conform::table::{self, Row};
+    use harness::conform::{contracts, Verdict};
     let algos: Vec<&'static dyn Algorithm> =
         if a.algo == "all" { crate::catalog::all() } else { vec![find_algo(&a.algo)?] };
     if !(1..=harness::limits::MAX_CONFORM_CASES).contains(&a.cases) {
         return Err(bad(format!("--cases {}: expected 1..={}", a.cases, harness::limits::MAX_CONFORM_CASES)));
     }
-    let mut rows: Vec<ConformRow> = Vec::new();
-    let mut failed = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
     let write_case = |name: &str, contract: &str, s: &harness::conform::Scenario, why: &str| -> Result<String> {
         let path = a.out.join(format!("{name}.{contract}.toml"));
         write_output(&path, &for_this_program(&s.to_toml(&format!("{name} broke `{contract}`: {why}"))))?;
@@ -54,106 +43,38 @@ pub(super) fn conform(a: ConformArgs) -> Result<()> {
     for algo in &algos {
         let results: Vec<_> = contracts::all().iter().map(|c| run_contract(*algo, c)).collect();
         for (r, seconds) in results {
-            let (outcome, file) = match &r.verdict {
-                Verdict::Pass => (None, None),
-                Verdict::NotApplicable(why) => (Some(Ok(why.clone())), None),
-                Verdict::Fail(why) => {
-                    let file = match &r.counterexample {
-                        Some(s) => Some(write_case(algo.name(), r.contract, s, why)?),
-                        None => None,
-                    };
-                    failed.push(format!("{} broke {}: {why}", algo.name(), r.contract));
-                    (Some(Err(why.clone())), file)
-                }
+            let file = match (&r.verdict, &r.counterexample) {
+                (Verdict::Fail(why), Some(s)) => Some(write_case(algo.name(), r.contract, s, why)?),
+                _ => None,
             };
-            rows.push(ConformRow {
-                algorithm: algo.name().to_string(),
-                contract: r.contract,
-                outcome,
-                file,
-                cases: r.cases,
-                seconds,
-            });
+            let outcome = table::outcome(&r.verdict);
+            let algorithm = algo.name().to_string();
+            rows.push(Row { algorithm, contract: r.contract, outcome, file, cases: r.cases, seconds });
         }
     }
     if a.controls {
         for (control, contract) in algorithms::controls::all() {
             let c = contracts::all().iter().find(|c| c.name == *contract).expect("controls name real contracts");
             let (r, seconds) = run_contract(*control, c);
-            let (outcome, file) = match &r.verdict {
-                Verdict::Fail(why) => {
-                    let file =
-                        r.counterexample.as_ref().map(|s| write_case(control.name(), contract, s, why)).transpose()?;
-                    (None, file) // caught: the control "passes" the test
-                }
-                other => {
-                    failed.push(format!("negative control {} was not caught by {contract}", control.name()));
-                    (Some(Err(format!("not caught: {other:?}"))), None)
-                }
+            // A control's catch is written too: the scenario that caught it.
+            let file = match (&r.verdict, &r.counterexample) {
+                (Verdict::Fail(why), Some(s)) => Some(write_case(control.name(), contract, s, why)?),
+                _ => None,
             };
-            rows.push(ConformRow {
-                algorithm: format!("control:{}", control.name()),
-                contract,
-                outcome,
-                file,
-                cases: r.cases,
-                seconds,
-            });
+            let outcome = table::control_outcome(&r.verdict);
+            let algorithm = format!("control:{}", control.name());
+            rows.push(Row { algorithm, contract, outcome, file, cases: r.cases, seconds });
         }
     }
     if show {
         eprintln!();
     }
-    // The table: algorithm × contract.
-    let names: Vec<&str> = contracts::all().iter().map(|c| c.name).collect();
-    let mut algos_seen: Vec<String> = Vec::new();
-    for r in &rows {
-        if !algos_seen.contains(&r.algorithm) {
-            algos_seen.push(r.algorithm.clone());
-        }
-    }
-    let width = algos_seen.iter().map(|s| s.len()).max().unwrap_or(10).max(9);
-    print!("{:<width$}", "algorithm");
-    for n in &names {
-        print!("  {n:>w$}", w = n.len().max(6));
-    }
-    println!();
-    for alg in &algos_seen {
-        print!("{alg:<width$}");
-        for n in &names {
-            let cell = match rows.iter().find(|r| r.algorithm == *alg && r.contract == *n).map(|r| &r.outcome) {
-                None => "",
-                Some(None) if alg.starts_with("control:") => "caught",
-                Some(None) => "pass",
-                Some(Some(Ok(_))) => "n/a",
-                Some(Some(Err(_))) => "FAIL",
-            };
-            print!("  {cell:>w$}", w = n.len().max(6));
-        }
-        println!();
-    }
-    let caught = if a.controls { "; \"caught\": the control broke the contract it was built to break" } else { "" };
-    println!("({} cases per contract, seed {}{caught})", a.cases, a.seed);
-    for r in &rows {
-        if let Some(file) = &r.file {
-            println!("  {} / {}: scenario written to {file}", r.algorithm, r.contract);
-        }
-    }
+    print!("{}", table::render(&rows, a.cases, a.seed, a.controls));
     if let Some(path) = &a.junit {
-        let jrows: Vec<junit::Row<'_>> = rows
-            .iter()
-            .map(|r| junit::Row {
-                algorithm: &r.algorithm,
-                contract: r.contract,
-                outcome: r.outcome.clone(),
-                scenario: r.file.clone(),
-                cases: r.cases,
-                seconds: r.seconds,
-                seed: a.seed,
-            })
-            .collect();
-        write_output(path, &for_this_program(&junit::render(&jrows)))?;
+        let jrows: Vec<_> = rows.iter().map(|r| r.junit(a.seed)).collect();
+        write_output(path, &for_this_program(&harness::conform::junit::render(&jrows)))?;
     }
+    let failed = table::failures(&rows);
     if failed.is_empty() {
         Ok(())
     } else {
@@ -239,7 +160,7 @@ fn print_renders_around(
     );
     let m = |p: [i32; 3]| format!("({:.3}, {:.3}, {:.3})", p[0] as f64 / 1e6, p[1] as f64 / 1e6, p[2] as f64 / 1e6);
     // The message rounds its instant to the millisecond: the nearest render is the one.
-    let gap = |k: &harness::metrics::probe::Probed| (k.t_us as f64 / 1e6 - at.t_s).abs();
+    let gap = |k: &harness::metrics::kept_renders::Probed| (k.t_us as f64 / 1e6 - at.t_s).abs();
     let nearest = kept.iter().map(gap).fold(f64::INFINITY, f64::min);
     for k in &kept {
         let v = &k.view;

@@ -114,23 +114,7 @@ pub(super) fn run_matrix(
                             None,
                         ),
                     };
-                    let r = r.map(|mut r| {
-                        r.index = *index;
-                        if let Some(t) = hlog {
-                            // Labelled as the command will label it.
-                            r.variant = t.variant.to_string();
-                            let at = t.first_index + *index;
-                            let written = match &log {
-                                Some(log) => harness::report::hlog::write_log(t.dir, &r, at, log).map(Some),
-                                None => harness::report::hlog::write(t.dir, &r, at),
-                            };
-                            if let Err(e) = written {
-                                hlog_error.lock().expect("no poisoning").get_or_insert(e);
-                            }
-                        }
-                        r.distributions = None;
-                        r
-                    });
+                    let r = r.map(|r| finish_run(r, *index, hlog, log.as_deref(), &hlog_error));
                     *results[i].lock().expect("no poisoning") = Some(r);
                     let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                     if progress {
@@ -162,6 +146,33 @@ pub(super) fn run_matrix(
         }
     }
     Ok((report, hlog_error.into_inner().expect("no poisoning")))
+}
+
+/// A finished run as the report holds it: its index in the matrix, its
+/// interval log written (a failure kept in `hlog_error`, the first only)
+/// and its distributions dropped.
+fn finish_run(
+    mut r: RunReport,
+    index: usize,
+    hlog: Option<&HlogTarget>,
+    log: Option<&[u8]>,
+    hlog_error: &Mutex<Option<String>>,
+) -> RunReport {
+    r.index = index;
+    if let Some(t) = hlog {
+        // Labelled as the command will label it.
+        r.variant = t.variant.to_string();
+        let at = t.first_index + index;
+        let written = match log {
+            Some(log) => harness::report::hlog::write_log(t.dir, &r, at, log).map(Some),
+            None => harness::report::hlog::write(t.dir, &r, at),
+        };
+        if let Err(e) = written {
+            hlog_error.lock().expect("no poisoning").get_or_insert(e);
+        }
+    }
+    r.distributions = None;
+    r
 }
 
 pub(super) fn resolve_algos(names: &[String]) -> Result<Vec<&'static dyn Algorithm>> {

@@ -10,139 +10,17 @@ pub(super) fn profile_show(
     seed: u64,
     format: ListFormat,
 ) -> Result<()> {
-    use harness::net::netem::LossModel;
-    use harness::net::probe::{probe_link, probe_stream, recorded};
-    use harness::net::profile::EventKind;
+    use harness::net::link_probe::Shown;
     let p = harness::net::Profile::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))?;
     let spacing_us = parse_duration(spacing).map_err(|e| bad(format!("--spacing {e}")))?;
     if spacing_us == 0 || packets == 0 || packets > 10_000_000 {
         return Err(bad("--spacing must be positive and --packets in 1..=10000000"));
     }
-    // The base description (events aside) and the recording, if any.
-    let measure = |up: bool| {
-        let spec = if up { &p.uplink } else { &p.downlink };
-        let link = harness::net::Link::new(spec.clone(), p.correlation, probe_stream(seed)).replaying(
-            p.replay[usize::from(!up)].as_ref(),
-            seed,
-            0xB0B,
-        );
-        probe_link(link, packets, spacing_us, payload)
-    };
-    let (up, down) = (measure(true), measure(false));
-    let in_file = |i: usize| p.recorded_delays(i).map(recorded);
-    let events: Vec<String> = p
-        .events
-        .iter()
-        .map(|e| {
-            let dir = match e.direction {
-                harness::net::profile::Direction::Both => "",
-                harness::net::profile::Direction::Up => " (uplink)",
-                harness::net::profile::Direction::Down => " (downlink)",
-            };
-            let what = match &e.kind {
-                EventKind::Outage { duration_us } => format!("outage for {}ms", duration_us / 1000),
-                EventKind::Spike { duration_us, delay_us } => {
-                    format!("+{}ms delay for {}ms", delay_us / 1000, duration_us / 1000)
-                }
-                EventKind::Bandwidth { duration_us, rate } => {
-                    format!("rate {} B/s for {}ms", rate.bytes_per_s, duration_us / 1000)
-                }
-                EventKind::Handover { outage_us, uplink, downlink } => {
-                    format!("handover: {}ms blackout, then uplink `{uplink}`, downlink `{downlink}`", outage_us / 1000)
-                }
-            };
-            format!("at {}: {what}{dir}", e.at)
-        })
-        .collect();
+    let shown = Shown::new(&p, packets, spacing_us, payload, seed);
     if format == ListFormat::Json {
-        let v = serde_json::json!({
-            "name": p.name, "description": p.description, "source": p.source,
-            "correlation": p.correlation.name(), "mtu": p.mtu,
-            "uplink": p.uplink.to_string(), "downlink": p.downlink.to_string(),
-            "events": events,
-            "probe": {"packets": packets, "spacing_us": spacing_us, "payload": payload, "seed": seed},
-            "uplink_measured": up, "downlink_measured": down,
-            "uplink_replay": p.replay[0].as_ref().map(|r| r.to_string()),
-            "downlink_replay": p.replay[1].as_ref().map(|r| r.to_string()),
-            "uplink_recorded": in_file(0), "downlink_recorded": in_file(1),
-        });
-        println!("{}", serde_json::to_string_pretty(&v)?);
-        return Ok(());
-    }
-    println!("profile {}", p.name);
-    if !p.description.is_empty() {
-        println!("  {}", p.description);
-    }
-    if !p.source.is_empty() {
-        println!("  source: {}", p.source);
-    }
-    println!("  correlation: {}", p.correlation.name());
-    println!("  mtu: {} bytes (larger datagrams leave in IP fragments)", p.mtu);
-    for note in profile_notes(arg) {
-        println!("  note: {note}");
-    }
-    println!("  probe: {packets} packets of {payload} B every {spacing_us} us per direction, seed {seed}");
-    println!();
-    println!(
-        "{:<9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
-        "", "mean ms", "sd ms", "p50 ms", "p90 ms", "p99 ms", "loss %", "reord %", "dup %"
-    );
-    for (i, (name, spec, m)) in [("uplink", &p.uplink, &up), ("downlink", &p.downlink, &down)].into_iter().enumerate() {
-        println!(
-            "{:<9} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2}",
-            name,
-            m.delay_mean_ms,
-            m.delay_sd_ms,
-            m.delay_p50_ms,
-            m.delay_p90_ms,
-            m.delay_p99_ms,
-            m.loss * 100.0,
-            m.reorder * 100.0,
-            m.duplicate * 100.0
-        );
-        println!("          netem: {spec}");
-        if let Some(r) = &p.replay[i] {
-            println!("          replays: {r}");
-        }
-        if let Some(f) = in_file(i) {
-            println!(
-                "{:<9} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2}   (the recording's own {} samples)",
-                "  file",
-                f.delay_mean_ms,
-                f.delay_sd_ms,
-                f.delay_p50_ms,
-                f.delay_p90_ms,
-                f.delay_p99_ms,
-                f.loss * 100.0,
-                f.sent
-            );
-        }
-        if let Some(r) = spec.rate {
-            // tc's units surprise: `bps` is bytes per second, `bit` bits.
-            println!(
-                "          rate: {:.3} Mbit/s = {} bytes/s (tc's `kbit`, `mbit` are bits; `kbps`, `mbps` bytes per second)",
-                r.bytes_per_s as f64 * 8.0 / 1e6,
-                r.bytes_per_s
-            );
-        }
-        if let LossModel::Random { p: lp, corr } = spec.loss {
-            if corr.is_set() && p.correlation == harness::net::Correlation::Kernel {
-                println!(
-                    "          note: with netem-compatible correlation, `loss {:.3}% {:.0}%` loses {:.2}%, not {:.3}% (the kernel's correlation collapses it; use `correlation = \"correct\"` or `loss gemodel` for bursts)",
-                    lp.percent(),
-                    corr.percent(),
-                    m.loss * 100.0,
-                    lp.percent()
-                );
-            }
-        }
-    }
-    if !events.is_empty() {
-        println!();
-        println!("timed events (not in the probe above):");
-        for e in &events {
-            println!("  {e}");
-        }
+        println!("{}", serde_json::to_string_pretty(&shown.to_json())?);
+    } else {
+        print!("{}", shown.to_text(&profile_notes(arg)));
     }
     Ok(())
 }
@@ -177,7 +55,7 @@ pub(super) fn profile_stream(
     seeds: &[u64],
     format: StreamFormat,
 ) -> Result<()> {
-    use harness::net::transport::probe::{stream_probe, StreamProbe};
+    use harness::net::transport::stream_probe::{stream_probe, StreamProbe};
     use harness::net::transport::TcpSettings;
     let p = harness::net::Profile::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))?;
     let mut kinds = Vec::new();
@@ -309,133 +187,33 @@ fn stream_table(pooled: &[Pooled], minutes: f64, markdown: bool) -> String {
 
 /// `profile fit`: the netem description closest to each recorded direction.
 pub(super) fn profile_fit(arg: &str, packet_hz: u32, out: Option<&std::path::Path>, format: ListFormat) -> Result<()> {
-    use harness::metrics::stats::round4;
-    use harness::net::fit::fit;
-    use harness::net::probe::probe;
+    use harness::net::recorded::fit::ProfileFit;
     if !(1..=1000).contains(&packet_hz) {
         return Err(bad(format!("--packet-hz {packet_hz}: expected 1..=1000 packets per second")));
     }
-    let packet_us = 1_000_000 / packet_hz as u64;
     let p = harness::net::Profile::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))?;
-    let mut fitted = [p.uplink.clone(), p.downlink.clone()];
-    let mut report = Vec::new();
-    let mut notes = Vec::new();
-    for (i, name) in ["uplink", "downlink"].into_iter().enumerate() {
-        let Some(delays) = p.replay[i].as_ref().and_then(|r| r.delays.as_deref()) else {
-            notes.push(format!("{name}: no delay recording; its netem description is kept: {}", fitted[i]));
-            continue;
-        };
-        let f = fit(delays, packet_us)
-            .ok_or_else(|| bad(format!("{arg}: the {name} recording has no delivered sample to fit")))?;
-        // The profile's own netem extras come first: a base delay adds,
-        // a loss rate stays unless the recording has losses of its own.
-        let extras = &fitted[i];
-        let mut n = f.netem.clone();
-        n.delay_us += extras.delay_us;
-        if f.recorded.count == 0 {
-            n.loss = extras.loss;
-        }
-        if extras.jitter_us > 0 || extras.rate.is_some() || extras.slot.is_some() {
-            notes.push(format!("{name}: the profile's own `{extras}` is replaced except for its delay and loss"));
-        }
-        let reorder = probe(&n, p.correlation, 20_000, packet_us, 100, 1).reorder;
-        fitted[i] = n;
-        report.push((name, f, reorder));
-    }
-    if report.is_empty() {
-        return Err(bad(format!("{arg}: no direction replays a delay recording: nothing to fit")));
-    }
-    let toml = fitted_toml(&p, &fitted, &report, packet_hz);
+    let fit = ProfileFit::new(&p, packet_hz).map_err(|e| bad(format!("{arg}: {e}")))?;
+    let toml = fitted_toml(&fit);
     if let Some(path) = out {
         crate::output::write_output(path, &toml)?;
     }
     if format == ListFormat::Json {
-        let dirs: Vec<serde_json::Value> = report
-            .iter()
-            .map(|(name, f, reorder)| {
-                serde_json::json!({
-                    "direction": name,
-                    "samples_every_us": f.spacing_us,
-                    "span_ms": round4(direction_delays(&p, name).map_or(0, |d| d.period_us()) as f64 / 1e3),
-                    "candidates": f.candidates.iter().map(|c| serde_json::json!({
-                        "distribution": c.distribution.name(), "delay_us": c.delay_us,
-                        "jitter_us": c.jitter_us, "w1_ms": round4(c.w1_ms)})).collect::<Vec<_>>(),
-                    "recorded_loss": round4(f.recorded.loss), "recorded_bursts": f.recorded.count,
-                    "recorded_burst_mean_ms": round4(f.recorded.mean_ms), "recorded_burst_max_ms": round4(f.recorded.max_ms),
-                    "fitted_loss": round4(f.fitted.loss), "fitted_burst_mean_ms": round4(f.fitted.mean_ms),
-                    "autocorrelation": round4(f.autocorrelation), "fitted_reorder": reorder,
-                })
-            })
-            .collect();
-        let v = serde_json::json!({
-            "profile": p.name, "packet_hz": packet_hz, "directions": dirs,
-            "uplink": fitted[0].to_string(), "downlink": fitted[1].to_string(), "notes": notes,
-        });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        println!("{}", serde_json::to_string_pretty(&fit.to_json())?);
         return Ok(());
     }
-    println!("fit of {}: the netem closest to its recording, for {packet_hz} packets per second", p.name);
-    for (name, f, reorder) in &report {
-        println!();
-        println!(
-            "{name}: {} samples, one every {:.1} ms",
-            direction_delays(&p, name).map_or(0, |d| d.iter().count()),
-            f.spacing_us as f64 / 1e3
-        );
-        println!("  {:<13} {:>9} {:>9} {:>8}", "distribution", "delay ms", "jitter ms", "W1 ms");
-        for (k, c) in f.candidates.iter().enumerate() {
-            println!(
-                "  {:<13} {:>9.3} {:>9.3} {:>8.3}{}",
-                c.distribution.name(),
-                c.delay_us as f64 / 1e3,
-                c.jitter_us as f64 / 1e3,
-                c.w1_ms,
-                if k == 0 { "   best" } else { "" }
-            );
-        }
-        println!(
-            "  loss: recorded {:.2}% in {} bursts (mean {:.1} ms, longest {:.1} ms); fitted {:.2}%, mean burst {:.1} ms",
-            f.recorded.loss * 100.0,
-            f.recorded.count,
-            f.recorded.mean_ms,
-            f.recorded.max_ms,
-            f.fitted.loss * 100.0,
-            if f.fitted.mean_ms.is_finite() { f.fitted.mean_ms } else { 0.0 }
-        );
-        println!(
-            "  not in netem: the recording's delays have lag-1 autocorrelation {:.2} (netem draws each afresh) and arrive in order; the fit reorders {:.2}% of packets {:.1} ms apart",
-            f.autocorrelation,
-            reorder * 100.0,
-            packet_us as f64 / 1e3
-        );
-    }
-    for n in &notes {
-        println!("note: {n}");
-    }
-    println!();
-    println!("uplink = \"{}\"", fitted[0]);
-    println!("downlink = \"{}\"", fitted[1]);
+    print!("{}", fit.to_text());
     if let Some(path) = out {
         println!("(written to {})", path.display());
     }
     Ok(())
 }
 
-/// The delay recording of the direction named `name` (`uplink` or
-/// `downlink`).
-fn direction_delays<'p>(p: &'p harness::net::Profile, name: &str) -> Option<&'p harness::net::recorded::Delays> {
-    p.recorded_delays(usize::from(name != "uplink"))
-}
-
 /// The fitted profile as a file: its description, its provenance (the
 /// command and the distances) and both directions.
-fn fitted_toml(
-    p: &harness::net::Profile,
-    fitted: &[harness::net::Netem; 2],
-    report: &[(&str, harness::net::fit::Fit, f64)],
-    packet_hz: u32,
-) -> String {
-    let distances: Vec<String> = report
+fn fitted_toml(fit: &harness::net::recorded::fit::ProfileFit<'_>) -> String {
+    let (p, fitted, packet_hz) = (fit.profile, &fit.netem, fit.packet_hz);
+    let distances: Vec<String> = fit
+        .directions
         .iter()
         .map(|(name, f, _)| {
             let loss = if f.recorded.count == 0 {
@@ -467,7 +245,7 @@ fn fitted_toml(
 /// `--out`, then moved into place); on an error nothing is left behind.
 pub(super) fn profile_import(file: &std::path::Path, out: &std::path::Path, description: Option<&str>) -> Result<()> {
     use harness::error::Source;
-    use harness::net::import::import;
+    use harness::net::recorded::import::import;
     if out.extension().is_none_or(|e| e != "toml") {
         return Err(bad(format!("--out {}: expected a path ending in .toml", out.display())));
     }
@@ -485,25 +263,7 @@ pub(super) fn profile_import(file: &std::path::Path, out: &std::path::Path, desc
             file.display()
         )));
     }
-    // A NAME.csv beside --out that an earlier import wrote is replaced
-    // (and said); anything else there is refused, never replaced.
-    let begins = |p: &std::path::Path| -> Option<Vec<u8>> {
-        use std::io::Read;
-        let mut start = Vec::new();
-        std::fs::File::open(p).ok()?.take(64).read_to_end(&mut start).ok()?;
-        Some(start)
-    };
-    let replaces_csv = match begins(&csv_path) {
-        None => false,
-        Some(old) if old.starts_with(format!("# {IMPORTED}").as_bytes()) => true,
-        Some(_) => {
-            return Err(bad(format!(
-                "--out {}: {} exists and is not a recording `profile import` wrote; it would be replaced: move it, or choose another --out name",
-                out.display(),
-                csv_path.display()
-            )))
-        }
-    };
+    let replaces_csv = replaces_csv(out, &csv_path)?;
     let text = harness::limits::read_text(file, harness::limits::MAX_INPUT_FILE, "recording")
         .map_err(|e| bad(e.to_string()))?;
     let source = Source::File(file.display().to_string());
@@ -532,8 +292,8 @@ pub(super) fn profile_import(file: &std::path::Path, out: &std::path::Path, desc
         .map_err(|e| bad(format!("the imported recording does not read back: {e}")))?;
     let span_s = back.up.period_us() as f64 / 1e6;
     let what = match rec.samples {
-        harness::net::import::Samples::Rtt(_) => "round trips, half each way",
-        harness::net::import::Samples::OneWay(_) => "one-way delays each way",
+        harness::net::recorded::import::Samples::Rtt(_) => "round trips, half each way",
+        harness::net::recorded::import::Samples::OneWay(_) => "one-way delays each way",
     };
     let desc = description
         .map(str::to_string)
@@ -567,6 +327,27 @@ pub(super) fn profile_import(file: &std::path::Path, out: &std::path::Path, desc
     };
     println!("      syncbench compare --profile {by}");
     Ok(())
+}
+
+/// Whether `profile import` replaces the recording at `csv_path` (beside
+/// `out`): a NAME.csv an earlier import wrote is replaced (and said);
+/// anything else there is refused, never replaced.
+fn replaces_csv(out: &std::path::Path, csv_path: &std::path::Path) -> Result<bool> {
+    let begins = |p: &std::path::Path| -> Option<Vec<u8>> {
+        use std::io::Read;
+        let mut start = Vec::new();
+        std::fs::File::open(p).ok()?.take(64).read_to_end(&mut start).ok()?;
+        Some(start)
+    };
+    match begins(csv_path) {
+        None => Ok(false),
+        Some(old) if old.starts_with(format!("# {IMPORTED}").as_bytes()) => Ok(true),
+        Some(_) => Err(bad(format!(
+            "--out {}: {} exists and is not a recording `profile import` wrote; it would be replaced: move it, or choose another --out name",
+            out.display(),
+            csv_path.display()
+        ))),
+    }
 }
 
 /// How an imported recording's CSV begins (after `# `): an earlier

@@ -11,19 +11,7 @@ pub(super) fn stress(a: StressArgs) -> Result<()> {
     } else {
         a.algos.split(',').map(|n| find_algo(n.trim())).collect::<Result<_>>()?
     };
-    let families: Vec<Family> = if a.families == "all" {
-        Family::ALL.to_vec()
-    } else {
-        a.families
-            .split(',')
-            .map(|n| {
-                Family::from_name(n.trim()).ok_or_else(|| {
-                    let known: Vec<&str> = Family::ALL.iter().map(|f| f.name()).collect();
-                    bad(format!("--families {}: expected one of {} or all", n.trim(), known.join(", ")))
-                })
-            })
-            .collect::<Result<_>>()?
-    };
+    let families = parse_families(&a.families)?;
     let duration_us = parse_duration(&a.duration).map_err(|e| bad(format!("--duration {e}")))?;
     if !(10_000_000..=3_600_000_000).contains(&duration_us) {
         return Err(bad(format!("--duration {}: expected 10s to 1h (a disturbance needs time to pass)", a.duration)));
@@ -105,29 +93,27 @@ pub(super) fn stress(a: StressArgs) -> Result<()> {
     }
     let md = a.format == Format::Md;
     print!("{}", table_of(&algos, &jobs, &outcomes, &c, md));
-    let item = if md { "- " } else { "  " };
-    if !expected.is_empty() {
-        println!("Known properties ({}):{}", expected.len(), if md { "\n" } else { "" });
-        for f in &expected {
-            println!("{item}{f}");
-        }
-    }
-    if !failures.is_empty() {
-        println!(
-            "{}Failures ({}):{}",
-            if md && !expected.is_empty() { "\n" } else { "" },
-            failures.len(),
-            if md { "\n" } else { "" }
-        );
-    }
-    for f in &failures {
-        println!("{item}{f}");
-    }
+    print!("{}", campaign::findings(&expected, &failures, md));
     if failures.is_empty() {
         Ok(())
     } else {
         Err(Violation(format!("{} invariant failures (files under {})", failures.len(), a.out.display())).into())
     }
+}
+
+/// `--families`: `all`, or names separated by commas.
+fn parse_families(arg: &str) -> Result<Vec<Family>> {
+    if arg == "all" {
+        return Ok(Family::ALL.to_vec());
+    }
+    arg.split(',')
+        .map(|n| {
+            Family::from_name(n.trim()).ok_or_else(|| {
+                let known: Vec<&str> = Family::ALL.iter().map(|f| f.name()).collect();
+                bad(format!("--families {}: expected one of {} or all", n.trim(), known.join(", ")))
+            })
+        })
+        .collect()
 }
 
 /// Per algorithm and invariant: links held of links checked.

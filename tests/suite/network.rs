@@ -2,7 +2,7 @@
 //! per-client profiles.
 
 use crate::util::{cfg, run_named};
-use harness::net::probe::probe;
+use harness::net::link_probe::probe;
 use harness::net::profile::{list, NetworkPlan};
 use harness::runner::run_plan;
 use harness::trace::TraceSpec;

@@ -2,8 +2,8 @@
 //! what a replayed link does to packets against what its file says.
 
 use crate::util::{cfg, run_named, syncbench};
-use harness::net::probe::{probe_link, probe_stream, recorded};
-use harness::net::replay::{Order, Replayer};
+use harness::net::link_probe::{probe_link, probe_stream, recorded};
+use harness::net::recorded::replay::{Order, Replayer};
 use harness::net::{Link, Netem, Profile};
 use harness::time::Micros;
 
@@ -175,8 +175,8 @@ fn bad_replay_tables_name_the_line() {
 /// fraction of one), the jitter within 10%, the normal distribution.
 #[test]
 fn a_kernel_recording_replays_and_fits_back_to_its_netem() {
-    use harness::net::fit::fit;
-    use harness::net::import::import;
+    use harness::net::recorded::fit::fit;
+    use harness::net::recorded::import::import;
     use harness::net::recorded::{timed_csv, Gaps};
     let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     // (file, direction, expected delay ms, jitter ms, loss %)

@@ -2,6 +2,12 @@
 //! bandwidth/divergence trade-off, convergence once inputs stop.
 
 use crate::util::{cfg, run_named};
+use harness::contract::Topology;
+
+/// Every registered state-sync algorithm (client/server), in listing order.
+fn state_sync_algorithms() -> Vec<&'static str> {
+    algorithms::registry::all().iter().filter(|a| a.topology() == Topology::ClientServer).map(|a| a.name()).collect()
+}
 
 #[test]
 fn delta_snapshots_cost_far_less_than_full_ones_for_the_same_picture() {
@@ -36,9 +42,7 @@ fn dead_reckoning_trades_bandwidth_for_divergence_as_its_threshold_rises() {
 fn every_state_sync_algorithm_converges_once_inputs_stop() {
     let trace = std::env::temp_dir().join(format!("syncbench-stop-{}.trace", std::process::id()));
     std::fs::write(&trace, "player *\n0s R\n0.5s U\n1s L J\n1.5s D\n2s RU\n3s .\n").unwrap();
-    for algo in
-        ["snapshot", "delta-snapshot", "periodic", "dead-reckoning", "shadow-follow", "prediction", "server-verified"]
-    {
+    for algo in state_sync_algorithms() {
         let m = run_named(algo, "delay 30ms 5ms", trace.to_str().unwrap(), cfg(4, 6, 1));
         assert!(m.divergence_m.remote.max > 0.05, "{algo}: players moved");
         // Within 3 s of the last input every screen shows the world (the
@@ -136,16 +140,7 @@ fn no_input_sequence_numbers_travel_yet_every_change_is_timed() {
     // the harness looks up which inputs it had applied: the same changes
     // are timed for every algorithm, whatever it sends.
     let mut counts = Vec::new();
-    for algo in [
-        "server-verified",
-        "snapshot",
-        "delta-snapshot",
-        "periodic",
-        "dead-reckoning",
-        "latency-corrected",
-        "shadow-follow",
-        "prediction",
-    ] {
+    for algo in state_sync_algorithms() {
         let m = run_named(algo, "wifi", "random-walk", cfg(4, 20, 1));
         assert!(m.violations.is_empty(), "{algo}: {:?}", m.violations);
         let changes = m.trace_facts.effective_changes;

@@ -16,7 +16,7 @@
 
 use crate::interest::{index_for, InterestSets, Pos, SpatialIndex};
 use crate::support::arrival_clock::ArrivalClock;
-use crate::support::delta::{quantize, Quantized};
+use crate::support::delta::{quantize, Quantized, HISTORY};
 use crate::support::render_lerp::TickLerp;
 use crate::support::sparse_delta::{self, SparseWorld};
 use crate::support::uplink::{InputUplink, ServerInputs};
@@ -25,8 +25,6 @@ use harness::game::State;
 use harness::parallel;
 use harness::world::Aoi;
 use std::collections::{BTreeMap, VecDeque};
-
-use super::snapshot::HISTORY;
 
 pub(crate) struct AoiServer {
     state: State,

@@ -44,7 +44,7 @@
 //! numbers travel.)
 
 use crate::support::arrival_clock::ArrivalClock;
-use crate::support::coast::{distance, Coast};
+use crate::support::coast::{self, distance, Coast};
 use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE, PLAUSIBLE_LEAD};
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE, REDUNDANCY};
 use crate::wire::{Reader, Writer};
@@ -70,15 +70,8 @@ const BLEND: OptionSpec = OptionSpec::number(
 const HEARTBEAT: OptionSpec =
     OptionSpec::number("heartbeat", "1000", 1.0, 3600000.0, "send every entity at least this often, ms");
 
-const EXTRAPOLATE_MAX: OptionSpec = OptionSpec::number(
-    "extrapolate-max",
-    "1000",
-    0.0,
-    600000.0,
-    "stop coasting an entity this long after its update, ms",
-);
-const TELEPORT: OptionSpec =
-    OptionSpec::number("teleport", "2", 0.0, 1000.0, "jump instead of blending when the new update is this far off, m");
+const EXTRAPOLATE_MAX: OptionSpec = coast::extrapolate_max("stop coasting an entity this long after its update, ms");
+const TELEPORT: OptionSpec = coast::teleport("jump instead of blending when the new update is this far off, m");
 
 const RATE: OptionSpec = OptionSpec::number("rate", "1", 0.1, 1000.0, "periodic: updates per second");
 const PERIODIC_BLEND: OptionSpec =

@@ -40,7 +40,7 @@
 //! travel.)
 
 use crate::support::clock_sync::ClockSync;
-use crate::support::coast::{distance, Coast};
+use crate::support::coast::{self, distance, Coast};
 use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE, PLAUSIBLE_LEAD};
 use crate::support::step_grid::{at_least_a_micrometre, StepGrid};
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE, REDUNDANCY};
@@ -58,15 +58,8 @@ const HEARTBEAT: OptionSpec =
     OptionSpec::number("heartbeat", "500", 1.0, 3600000.0, "send an unchanged entity at least this often, ms");
 const CATCH_UP: OptionSpec =
     OptionSpec::number("catch-up", "1.5", 0.1, 100.0, "speed toward the corrected position, × max speed");
-const EXTRAPOLATE_MAX: OptionSpec = OptionSpec::number(
-    "extrapolate-max",
-    "1000",
-    0.0,
-    600000.0,
-    "stop running an entity this long after its message, ms",
-);
-const TELEPORT: OptionSpec =
-    OptionSpec::number("teleport", "2", 0.0, 1000.0, "jump to the corrected position when it is this far off, m");
+const EXTRAPOLATE_MAX: OptionSpec = coast::extrapolate_max("stop running an entity this long after its message, ms");
+const TELEPORT: OptionSpec = coast::teleport("jump to the corrected position when it is this far off, m");
 
 /// The algorithm.
 pub struct LatencyCorrected;

@@ -41,7 +41,7 @@
 //! client: [`encode_own`](crate::support::own_prediction::encode_own).
 
 use crate::support::arrival_clock::ArrivalClock;
-use crate::support::coast::{distance, Coast};
+use crate::support::coast::{self, distance, Coast};
 use crate::support::own_prediction::{decode_own, OwnPlayer, OwnStates, OWN_RATE, PLAUSIBLE_LEAD};
 use crate::support::step_grid::{at_least_a_micrometre, round_to_i32, StepGrid};
 use crate::support::uplink::{InputUplink, ServerInputs, INPUT_BUFFER, MAX_QUEUE, REDUNDANCY};
@@ -64,15 +64,8 @@ const ARC: OptionSpec = OptionSpec::count(
     1,
     "1: airborne shadows follow the jump arc; 0: straight-line extrapolation, as plain DR",
 );
-const EXTRAPOLATE_MAX: OptionSpec = OptionSpec::number(
-    "extrapolate-max",
-    "1000",
-    0.0,
-    600000.0,
-    "stop a shadow coasting this long after its update, ms",
-);
-const TELEPORT: OptionSpec =
-    OptionSpec::number("teleport", "2", 0.0, 1000.0, "jump to the shadow when it is this far off, m");
+const EXTRAPOLATE_MAX: OptionSpec = coast::extrapolate_max("stop a shadow coasting this long after its update, ms");
+const TELEPORT: OptionSpec = coast::teleport("jump to the shadow when it is this far off, m");
 
 /// The algorithm.
 pub struct ShadowFollow;

@@ -23,7 +23,7 @@
 
 use super::aoi_snapshot::{AoiClient, AoiServer};
 use crate::support::arrival_clock::{interp_us, ArrivalClock, INTERP};
-use crate::support::delta::{self, quantize, quantize_into, Quantized};
+use crate::support::delta::{self, quantize, quantize_into, Quantized, HISTORY};
 use crate::support::interpolation::{Dry, InterpolationBuffer, Snap};
 use crate::support::render_lerp::TickLerp;
 use crate::support::shared_decode::decode_shared;
@@ -33,12 +33,6 @@ use harness::game::State;
 use harness::parallel;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
-
-/// Snapshots kept on each side for delta compression: Quake 3's
-/// `PACKET_BACKUP` ("number of old messages that must be kept on client
-/// and server for delta compression", qcommon.h). A client whose newest
-/// acknowledgement the server no longer holds gets a whole snapshot.
-pub(super) const HISTORY: usize = 32;
 
 /// The algorithm: full snapshots, or deltas against the acknowledged one.
 pub struct Snapshots {

@@ -19,7 +19,22 @@
 //! asks for later and later instants, so each render costs about one
 //! tick's glide, not the whole way from the last update.
 
+use harness::contract::OptionSpec;
 use harness::game::Game;
+
+/// `extrapolate-max`, for an algorithm that coasts remote entities on from
+/// their last update: how long, ms, before it stops them. Name, default and
+/// range are shared; `description` says it in the algorithm's own terms.
+pub const fn extrapolate_max(description: &'static str) -> OptionSpec {
+    OptionSpec::number("extrapolate-max", "1000", 0.0, 600000.0, description)
+}
+
+/// `teleport`, for an algorithm that corrects a coasting entity toward an
+/// update: how far off, m, the entity jumps instead. Name, default and
+/// range are shared; `description` says it in the algorithm's own terms.
+pub const fn teleport(description: &'static str) -> OptionSpec {
+    OptionSpec::number("teleport", "2", 0.0, 1000.0, description)
+}
 
 /// A state at an instant and where it has coasted to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

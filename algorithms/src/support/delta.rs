@@ -10,6 +10,13 @@
 //! Wire: `31, frame: u32, baseline: u32 (0 = none), n: u16, n × (mask: u8,
 //! varints…)`.
 
+/// Snapshots kept on each side for delta compression: Quake 3's
+/// `PACKET_BACKUP` ("number of old messages that must be kept on client
+/// and server for delta compression", qcommon.h). A client whose newest
+/// acknowledgement the server no longer holds gets a whole snapshot.
+/// The whole-world and area-of-interest snapshots both keep this many.
+pub(crate) const HISTORY: usize = 32;
+
 /// One entity as the codec carries it: position in millimetres.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Quantized {

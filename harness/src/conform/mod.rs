@@ -44,6 +44,7 @@
 pub mod contracts;
 pub mod junit;
 pub mod scenario;
+pub mod table;
 
 use crate::contract::Algorithm;
 use crate::net::netem::{LossModel, Prob};
@@ -199,14 +200,14 @@ pub fn renders_around(
     s: &Scenario,
     (at, render_hz): &(crate::metrics::Located, Option<u32>),
     window_us: u64,
-) -> Result<Vec<crate::metrics::probe::Probed>, String> {
+) -> Result<Vec<crate::metrics::kept_renders::Probed>, String> {
     let t = (at.t_s * 1e6).round() as u64;
     let entity = u16::try_from(at.entity).map_err(|_| format!("entity {} is out of range", at.entity))?;
     let mut cfg = s.config();
     if let Some(hz) = render_hz {
         cfg.render_hz = vec![*hz];
     }
-    cfg.probe = Some(crate::metrics::probe::Probe {
+    cfg.probe = Some(crate::metrics::kept_renders::Probe {
         client: at.client,
         entity,
         from_us: t.saturating_sub(window_us),

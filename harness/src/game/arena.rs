@@ -4,6 +4,8 @@
 //! Lengths are integer micrometres (µm). Walls are axis-aligned boxes; so
 //! are players, which keeps collision exact and deterministic.
 
+use crate::world::World;
+
 /// An axis-aligned box `[min_x, max_x] × [min_y, max_y]`, µm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Aabb {
@@ -107,6 +109,18 @@ pub fn ray_enter(ox: i64, oy: i64, dx: i64, dy: i64, b: &Aabb) -> Option<(i128, 
 /// Whether ray parameter `a` is smaller than `b` (both `(num, den)`).
 pub fn t_less(a: (i128, i128), b: (i128, i128)) -> bool {
     Frac { num: a.0, den: a.1 }.lt(Frac { num: b.0, den: b.1 })
+}
+
+// The game builds its arena from a run's `World` here, so that the world
+// settings, like the profile and the trace, depend on nothing in the game.
+impl World {
+    /// The arena.
+    pub fn arena(self) -> Arena {
+        match self {
+            World::Standard => Arena::standard(),
+            World::Field { width_m, height_m } => Arena::field(width_m as i64 * 1_000_000, height_m as i64 * 1_000_000),
+        }
+    }
 }
 
 /// The arena: bounds, walls, spawns.

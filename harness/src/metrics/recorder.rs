@@ -186,7 +186,7 @@ pub struct Recorder {
     /// Conformance checks, when enabled.
     checks: Option<CheckState>,
     /// Renders kept for a closer look, when asked for.
-    probe: Option<(super::probe::Probe, Vec<super::probe::Probed>)>,
+    probe: Option<(super::kept_renders::Probe, Vec<super::kept_renders::Probed>)>,
     /// Per simulated second, for the timeline.
     seconds: Vec<Second>,
     /// Per player, `(seq, target)` of each sampled shot as the screen saw it.
@@ -298,14 +298,14 @@ impl Recorder {
         self.interest = Some(InterestTracker::new(aoi, self.players, &self.authority_state.players));
     }
 
-    /// Keeps the renders `probe` names (see [`super::probe`]).
-    pub fn enable_probe(&mut self, probe: super::probe::Probe) {
+    /// Keeps the renders `probe` names (see [`super::kept_renders`]).
+    pub fn enable_probe(&mut self, probe: super::kept_renders::Probe) {
         self.probe = Some((probe, Vec::new()));
     }
 
     /// The renders kept, with the authority's positions resolved where its
     /// frames came.
-    pub fn take_probed(&mut self) -> Vec<super::probe::Probed> {
+    pub fn take_probed(&mut self) -> Vec<super::kept_renders::Probed> {
         self.resolve_probed();
         self.probe.take().map(|(_, kept)| kept).unwrap_or_default()
     }
@@ -732,7 +732,7 @@ impl Recorder {
                         .frames
                         .try_at(ideal_at.0, e.id as usize)
                         .map(|_| self.ideal.frames.between(ideal_at.0, e.id as usize, ideal_at.1, self.dt_us));
-                    kept.push(super::probe::Probed {
+                    kept.push(super::kept_renders::Probed {
                         t_us: t.0,
                         view: *e,
                         authority: None,

@@ -52,15 +52,7 @@ impl From<StatsJson> for Stats {
     }
 }
 
-/// Rounds to 4 decimals (reports compare byte for byte).
-pub fn round4(x: f64) -> f64 {
-    let r = (x * 1e4).round() / 1e4;
-    if r == 0.0 {
-        0.0
-    } else {
-        r
-    }
-}
+pub use crate::math::round4;
 
 /// A distribution of integer samples (µm or µs): an `hdrhistogram`
 /// [`Histogram`] at 3 significant digits, kept for the whole run and

@@ -21,7 +21,7 @@
 //! otherwise.
 //!
 //! A link may replay a recorded link after all of that
-//! ([`Link::with_replay`], [`super::replay`]).
+//! ([`Link::with_replay`], [`super::recorded::replay`]).
 //!
 //! Internally times are nanoseconds, as in the kernel; deliveries are
 //! rounded up to the microsecond clock of the simulator.
@@ -44,7 +44,7 @@
 
 use super::dist::tabledist;
 use super::netem::{LossModel, Netem, Prob};
-use super::replay::{Outcome, Replay, Replayer};
+use super::recorded::replay::{Outcome, Replay, Replayer};
 use super::{DEFAULT_MTU, ETHERNET_HEADER_BYTES, IPV4_HEADER_BYTES, UDP_IPV4_HEADER_BYTES};
 use crate::rng::Stream;
 use crate::time::Micros;
@@ -257,7 +257,7 @@ pub struct Link {
     slot_next_ns: u64,
     slot_packets_left: i64,
     slot_bytes_left: i64,
-    /// A recorded link replayed after netem (see [`super::replay`]).
+    /// A recorded link replayed after netem (see [`super::recorded::replay`]).
     replay: Option<Box<Replayer>>,
     stats: LinkStats,
 }
@@ -374,7 +374,7 @@ impl Link {
     }
 
     /// The link with `replayer`'s recorded link after netem (see
-    /// [`super::replay`]).
+    /// [`super::recorded::replay`]).
     pub fn with_replay(mut self, replayer: Replayer) -> Link {
         self.replay = Some(Box::new(replayer));
         self.clean = false;

@@ -13,14 +13,11 @@
 //! from that player only).
 
 pub mod dist;
-pub mod fit;
-pub mod import;
 pub mod link;
+pub mod link_probe;
 pub mod netem;
-pub mod probe;
 pub mod profile;
 pub mod recorded;
-pub mod replay;
 pub mod transport;
 
 pub use link::{Correlation, Delivery, Link, LinkStats};

@@ -36,7 +36,7 @@
 //! downlink = "delay 35ms 8ms"
 //! ```
 //!
-//! A profile may replay a recorded link in a direction ([`super::replay`]);
+//! A profile may replay a recorded link in a direction ([`super::recorded::replay`]);
 //! its netem strings are then optional extras applied first:
 //!
 //! ```toml
@@ -55,7 +55,7 @@
 
 use super::link::{Correlation, Link};
 use super::netem::{self, LossModel, Netem, Prob, Rate, KEYWORDS};
-use super::replay::Replay;
+use super::recorded::replay::Replay;
 use crate::error::{InputError, Source};
 use crate::rng::Stream;
 use crate::time::{parse_duration, Micros};
@@ -130,6 +130,30 @@ pub struct Event {
     pub kind: EventKind,
 }
 
+impl Event {
+    /// The event in words, as `profile show` lists it.
+    pub fn describe(&self) -> String {
+        let dir = match self.direction {
+            Direction::Both => "",
+            Direction::Up => " (uplink)",
+            Direction::Down => " (downlink)",
+        };
+        let what = match &self.kind {
+            EventKind::Outage { duration_us } => format!("outage for {}ms", duration_us / 1000),
+            EventKind::Spike { duration_us, delay_us } => {
+                format!("+{}ms delay for {}ms", delay_us / 1000, duration_us / 1000)
+            }
+            EventKind::Bandwidth { duration_us, rate } => {
+                format!("rate {} B/s for {}ms", rate.bytes_per_s, duration_us / 1000)
+            }
+            EventKind::Handover { outage_us, uplink, downlink } => {
+                format!("handover: {}ms blackout, then uplink `{uplink}`, downlink `{downlink}`", outage_us / 1000)
+            }
+        };
+        format!("at {}: {what}{dir}", self.at)
+    }
+}
+
 /// A resolved network profile.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Profile {
@@ -151,7 +175,7 @@ pub struct Profile {
     /// fragments above the smaller of this and the other end's.
     pub mtu: u32,
     /// Recorded links replayed after netem: `[uplink, downlink]` (see
-    /// [`super::replay`]).
+    /// [`super::recorded::replay`]).
     pub replay: [Option<Replay>; 2],
 }
 
@@ -275,10 +299,10 @@ impl Profile {
         ))
     }
 
-    /// A recorded link given by path (see [`super::replay::from_path`]),
+    /// A recorded link given by path (see [`super::recorded::replay::from_path`]),
     /// with `extras`, a netem string, applied each way before it.
     pub fn recording(path: &str, extras: &str) -> Result<Profile, InputError> {
-        let replay = super::replay::from_path(Path::new(path))?;
+        let replay = super::recorded::replay::from_path(Path::new(path))?;
         let netem = Netem::parse(extras).map_err(|e| {
             InputError::at(
                 &Source::Inline(format!("--profile \"{}\"", crate::error::echo(path))),
@@ -342,7 +366,7 @@ impl Profile {
                     .as_table()
                     .ok_or_else(|| InputError::at(source, line, "`replay` must be a [replay] table"))?;
                 let replay_line = lines.key("replay", 0).unwrap_or(0);
-                p.replay = super::replay::from_table(t, source, &|k| lines.key(k, replay_line))?;
+                p.replay = super::recorded::replay::from_table(t, source, &|k| lines.key(k, replay_line))?;
                 continue;
             }
             if key == "mtu" {

@@ -12,6 +12,7 @@
 use super::diff::WATCHED;
 use super::table::spread;
 use super::RunReport;
+use std::fmt::Write;
 
 /// One metric's comparison.
 #[derive(Clone, Debug, PartialEq)]
@@ -81,6 +82,77 @@ pub fn compare(a: &[RunReport], b: &[RunReport]) -> Vec<MetricAb> {
             MetricAb { metric: w.name, a: mean(&xa), b: mean(&xb), diff, ci, verdict }
         })
         .collect()
+}
+
+/// Whether a comparison is the same on every pair (no difference, no spread).
+fn identical(r: &MetricAb) -> bool {
+    r.diff == 0.0 && r.ci.is_none_or(|h| h == 0.0)
+}
+
+/// Metrics on which B is significantly worse than A.
+pub fn worse_count(rows: &[MetricAb]) -> usize {
+    rows.iter().filter(|r| !identical(r) && r.verdict == Verdict::BWorse).count()
+}
+
+/// The table `syncbench ab` prints: a row per metric that differs (text or
+/// Markdown), the metrics identical on every pair, and the count of
+/// significant differences either way.
+pub fn render(rows: &[MetricAb], markdown: bool) -> String {
+    let mut out = String::new();
+    let (same, rows): (Vec<&MetricAb>, Vec<&MetricAb>) = rows.iter().partition(|r| identical(r));
+    let cells: Vec<[String; 5]> = rows
+        .iter()
+        .map(|r| {
+            let rel = if r.a.abs() > 1e-12 { format!(" ({:+.1}%)", 100.0 * r.diff / r.a) } else { String::new() };
+            let ci = r.ci.map_or(String::new(), |h| format!("±{h:.3}"));
+            [
+                r.metric.to_string(),
+                format!("{:.3}", r.a),
+                format!("{:.3}", r.b),
+                format!("{:+.3}{ci}{rel}", r.diff),
+                r.verdict.as_str().to_string(),
+            ]
+        })
+        .collect();
+    let header = ["metric", "A", "B", "B − A", "verdict"];
+    if markdown {
+        let _ = writeln!(out, "\n| {} |\n|:--|--:|--:|--:|:--|", header.join(" | "));
+        for c in &cells {
+            let _ = writeln!(out, "| {} |", c.join(" | "));
+        }
+    } else {
+        let w: Vec<usize> = (0..5)
+            .map(|i| cells.iter().map(|c| c[i].chars().count()).chain([header[i].len()]).max().unwrap_or(0))
+            .collect();
+        out.push('\n');
+        let mut line = |c: [&str; 5]| {
+            let _ = writeln!(
+                out,
+                "{:<w0$}  {:>w1$}  {:>w2$}  {:>w3$}  {}",
+                c[0],
+                c[1],
+                c[2],
+                c[3],
+                c[4],
+                w0 = w[0],
+                w1 = w[1],
+                w2 = w[2],
+                w3 = w[3]
+            );
+        };
+        line(header);
+        for c in &cells {
+            line([&c[0], &c[1], &c[2], &c[3], &c[4]]);
+        }
+    }
+    if !same.is_empty() {
+        let names: Vec<&str> = same.iter().map(|r| r.metric).collect();
+        let _ = writeln!(out, "\nidentical on every pair: {}", names.join(", "));
+    }
+    let worse = rows.iter().filter(|r| r.verdict == Verdict::BWorse).count();
+    let better = rows.iter().filter(|r| r.verdict == Verdict::BBetter).count();
+    let _ = writeln!(out, "\nB is significantly better on {better} metric(s), worse on {worse}.");
+    out
 }
 
 #[cfg(test)]

@@ -15,6 +15,9 @@
 
 use super::{Report, RunReport};
 
+mod render;
+pub use render::Sorted;
+
 /// A metric the gate watches.
 pub struct Watched {
     /// Name shown and selectable with `--metric`.

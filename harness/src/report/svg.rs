@@ -1431,24 +1431,9 @@ mod tests {
     fn labels_never_overlap() {
         let bounds = Rect { x: 0.0, y: 0.0, w: 570.0, h: 350.0 };
         let half = marker_half(MARKER_R);
-        let names = [
-            "server-verified",
-            "prediction",
-            "snapshot",
-            "delta-snapshot",
-            "periodic",
-            "dead-reckoning",
-            "latency-corrected",
-            "shadow-follow",
-            "lockstep",
-            "framelock",
-            "bucket",
-            "rollback",
-            "alpha",
-            "beta-gamma",
-            "rollback-adaptive",
-            "x",
-        ];
+        // Labels of every length from 1 to 17 characters (the longest
+        // algorithm names are about that long).
+        let names: Vec<&str> = (0..16).map(|i| &"abcdefghijklmnopq"[..1 + (i * 7) % 17]).collect();
         let mut seed = 7u64;
         let mut leaders = 0;
         for case in 0..60 {

@@ -51,7 +51,7 @@ pub struct RunConfig {
     /// The area of interest (`None`: not set, nothing measured against it).
     pub aoi: Option<Aoi>,
     /// Renders to keep for a closer look ([`RunResult::probed`]).
-    pub probe: Option<crate::metrics::probe::Probe>,
+    pub probe: Option<crate::metrics::kept_renders::Probe>,
 }
 
 impl RunConfig {
@@ -108,7 +108,7 @@ pub struct RunResult {
     /// Events processed (for cost accounting).
     pub events: u64,
     /// The renders [`RunConfig::probe`] asked for.
-    pub probed: Vec<crate::metrics::probe::Probed>,
+    pub probed: Vec<crate::metrics::kept_renders::Probed>,
 }
 
 /// Most entities (players + bots) in a run: entity ids are `u16` on screens.

@@ -153,6 +153,32 @@ pub struct Outcome {
     pub checks: Result<Vec<Check>, String>,
 }
 
+/// What a campaign found, after its table: the failures a known property
+/// explains, then the others, a line each (Markdown list items with
+/// `markdown`).
+pub fn findings(expected: &[String], failures: &[String], markdown: bool) -> String {
+    let mut out = String::new();
+    let item = if markdown { "- " } else { "  " };
+    if !expected.is_empty() {
+        out += &format!("Known properties ({}):{}\n", expected.len(), if markdown { "\n" } else { "" });
+        for f in expected {
+            out += &format!("{item}{f}\n");
+        }
+    }
+    if !failures.is_empty() {
+        out += &format!(
+            "{}Failures ({}):{}\n",
+            if markdown && !expected.is_empty() { "\n" } else { "" },
+            failures.len(),
+            if markdown { "\n" } else { "" }
+        );
+    }
+    for f in failures {
+        out += &format!("{item}{f}\n");
+    }
+    out
+}
+
 /// Every link of the campaign, in order.
 pub fn links_of(c: &Campaign) -> Vec<Link> {
     c.families

@@ -33,11 +33,11 @@
 //! starts it then.
 
 mod kcp;
-pub mod probe;
 mod quic;
 mod quic_crypto;
 mod redundant;
 mod renet;
+pub mod stream_probe;
 
 pub use kcp::KcpSettings;
 pub use renet::{RenetChannel, RenetSettings};

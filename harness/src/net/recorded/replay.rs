@@ -28,7 +28,7 @@
 //! Recorded losses count as the link's losses and queue drops as its limit
 //! drops.
 
-use super::recorded::{Cursor, Delays, Gaps, Opportunities, Opportunity, OPPORTUNITY_BYTES};
+use super::{Cursor, Delays, Gaps, Opportunities, Opportunity, OPPORTUNITY_BYTES};
 use crate::error::{InputError, Source};
 use crate::rng::{Purpose, Stream};
 use std::collections::VecDeque;
@@ -310,7 +310,7 @@ pub fn from_path(path: &std::path::Path) -> Result<[Option<Replay>; 2], InputErr
             let (text, at) = read(&shown, &source, None)?;
             if text.trim_start().starts_with('{') || text.contains("icmp_seq=") {
                 let csv = super::import::import(&text, &at)?.to_csv(&[]);
-                let t = super::recorded::timed_csv(&csv, &at, Gaps::Unsent)?;
+                let t = super::timed_csv(&csv, &at, Gaps::Unsent)?;
                 let (u, d) = (Arc::new(t.up), Arc::new(t.down));
                 return Ok([Some(replay(Some(u), None, shown.clone())), Some(replay(Some(d), None, shown))]);
             }
@@ -356,7 +356,7 @@ impl Files {
             return Ok((u.clone(), d.clone()));
         }
         let (text, at) = read(name, source, line("samples"))?;
-        let t = super::recorded::timed_csv(&text, &at, gaps)?;
+        let t = super::timed_csv(&text, &at, gaps)?;
         let (u, d) = (Arc::new(t.up), Arc::new(t.down));
         self.timed.push((name.to_string(), gaps, u.clone(), d.clone()));
         Ok((u, d))

@@ -26,9 +26,13 @@
 //! netem's jitter draws each packet's delay afresh and reorders packets
 //! sent closer together than the jitter.
 
-use super::dist::{Distribution, DIST_SCALE, TABLE_SIZE};
-use super::netem::{LossModel, Netem, Prob};
-use super::recorded::Delays;
+use super::Delays;
+use crate::math::round4;
+use crate::net::dist::{Distribution, DIST_SCALE, TABLE_SIZE};
+use crate::net::link_probe::probe;
+use crate::net::netem::{LossModel, Netem, Prob};
+use crate::net::profile::Profile;
+use std::fmt::Write;
 
 /// Probabilities on which quantile functions are compared.
 pub const GRID: usize = 1000;
@@ -102,7 +106,7 @@ pub fn fit(delays: &Delays, packet_interval_us: u64) -> Option<Fit> {
             })
             .collect();
     candidates.sort_by(|a, b| a.w1_ms.total_cmp(&b.w1_ms));
-    let spacing_us = super::recorded::median_spacing(samples.iter().map(|s| s.0)).unwrap_or(10_000);
+    let spacing_us = super::median_spacing(samples.iter().map(|s| s.0)).unwrap_or(10_000);
     let recorded = recorded_bursts(&samples, spacing_us);
     let (loss, fitted) = fit_loss(&samples, spacing_us, packet_interval_us);
     let best = &candidates[0];
@@ -236,11 +240,155 @@ fn fit_loss(samples: &[(u64, Option<u32>)], spacing_us: u64, packet_us: u64) -> 
     (model, fitted)
 }
 
+/// `profile fit`'s result: each direction that replays a delay recording
+/// fitted (the profile's own netem extras kept where they still apply),
+/// the profile's two directions as fitted, and notes on what was kept or
+/// replaced.
+pub struct ProfileFit<'p> {
+    /// The profile.
+    pub profile: &'p Profile,
+    /// Packets per second the fit is for.
+    pub packet_hz: u32,
+    /// Uplink and downlink as fitted (a direction without a recording keeps its own).
+    pub netem: [Netem; 2],
+    /// Per fitted direction: its name, its fit and the fit's reorder share.
+    pub directions: Vec<(&'static str, Fit, f64)>,
+    /// What was kept or replaced, a line each.
+    pub notes: Vec<String>,
+}
+
+impl<'p> ProfileFit<'p> {
+    /// Fits every direction of `p` that replays a delay recording, for
+    /// `packet_hz` (1..=1000) packets per second. `Err` says why nothing
+    /// could be fitted.
+    pub fn new(p: &'p Profile, packet_hz: u32) -> Result<ProfileFit<'p>, String> {
+        let packet_us = 1_000_000 / packet_hz as u64;
+        let mut fitted = [p.uplink.clone(), p.downlink.clone()];
+        let mut directions = Vec::new();
+        let mut notes = Vec::new();
+        for (i, name) in ["uplink", "downlink"].into_iter().enumerate() {
+            let Some(delays) = p.replay[i].as_ref().and_then(|r| r.delays.as_deref()) else {
+                notes.push(format!("{name}: no delay recording; its netem description is kept: {}", fitted[i]));
+                continue;
+            };
+            let f =
+                fit(delays, packet_us).ok_or_else(|| format!("the {name} recording has no delivered sample to fit"))?;
+            // The profile's own netem extras come first: a base delay adds,
+            // a loss rate stays unless the recording has losses of its own.
+            let extras = &fitted[i];
+            let mut n = f.netem.clone();
+            n.delay_us += extras.delay_us;
+            if f.recorded.count == 0 {
+                n.loss = extras.loss;
+            }
+            if extras.jitter_us > 0 || extras.rate.is_some() || extras.slot.is_some() {
+                notes.push(format!("{name}: the profile's own `{extras}` is replaced except for its delay and loss"));
+            }
+            let reorder = probe(&n, p.correlation, 20_000, packet_us, 100, 1).reorder;
+            fitted[i] = n;
+            directions.push((name, f, reorder));
+        }
+        if directions.is_empty() {
+            return Err("no direction replays a delay recording: nothing to fit".into());
+        }
+        Ok(ProfileFit { profile: p, packet_hz, netem: fitted, directions, notes })
+    }
+
+    /// The delay recording of the direction named `name` (`uplink` or
+    /// `downlink`).
+    fn delays(&self, name: &str) -> Option<&'p Delays> {
+        self.profile.recorded_delays(usize::from(name != "uplink"))
+    }
+
+    /// The JSON document.
+    pub fn to_json(&self) -> serde_json::Value {
+        let dirs: Vec<serde_json::Value> = self
+            .directions
+            .iter()
+            .map(|(name, f, reorder)| {
+                serde_json::json!({
+                    "direction": name,
+                    "samples_every_us": f.spacing_us,
+                    "span_ms": round4(self.delays(name).map_or(0, |d| d.period_us()) as f64 / 1e3),
+                    "candidates": f.candidates.iter().map(|c| serde_json::json!({
+                        "distribution": c.distribution.name(), "delay_us": c.delay_us,
+                        "jitter_us": c.jitter_us, "w1_ms": round4(c.w1_ms)})).collect::<Vec<_>>(),
+                    "recorded_loss": round4(f.recorded.loss), "recorded_bursts": f.recorded.count,
+                    "recorded_burst_mean_ms": round4(f.recorded.mean_ms), "recorded_burst_max_ms": round4(f.recorded.max_ms),
+                    "fitted_loss": round4(f.fitted.loss), "fitted_burst_mean_ms": round4(f.fitted.mean_ms),
+                    "autocorrelation": round4(f.autocorrelation), "fitted_reorder": reorder,
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "profile": self.profile.name, "packet_hz": self.packet_hz, "directions": dirs,
+            "uplink": self.netem[0].to_string(), "downlink": self.netem[1].to_string(), "notes": self.notes,
+        })
+    }
+
+    /// The text: per fitted direction its candidates and losses, what
+    /// netem cannot say, the notes, and both directions as fitted.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let packet_us = 1_000_000 / self.packet_hz as u64;
+        let _ = writeln!(
+            out,
+            "fit of {}: the netem closest to its recording, for {} packets per second",
+            self.profile.name, self.packet_hz
+        );
+        for (name, f, reorder) in &self.directions {
+            out.push('\n');
+            let _ = writeln!(
+                out,
+                "{name}: {} samples, one every {:.1} ms",
+                self.delays(name).map_or(0, |d| d.iter().count()),
+                f.spacing_us as f64 / 1e3
+            );
+            let _ = writeln!(out, "  {:<13} {:>9} {:>9} {:>8}", "distribution", "delay ms", "jitter ms", "W1 ms");
+            for (k, c) in f.candidates.iter().enumerate() {
+                let _ = writeln!(
+                    out,
+                    "  {:<13} {:>9.3} {:>9.3} {:>8.3}{}",
+                    c.distribution.name(),
+                    c.delay_us as f64 / 1e3,
+                    c.jitter_us as f64 / 1e3,
+                    c.w1_ms,
+                    if k == 0 { "   best" } else { "" }
+                );
+            }
+            let _ = writeln!(
+                out,
+                "  loss: recorded {:.2}% in {} bursts (mean {:.1} ms, longest {:.1} ms); fitted {:.2}%, mean burst {:.1} ms",
+                f.recorded.loss * 100.0,
+                f.recorded.count,
+                f.recorded.mean_ms,
+                f.recorded.max_ms,
+                f.fitted.loss * 100.0,
+                if f.fitted.mean_ms.is_finite() { f.fitted.mean_ms } else { 0.0 }
+            );
+            let _ = writeln!(
+                out,
+                "  not in netem: the recording's delays have lag-1 autocorrelation {:.2} (netem draws each afresh) and arrive in order; the fit reorders {:.2}% of packets {:.1} ms apart",
+                f.autocorrelation,
+                reorder * 100.0,
+                packet_us as f64 / 1e3
+            );
+        }
+        for n in &self.notes {
+            let _ = writeln!(out, "note: {n}");
+        }
+        out.push('\n');
+        let _ = writeln!(out, "uplink = \"{}\"", self.netem[0]);
+        let _ = writeln!(out, "downlink = \"{}\"", self.netem[1]);
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::error::Source;
-    use crate::net::probe::probe;
+    use crate::net::link_probe::probe;
     use crate::net::Correlation;
 
     /// A recording drawn from netem itself fits back to the description

@@ -18,8 +18,16 @@
 //! once. Both kinds repeat when shorter than a run. Every value is checked as it is
 //! read: a bad line is an [`InputError`] naming the file, the line and what
 //! was expected, and a file longer than [`MAX_SAMPLES`] lines is refused.
+//!
+//! Beside the readers: their replay after netem ([`replay`]), ping and
+//! IRTT output imported as a recording ([`import`]) and the netem
+//! description closest to a recording ([`fit`]).
 
 use crate::error::{InputError, Source};
+
+pub mod fit;
+pub mod import;
+pub mod replay;
 
 /// The most samples (lines) a recording may hold: 2·10⁶, five and a half
 /// hours of 10 ms intervals.

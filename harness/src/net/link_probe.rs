@@ -10,12 +10,14 @@
 //! later (a late arrival), over packets received.
 
 use super::link::{Correlation, Link};
-use super::netem::Netem;
+use super::netem::{LossModel, Netem};
+use super::profile::Profile;
 use super::recorded::Delays;
-use crate::metrics::stats::round4;
+use crate::math::round4;
 use crate::rng::{Purpose, Stream};
 use crate::time::Micros;
 use serde::{Deserialize, Serialize};
+use std::fmt::Write;
 
 /// What a probe measured.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -147,6 +149,165 @@ fn summary(n: u64, mut delays: Vec<f64>, late: u64, copies: u64) -> ProbeStats {
         loss: round4(1.0 - received as f64 / n.max(1) as f64),
         reorder: round4(late as f64 / received.max(1) as f64),
         duplicate: round4(copies.saturating_sub(received) as f64 / n.max(1) as f64),
+    }
+}
+
+/// `profile show`'s look at a profile: both directions probed with the
+/// same packets (each replaying its recording, if any), beside the
+/// recordings' own samples and the timed events the probe leaves out.
+pub struct Shown<'p> {
+    /// The profile.
+    pub profile: &'p Profile,
+    /// Probe packets per direction.
+    pub packets: u64,
+    /// Time between probe packets, µs.
+    pub spacing_us: u64,
+    /// Probe payload, bytes.
+    pub payload: usize,
+    /// The seed the links draw from.
+    pub seed: u64,
+    /// The uplink as probed.
+    pub up: ProbeStats,
+    /// The downlink as probed.
+    pub down: ProbeStats,
+}
+
+impl<'p> Shown<'p> {
+    /// Probes both directions of `p` (events aside).
+    pub fn new(p: &'p Profile, packets: u64, spacing_us: u64, payload: usize, seed: u64) -> Shown<'p> {
+        let measure = |up: bool| {
+            let spec = if up { &p.uplink } else { &p.downlink };
+            let link = Link::new(spec.clone(), p.correlation, probe_stream(seed)).replaying(
+                p.replay[usize::from(!up)].as_ref(),
+                seed,
+                0xB0B,
+            );
+            probe_link(link, packets, spacing_us, payload)
+        };
+        let (up, down) = (measure(true), measure(false));
+        Shown { profile: p, packets, spacing_us, payload, seed, up, down }
+    }
+
+    /// Direction `i`'s (0 up, 1 down) recording, in a probe's terms.
+    fn in_file(&self, i: usize) -> Option<ProbeStats> {
+        self.profile.recorded_delays(i).map(recorded)
+    }
+
+    /// The JSON document.
+    pub fn to_json(&self) -> serde_json::Value {
+        let p = self.profile;
+        let events: Vec<String> = p.events.iter().map(|e| e.describe()).collect();
+        serde_json::json!({
+            "name": p.name, "description": p.description, "source": p.source,
+            "correlation": p.correlation.name(), "mtu": p.mtu,
+            "uplink": p.uplink.to_string(), "downlink": p.downlink.to_string(),
+            "events": events,
+            "probe": {"packets": self.packets, "spacing_us": self.spacing_us, "payload": self.payload, "seed": self.seed},
+            "uplink_measured": self.up, "downlink_measured": self.down,
+            "uplink_replay": p.replay[0].as_ref().map(|r| r.to_string()),
+            "downlink_replay": p.replay[1].as_ref().map(|r| r.to_string()),
+            "uplink_recorded": self.in_file(0), "downlink_recorded": self.in_file(1),
+        })
+    }
+
+    /// The text: what the profile is, `notes` on how it was written, then a
+    /// row per direction with its netem, recording and caveats.
+    pub fn to_text(&self, notes: &[String]) -> String {
+        let p = self.profile;
+        let mut out = String::new();
+        let _ = writeln!(out, "profile {}", p.name);
+        if !p.description.is_empty() {
+            let _ = writeln!(out, "  {}", p.description);
+        }
+        if !p.source.is_empty() {
+            let _ = writeln!(out, "  source: {}", p.source);
+        }
+        let _ = writeln!(out, "  correlation: {}", p.correlation.name());
+        let _ = writeln!(out, "  mtu: {} bytes (larger datagrams leave in IP fragments)", p.mtu);
+        for note in notes {
+            let _ = writeln!(out, "  note: {note}");
+        }
+        let (packets, payload, spacing_us, seed) = (self.packets, self.payload, self.spacing_us, self.seed);
+        let _ =
+            writeln!(out, "  probe: {packets} packets of {payload} B every {spacing_us} us per direction, seed {seed}");
+        out.push('\n');
+        let _ = writeln!(
+            out,
+            "{:<9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+            "", "mean ms", "sd ms", "p50 ms", "p90 ms", "p99 ms", "loss %", "reord %", "dup %"
+        );
+        for (i, (name, spec, m)) in
+            [("uplink", &p.uplink, &self.up), ("downlink", &p.downlink, &self.down)].into_iter().enumerate()
+        {
+            self.direction_text(&mut out, i, name, spec, m);
+        }
+        if !p.events.is_empty() {
+            out.push('\n');
+            let _ = writeln!(out, "timed events (not in the probe above):");
+            for e in &p.events {
+                let _ = writeln!(out, "  {}", e.describe());
+            }
+        }
+        out
+    }
+
+    /// One direction's rows: as probed, its netem, what it replays and its
+    /// recording's own samples, its rate in both units, and a warning
+    /// where the kernel's loss correlation changes the loss.
+    fn direction_text(&self, out: &mut String, i: usize, name: &str, spec: &Netem, m: &ProbeStats) {
+        let p = self.profile;
+        let _ = writeln!(
+            out,
+            "{:<9} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2}",
+            name,
+            m.delay_mean_ms,
+            m.delay_sd_ms,
+            m.delay_p50_ms,
+            m.delay_p90_ms,
+            m.delay_p99_ms,
+            m.loss * 100.0,
+            m.reorder * 100.0,
+            m.duplicate * 100.0
+        );
+        let _ = writeln!(out, "          netem: {spec}");
+        if let Some(r) = &p.replay[i] {
+            let _ = writeln!(out, "          replays: {r}");
+        }
+        if let Some(f) = self.in_file(i) {
+            let _ = writeln!(
+                out,
+                "{:<9} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2}   (the recording's own {} samples)",
+                "  file",
+                f.delay_mean_ms,
+                f.delay_sd_ms,
+                f.delay_p50_ms,
+                f.delay_p90_ms,
+                f.delay_p99_ms,
+                f.loss * 100.0,
+                f.sent
+            );
+        }
+        if let Some(r) = spec.rate {
+            // tc's units surprise: `bps` is bytes per second, `bit` bits.
+            let _ = writeln!(
+                out,
+                "          rate: {:.3} Mbit/s = {} bytes/s (tc's `kbit`, `mbit` are bits; `kbps`, `mbps` bytes per second)",
+                r.bytes_per_s as f64 * 8.0 / 1e6,
+                r.bytes_per_s
+            );
+        }
+        if let LossModel::Random { p: lp, corr } = spec.loss {
+            if corr.is_set() && p.correlation == Correlation::Kernel {
+                let _ = writeln!(
+                    out,
+                    "          note: with netem-compatible correlation, `loss {:.3}% {:.0}%` loses {:.2}%, not {:.3}% (the kernel's correlation collapses it; use `correlation = \"correct\"` or `loss gemodel` for bursts)",
+                    lp.percent(),
+                    corr.percent(),
+                    m.loss * 100.0,
+                    lp.percent()
+                );
+            }
+        }
     }
 }
 

@@ -1,5 +1,5 @@
 //! Importing a link recording a user can make today into the timed CSV a
-//! profile replays ([`super::recorded::timed_csv`]).
+//! profile replays ([`super::timed_csv`]).
 //!
 //! Three inputs, told apart by their text:
 //!
