@@ -77,8 +77,11 @@ impl Fidelity {
             pl.repeated += pl.frames.saturating_sub(due);
             pl.judged += 1;
         }
-        for skipped in pl.last + 1..seq {
-            let taken = samples.get(skipped as usize - 1).map_or(now.0, |s| s.0 .0);
+        // Numbers past the sample log name no sample (a damaged packet's):
+        // counted dropped at once, so a wild number costs no time.
+        let sampled = (samples.len() as u32).saturating_add(1).min(seq);
+        for skipped in pl.last + 1..sampled {
+            let taken = samples[skipped as usize - 1].0 .0;
             // A packet sent in [taken, now] may have carried it.
             let first = losses.partition_point(|&t| t < taken);
             if losses.get(first).is_some_and(|&t| t <= now.0) {
@@ -87,6 +90,7 @@ impl Fidelity {
                 pl.late += 1;
             }
         }
+        pl.dropped += (seq - sampled.max(pl.last + 1)) as u64;
         pl.judged += (seq - pl.last - 1) as u64;
         pl.last = seq;
         pl.frames = 1;
@@ -156,6 +160,18 @@ mod tests {
         // The window's ends count: a loss at the sample's instant.
         assert_eq!(run(&[50_000]).dropped, 1);
         assert_eq!(run(&[90_000]).dropped, 1);
+    }
+
+    #[test]
+    fn a_number_past_the_samples_is_dropped_at_once() {
+        // A damaged packet's sequence number: three billion samples that
+        // were never taken, counted without visiting each.
+        let s = samples(3, 16_666);
+        let mut f = Fidelity::new(1, 16_666);
+        f.frame(0, 1, &s, Micros(20_000), &[]);
+        f.frame(0, 3_000_000_000, &s, Micros(40_000), &[]);
+        let r = f.finish(1.0);
+        assert_eq!((r.late, r.dropped), (2, 3_000_000_000 - 4));
     }
 
     #[test]
