@@ -131,6 +131,13 @@ pub enum Topology {
 }
 
 impl Topology {
+    /// The player node `n` plays in a match of `players`, if any (not the
+    /// server): players take node ids after the server's 0, or from 0.
+    pub fn player_of_node(&self, players: usize, n: NodeId) -> Option<usize> {
+        let p = if self.has_server() { (n.0 as usize).checked_sub(1)? } else { n.0 as usize };
+        (p < players).then_some(p)
+    }
+
     /// Short name for reports.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -360,8 +367,7 @@ impl Setup {
 
     /// The player a node plays, if any (not the server).
     pub fn player_of_node(&self, n: NodeId) -> Option<usize> {
-        let p = if self.topology.has_server() { (n.0 as usize).checked_sub(1)? } else { n.0 as usize };
-        (p < self.players).then_some(p)
+        self.topology.player_of_node(self.players, n)
     }
 
     /// Number of nodes in the run.

@@ -426,8 +426,7 @@ impl Recorder {
 
     /// The network lost (or damaged) a packet `from` sent at `sent`.
     pub(crate) fn count_loss(&mut self, from: NodeId, sent: Micros) {
-        // Node ids as `Setup::player_of_node` gives them.
-        let p = if self.topology.has_server() { (from.0 as usize).checked_sub(1) } else { Some(from.0 as usize) };
+        let p = self.topology.player_of_node(self.players, from);
         let Some(list) = p.and_then(|p| self.losses.get_mut(p)) else { return };
         // Losses on a downlink come after later sends' uplink losses.
         let at = list.partition_point(|&t| t <= sent.0);
