@@ -10,11 +10,12 @@
 #
 #   scripts/check-html.sh                       # runs `matrix --quick` first
 #   scripts/check-html.sh reports/quick/report.html
+#   PROFILE=dev scripts/check-html.sh           # with the dev build (CI)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 REPORT=${1:-}
 if [ -z "$REPORT" ]; then
-  (cd "$ROOT" && cargo run --release --quiet -- matrix --quick --quiet --out target/check-html)
+  (cd "$ROOT" && cargo run --profile "${PROFILE:-release}" --quiet -- matrix --quick --quiet --out target/check-html)
   REPORT=$ROOT/target/check-html/report.html
 fi
 [ -f "$REPORT" ] || { echo "no such report: $REPORT" >&2; exit 2; }

@@ -9,7 +9,8 @@ A table sits between two markers, the command in the first:
     ...
     <!-- /table -->
 
-The command runs with the release binary (and COLUMNS=100); its standard
+The command runs with the release binary (and COLUMNS=100; PROFILE=dev
+runs the dev build's, as CI does: the numbers are the same); its standard
 output replaces what is between the markers. Output that is not Markdown
 (a command without `--format md`) goes in a text block. A word before the
 colon marks a table that takes long:
@@ -40,9 +41,12 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+PROFILE = os.environ.get("PROFILE", "release")
+# Cargo builds the dev profile into target/debug, any other into its name.
+PROFILE_DIR = ROOT / "target" / ("debug" if PROFILE == "dev" else PROFILE)
 BINARIES = {
-    "syncbench": ROOT / "target" / "release" / "syncbench",
-    "my-netcode": ROOT / "target" / "release" / "my-netcode",
+    "syncbench": PROFILE_DIR / "syncbench",
+    "my-netcode": PROFILE_DIR / "my-netcode",
 }
 TABLE = re.compile(r"<!-- table(?: (slow|paced))?: (.+?) -->\n(.*?)<!-- /table -->", re.S)
 DEFINITIONS = re.compile(r"(<!-- generated:metric-definitions -->\n)(.*?)(<!-- /generated -->)", re.S)
@@ -111,7 +115,9 @@ def main():
             for m in TABLE.finditer(text):
                 print(f"{shown(path)}:{line_of(text, m.start())}: {m.group(1) or 'fast'}: {m.group(2)}")
         return
-    subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "syncbench", "-p", "my-netcode"], cwd=ROOT, check=True)
+    subprocess.run(
+        ["cargo", "build", "--profile", PROFILE, "--quiet", "-p", "syncbench", "-p", "my-netcode"], cwd=ROOT, check=True
+    )
     stale = []
     for path in documents(named):
         text = path.read_text()
