@@ -27,6 +27,10 @@ pub enum Purpose {
     Replay = 6,
     /// The links of an adversarial campaign (`stress`).
     Stress = 7,
+    /// A link whose netem description sets its own `seed N`.
+    Netem = 8,
+    /// The scenarios of a conformance contract.
+    Contract = 9,
 }
 
 /// splitmix64: a bijective mixer used to derive stream seeds.
@@ -37,6 +41,14 @@ pub fn mix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The seed of `(seed, purpose, index)`: every stream starts from one, and
+/// a seed handed on whole (the session's, a QUIC connection ID) is one.
+pub fn derive(seed: u64, purpose: Purpose, index: u64) -> u64 {
+    let a = mix64(seed);
+    let b = mix64(a ^ (purpose as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93));
+    mix64(b ^ index.wrapping_mul(0xA076_1D64_78BD_642F))
+}
+
 /// An independent random stream.
 #[derive(Clone, Debug)]
 pub struct Stream(ChaCha8Rng);
@@ -44,9 +56,7 @@ pub struct Stream(ChaCha8Rng);
 impl Stream {
     /// The stream for `(seed, purpose, index)`.
     pub fn new(seed: u64, purpose: Purpose, index: u64) -> Stream {
-        let a = mix64(seed);
-        let b = mix64(a ^ (purpose as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93));
-        let c = mix64(b ^ index.wrapping_mul(0xA076_1D64_78BD_642F));
+        let c = derive(seed, purpose, index);
         let mut key = [0u8; 32];
         for (i, chunk) in key.chunks_mut(8).enumerate() {
             chunk.copy_from_slice(&mix64(c.wrapping_add(i as u64)).to_le_bytes());

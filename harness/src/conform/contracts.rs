@@ -193,11 +193,7 @@ fn base(algorithm: &dyn Algorithm, contract: &str, rng: &mut Stream, duration_us
 }
 
 fn stream(name: &str, case: u64) -> Stream {
-    Stream::new(
-        case,
-        Purpose::Session,
-        crate::rng::mix64(name.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64))),
-    )
+    Stream::new(case, Purpose::Contract, name.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64)))
 }
 
 fn impaired_case(a: &dyn Algorithm, case: u64) -> Scenario {

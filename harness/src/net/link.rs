@@ -326,7 +326,7 @@ impl Link {
     pub fn scheduled(schedule: Vec<(Micros, Netem)>, correlation: Correlation, rng: Stream) -> Link {
         let schedule = if schedule.is_empty() { vec![(Micros::ZERO, Netem::clean())] } else { schedule };
         let rng = match schedule[0].1.seed {
-            Some(s) => Stream::new(s, crate::rng::Purpose::Session, 0xDE7),
+            Some(s) => Stream::new(s, crate::rng::Purpose::Netem, 0),
             None => rng,
         };
         let spec = schedule[0].1.clone();

@@ -8,7 +8,7 @@ use crate::metrics::recorder::Recorder;
 use crate::net::profile::NetworkPlan;
 use crate::net::{Link, Profile};
 use crate::parallel;
-use crate::rng::{mix64, Purpose, Stream};
+use crate::rng::{derive, Purpose, Stream};
 use crate::time::LocalClock;
 use crate::trace::Trace;
 use crate::world::Aoi;
@@ -85,7 +85,7 @@ pub(crate) fn prepare(
     cfg: &RunConfig,
 ) -> Result<Prepared, RunError> {
     check_config(algorithm, plan, cfg)?;
-    let session_seed = mix64(cfg.seed ^ 0x5E55_1011);
+    let session_seed = derive(cfg.seed, Purpose::Session, 0);
     let game = Game::new(cfg.game.config(cfg.world, cfg.tick_hz, cfg.bots, session_seed));
     // The session's random seed is in the initial state every node is given:
     // the game's pick-ups appear in the same places for everyone.

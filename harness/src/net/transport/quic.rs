@@ -65,7 +65,9 @@ struct SeededCids {
 impl ConnectionIdGenerator for SeededCids {
     fn generate_cid(&mut self) -> quinn_proto::ConnectionId {
         self.next += 1;
-        quinn_proto::ConnectionId::new(&crate::rng::mix64(self.seed ^ self.next).to_le_bytes())
+        quinn_proto::ConnectionId::new(
+            &crate::rng::derive(self.seed, crate::rng::Purpose::Transport, self.next).to_le_bytes(),
+        )
     }
     fn cid_len(&self) -> usize {
         8
