@@ -799,8 +799,9 @@ pub struct CompareArgs {
     /// remote-div-size, own-ideal, remote-ideal, frozen, freezes,
     /// longest-stall, lag, snaps, jump, down, up, down-packets, server-up,
     /// retransmissions, corrections, unshown, desyncs, dropped, late,
-    /// repeated (inputs per client-minute; late: never run though the
-    /// network lost nothing that carried them), and with --aoi visible,
+    /// repeated (inputs per client-minute after the warm-ups; late: never
+    /// run though the network lost nothing that carried them), connect
+    /// (the mean time to connect), and with --aoi visible,
     /// shown, awareness, awareness-max, leaks. Default: the full table if
     /// it fits the terminal ($COLUMNS, else 100), else own-lat … down,
     /// with the algorithms that dropped or were late with inputs named

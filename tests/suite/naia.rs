@@ -23,10 +23,12 @@ fn naia_connects_then_predicts_its_own_player_and_replicates_the_others() {
     assert!(own.p50 <= 2.0 * TICK_MS, "own {own:?}");
     // The others wait for the network and naia's jitter buffer.
     assert!(m.input_latency_ms.remote.p50 > own.p50 + 2.0 * TICK_MS, "{:?}", m.input_latency_ms);
-    // The handshake (ten pings 250 ms apart) drops the inputs sampled
-    // before the client connects: about 3 s of 15.
-    let dropped = m.input_fidelity.unrun_per_min();
-    assert!(dropped > 60.0 * 60.0 * 2.0 / 15.0 && dropped < 60.0 * 60.0 * 4.5 / 15.0, "{dropped}");
+    // The handshake (ten pings 250 ms apart) takes about 3 s; the inputs
+    // sampled before the client connects are never run, in its warm-up.
+    let w = m.warmup.as_ref().expect("warm-ups measured");
+    assert!(w.connect_ms.mean > 2_000.0 && w.connect_ms.max < 4_500.0, "{w:?}");
+    let unrun = (w.inputs_dropped + w.inputs_late) as f64 / 4.0;
+    assert!(unrun > 60.0 * 2.0 && unrun < 60.0 * 4.5, "{unrun} a client, {w:?}");
 }
 
 #[test]
@@ -34,12 +36,10 @@ fn a_shorter_handshake_connects_sooner() {
     let fast = with(&[("handshake-pings", "2"), ("handshake-interval", "20")], cfg(2, 10, 1));
     let quick = run_named("naia", "lan", "random-walk", fast);
     let default = run_named("naia", "lan", "random-walk", cfg(2, 10, 1));
-    assert!(
-        quick.input_fidelity.unrun_per_min() * 4.0 < default.input_fidelity.unrun_per_min(),
-        "{} vs {}",
-        quick.input_fidelity.unrun_per_min(),
-        default.input_fidelity.unrun_per_min()
-    );
+    let connect = |m: &harness::metrics::Metrics| m.warmup.as_ref().map_or(f64::MAX, |w| w.connect_ms.mean);
+    let unrun = |m: &harness::metrics::Metrics| m.input_fidelity.dropped + m.input_fidelity.late;
+    assert!(connect(&quick) * 4.0 < connect(&default), "{} vs {} ms", connect(&quick), connect(&default));
+    assert!(unrun(&quick) * 4 < unrun(&default), "{} vs {}", unrun(&quick), unrun(&default));
 }
 
 #[test]

@@ -75,6 +75,33 @@ fn credited<R>(
     f(&mut screen.claims, credit)
 }
 
+/// Where an event falls against its client's warm-up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// In the warm-up: less than [`super::WARMUP_US`] after the client
+    /// connected, or from the start while it had not connected.
+    Warmup,
+    /// Past the run's first [`super::WARMUP_US`] with the client not yet
+    /// connected: in its warm-up if it connects later, counted if it never
+    /// does (a screen that names nothing warms up as one connected at the
+    /// start).
+    Unconnected,
+    /// After the warm-up: counted in the rates.
+    Counted,
+}
+
+impl Phase {
+    /// The phase at `t` of a client that connected at `connected`.
+    pub(crate) fn of(connected: Option<u64>, t: u64) -> Phase {
+        match connected {
+            Some(c) if t < c + super::WARMUP_US => Phase::Warmup,
+            Some(_) => Phase::Counted,
+            None if t < super::WARMUP_US => Phase::Warmup,
+            None => Phase::Unconnected,
+        }
+    }
+}
+
 /// What one screen's judgement remembers.
 pub(super) struct Screen {
     /// What it last showed of each entity it has shown.
@@ -84,6 +111,14 @@ pub(super) struct Screen {
     pub(super) own_latency: Distribution<u32>,
     /// Snap events on this screen.
     pub(super) snap_events: u64,
+    /// Of those, the ones in its warm-up (see [`super::WARMUP_US`]), and
+    /// those after its first [`super::WARMUP_US`] while it had not
+    /// connected: warm-up if it connects later, counted if it never does.
+    pub(super) warmup_snaps: [u64; 2],
+    /// When it connected: its first render naming a frame the authority
+    /// made, or an own input the authority had applied, µs (see
+    /// [`Screen::connect`]).
+    pub(super) connected: Option<u64>,
     /// The divergence of its last scored render: [remote, own].
     pub(super) last_div: [u64; 2],
     /// Located runs: where that render was farthest: [remote, own].
@@ -105,12 +140,29 @@ pub(super) struct Screen {
 }
 
 impl Screen {
+    /// Where an event at `t` falls (see [`super::WARMUP_US`]).
+    pub(super) fn phase(&self, t: u64) -> Phase {
+        Phase::of(self.connected, t)
+    }
+
+    /// A render at `t` showed entity `e` (checked against the authority):
+    /// the screen is connected from its first render naming a frame the
+    /// authority made (a peer's game frame past the first), or an own
+    /// input the authority had already applied.
+    fn connect(&mut self, t: u64, frame: u32, own_applied: bool) {
+        if self.connected.is_none() && (frame > 0 || own_applied) {
+            self.connected = Some(t);
+        }
+    }
+
     /// A screen over `entities` entities remembering `ring` renders of each.
     pub(super) fn new(entities: usize, ring: usize) -> Screen {
         Screen {
             memory: ScreenMemory::new(entities, ring),
             own_latency: Distribution::default(),
             snap_events: 0,
+            warmup_snaps: [0; 2],
+            connected: None,
             last_div: [0; 2],
             last_far: [None; 2],
             last_view: Vec::new(),
@@ -128,6 +180,8 @@ impl Screen {
 pub(super) struct SecondSums {
     pub(super) own: (u128, u64),
     pub(super) remote: (u128, u64),
+    /// Snap events that began in the second.
+    pub(super) snaps: u32,
 }
 
 impl SecondSums {
@@ -136,6 +190,7 @@ impl SecondSums {
         self.own.1 += other.own.1;
         self.remote.0 += other.remote.0;
         self.remote.1 += other.remote.1;
+        self.snaps += other.snaps;
     }
 }
 
@@ -430,6 +485,13 @@ impl Judge<'_> {
             }
             let e = &e;
             let own = (id == viewer) as usize;
+            let newest = self.authority.frames();
+            let own_applied = own == 1
+                && e.seq > 0
+                && id < self.players
+                && newest > 0
+                && self.authority_seqs.get((newest - 1) * self.players + id).is_some_and(|&a| a >= e.seq);
+            screen.connect(t.0, if self.topology.confirms() { e.frame } else { named_frame }, own_applied);
             let slot = screen.memory.slot(id);
             let shown = screen.memory.shown[slot];
             // Latency: names checked, then held to the picture (see `claims`).
@@ -467,11 +529,22 @@ impl Judge<'_> {
                 if crate::math::farther_than(prev, at, allowed) {
                     // The same event while the judged span reaches back
                     // into it; a new one once it has moved past.
+                    let phase = screen.phase(t.0);
                     let seen = &mut screen.memory.seen[slot];
                     let from = match seen.event() {
                         Some((from, last)) if pt <= last => from,
                         _ => {
                             screen.snap_events += 1;
+                            match phase {
+                                Phase::Warmup => screen.warmup_snaps[0] += 1,
+                                Phase::Unconnected => screen.warmup_snaps[1] += 1,
+                                Phase::Counted => {}
+                            }
+                            let sec = (t.0 / 1_000_000) as usize;
+                            if tally.seconds.len() <= sec {
+                                tally.seconds.resize(sec + 1, SecondSums::default());
+                            }
+                            tally.seconds[sec].snaps += 1;
                             prev
                         }
                     };

@@ -16,6 +16,19 @@
 //!   part of latency; changes the world ignores (pushing into a wall,
 //!   jumping in mid-air, firing on cooldown) are counted, not timed — see
 //!   [`ideal`]. No change ever shown: no samples (tables print "–").
+//! - **time to connect**: from the start to a client's first render that
+//!   names a frame the authority made (a peer's game frame past the first)
+//!   or an own input the authority had already applied — the harness
+//!   checks every name against the authority, so no algorithm says it
+//!   itself. Divergence, latency and the contracts count the time before
+//!   as any other: it is what the player saw.
+//! - **warm-up**: each client's first [`WARMUP_US`] after it connected
+//!   (and the time before; a client that never connects warms up as one
+//!   connected at the start). Per-minute rates (snaps, inputs dropped, late
+//!   and repeated) count the events after the warm-ups over the
+//!   client-minutes after them, so a rate reads the same for a 30 s and a
+//!   600 s run of one link; the events in the warm-ups are reported apart
+//!   ([`Warmup`]), and a run that ends in its warm-ups has no rate ("–").
 //! - **divergence**: |displayed position − authority position at `t`| per
 //!   client, entity and render (3-D, metres), split into the client's *own*
 //!   entity and *remote* ones; and the same against the **ideal world**
@@ -42,7 +55,7 @@
 //!   correction blended over a tick is judged whole, alike at 30, 60 and
 //!   144 Hz (from standing, a pop of more than 40 cm). Over-threshold renders of one entity on one screen whose
 //!   judged spans overlap are one event. Reported
-//!   per client-minute, with the largest jump (straight-line distance from
+//!   per client-minute after the warm-ups, with the largest jump (straight-line distance from
 //!   the position before an event to its farthest point).
 //! - **stalls**: ticks in which a node's game did not advance (the
 //!   algorithm reports them). Consecutive stalled ticks are one stall;
@@ -192,6 +205,17 @@ pub struct Timeline {
     pub remote_divergence_m: Vec<f64>,
     /// Corrections in each second.
     pub corrections: Vec<u32>,
+    /// Snap events that began in each second, all screens.
+    #[serde(default)]
+    pub snaps: Vec<u32>,
+    /// Inputs sampled in each second and never run (dropped or late), all
+    /// players.
+    #[serde(default)]
+    pub inputs_unrun: Vec<u32>,
+    /// Repeated frames charged to the inputs sampled in each second, all
+    /// players.
+    #[serde(default)]
+    pub inputs_repeated: Vec<u32>,
 }
 
 /// Input-latency distributions as `(quantile, ms)` points.
@@ -404,6 +428,42 @@ pub struct ClientMetrics {
     /// real-time schedule at its last render, ms (see [`Lag`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag_at_end_ms: Option<f64>,
+    /// When this client connected, ms (see [`Warmup`]); `None`: never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connected_ms: Option<f64>,
+}
+
+/// How long after connecting a client is warming up, µs: its events in
+/// that time (and before it connected) are counted apart from the rates
+/// per client-minute, so a rate reads the same for a 30 s and a 600 s run
+/// of one link (estimators converging — a clock, an input buffer, a
+/// redundancy level — make a fixed count of events early in every run).
+pub const WARMUP_US: u64 = 10_000_000;
+
+/// The start of a run the rates leave out, and what happened in it (see
+/// [`WARMUP_US`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Warmup {
+    /// How long after connecting a client is warming up, s.
+    pub after_connect_s: f64,
+    /// The time clients took to connect, ms: from the start to each
+    /// client's first render naming a frame the authority made (a peer's
+    /// game frame past the first) or an own input the authority had
+    /// applied — measured by the harness, never said by the algorithm.
+    /// Clients that never connected are not in it.
+    pub connect_ms: Stats,
+    /// Clients that never connected.
+    pub never_connected: u64,
+    /// Client-seconds after the warm-ups: what the rates are taken over.
+    pub counted_client_s: f64,
+    /// Snap events in the warm-ups, all clients.
+    pub snaps: u64,
+    /// Inputs sampled in the warm-ups and dropped, all players.
+    pub inputs_dropped: u64,
+    /// Inputs sampled in the warm-ups and late, all players.
+    pub inputs_late: u64,
+    /// Inputs sampled in the warm-ups and repeated, all players.
+    pub inputs_repeated: u64,
 }
 
 /// Peer-to-peer and relay: how far the game a screen shows trails the
@@ -429,9 +489,10 @@ pub struct Lag {
 /// Displayed jumps, counted as events (see the module docs).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Snaps {
-    /// Events, all clients.
+    /// Events, all clients (warm-ups included).
     pub events: u64,
-    /// Events per client per minute.
+    /// Events after the warm-ups per client-minute after them (see
+    /// [`Warmup`]).
     pub per_client_per_min: f64,
     /// The largest jump of any event, metres.
     pub largest_jump_m: f64,
@@ -470,11 +531,12 @@ pub struct InputFidelity {
     /// carried them: late, not lost (all players).
     #[serde(default)]
     pub late: u64,
-    /// `repeated` per client per minute.
+    /// `repeated` after the warm-ups per client-minute after them (see
+    /// [`Warmup`]).
     pub repeated_per_min: f64,
-    /// `dropped` per client per minute.
+    /// `dropped` after the warm-ups per client-minute after them.
     pub dropped_per_min: f64,
-    /// `late` per client per minute.
+    /// `late` after the warm-ups per client-minute after them.
     #[serde(default)]
     pub late_per_min: f64,
     /// Per player `[repeated, dropped]`.
@@ -559,6 +621,16 @@ pub struct InterestMetrics {
 }
 
 impl Metrics {
+    /// `rate`, one of the per-client-minute rates, when the run has time
+    /// after its warm-ups to take it over (`None`: every client was still
+    /// warming up at the end).
+    pub fn rate(&self, rate: f64) -> Option<f64> {
+        match &self.warmup {
+            Some(w) if w.counted_client_s <= 0.0 => None,
+            _ => Some(rate),
+        }
+    }
+
     /// A distance in metres as a multiple of the player's size (`None` for a
     /// report written before the size was recorded).
     pub fn in_player_sizes(&self, metres: f64) -> Option<f64> {
@@ -596,6 +668,11 @@ pub struct Metrics {
     pub lag_ms: Option<Lag>,
     /// Sampled inputs the authority ran too often or never.
     pub input_fidelity: InputFidelity,
+    /// The warm-ups the rates leave out, and the time to connect
+    /// (`None` in reports made before rates left them out: their rates
+    /// are over the whole run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<Warmup>,
     /// Entities shown inside walls or off the map.
     pub impossible: Impossible,
     /// What the ideal world says about the trace.

@@ -37,7 +37,7 @@ pub const ROWS: &[(&str, Getter, usize)] = &[
     ),
     ("own vs ideal mean (m)", |m| stat(&m.ideal_divergence_m.own, |s| s.mean), 3),
     ("remote vs ideal mean (m)", |m| stat(&m.ideal_divergence_m.remote, |s| s.mean), 3),
-    ("snap events per client-minute", |m| Some(m.snaps.per_client_per_min), 1),
+    ("snap events per client-minute", |m| m.rate(m.snaps.per_client_per_min), 1),
     ("largest jump (m)", |m| Some(m.snaps.largest_jump_m), 2),
     ("impossible screens (%)", |m| Some(m.impossible.share * 100.0), 2),
     ("deepest off-map (m)", |m| Some(m.impossible.deepest_m), 2),
@@ -48,9 +48,10 @@ pub const ROWS: &[(&str, Getter, usize)] = &[
     ("freezes per client", |m| Some(m.stalls.freezes_per_client), 1),
     ("longest stall (ms)", |m| Some(m.stalls.longest_ms), 0),
     ("stalls per client (all)", |m| Some(m.stalls.stalls_per_client), 0),
-    ("inputs repeated per client-minute", |m| Some(m.input_fidelity.repeated_per_min), 1),
-    ("inputs dropped per client-minute", |m| Some(m.input_fidelity.dropped_per_min), 1),
-    ("inputs late per client-minute (none lost)", |m| Some(m.input_fidelity.late_per_min), 1),
+    ("inputs repeated per client-minute", |m| m.rate(m.input_fidelity.repeated_per_min), 1),
+    ("inputs dropped per client-minute", |m| m.rate(m.input_fidelity.dropped_per_min), 1),
+    ("inputs late per client-minute (none lost)", |m| m.rate(m.input_fidelity.late_per_min), 1),
+    ("time to connect mean (ms)", |m| m.warmup.as_ref().and_then(|w| stat(&w.connect_ms, |s| s.mean)), 0),
     ("desyncs", |m| Some(m.desyncs as f64), 0),
     ("up per client (B/s)", |m| Some(m.bandwidth.up_bytes_per_s), 0),
     ("down per client (B/s)", |m| Some(m.bandwidth.down_bytes_per_s), 0),
@@ -584,7 +585,7 @@ pub const COLUMNS: &[(&str, &str, Getter, usize)] = &[
     ("freezes", "freezes", |m| Some(m.stalls.freezes_per_client), 1),
     ("longest-stall", "longest stall ms", |m| Some(m.stalls.longest_ms), 0),
     ("lag", "lag ms", |m| m.lag_ms.as_ref().map(|l| l.behind_ms.mean), 0),
-    ("snaps", "snaps/min", |m| Some(m.snaps.per_client_per_min), 1),
+    ("snaps", "snaps/min", |m| m.rate(m.snaps.per_client_per_min), 1),
     ("jump", "largest jump m", |m| Some(m.snaps.largest_jump_m), 2),
     ("down", "down B/s", |m| Some(m.bandwidth.down_bytes_per_s), 0),
     ("up", "up B/s", |m| Some(m.bandwidth.up_bytes_per_s), 0),
@@ -594,9 +595,10 @@ pub const COLUMNS: &[(&str, &str, Getter, usize)] = &[
     ("corrections", "corrections", |m| Some(m.corrections as f64), 0),
     ("unshown", "unshown %", |m| Some(m.input_changes_unshown_pct.remote.max(m.input_changes_unshown_pct.own)), 2),
     ("desyncs", "desyncs", |m| Some(m.desyncs as f64), 0),
-    ("dropped", "drop/min", |m| Some(m.input_fidelity.dropped_per_min), 1),
-    ("late", "late/min", |m| Some(m.input_fidelity.late_per_min), 1),
-    ("repeated", "rep/min", |m| Some(m.input_fidelity.repeated_per_min), 1),
+    ("dropped", "drop/min", |m| m.rate(m.input_fidelity.dropped_per_min), 1),
+    ("late", "late/min", |m| m.rate(m.input_fidelity.late_per_min), 1),
+    ("repeated", "rep/min", |m| m.rate(m.input_fidelity.repeated_per_min), 1),
+    ("connect", "connect ms", |m| m.warmup.as_ref().and_then(|w| stat(&w.connect_ms, |s| s.mean)), 0),
     ("visible", "within radius %", |m| m.interest.as_ref().map(|i| 100.0 * i.visible_share), 2),
     ("shown", "shown per render", |m| m.interest.as_ref().map(|i| i.shown_per_render), 1),
     ("awareness", "awareness p50 ms", |m| m.interest.as_ref().and_then(|i| stat(&i.awareness_ms, |s| s.p50)), 0),
@@ -729,8 +731,13 @@ fn by_row(runs: &[RunReport], width: Option<usize>, columns: &[String], markdown
             let left: Vec<&str> = cols[shown..].iter().map(|c| c.0).collect();
             out.push_str(&format!("(left out to fit: {}; pick columns with --metrics)\n", left.join(", ")));
         }
-        if !markdown && !cols[..shown].iter().any(|c| c.0 == "dropped") {
+        let without_drops = !markdown && !cols[..shown].iter().any(|c| c.0 == "dropped");
+        if without_drops {
             out.push_str(&dropped_note(in_group, algos));
+        }
+        let rates = ["snaps", "dropped", "late", "repeated"];
+        if without_drops || cols[..shown].iter().any(|c| rates.contains(&c.0)) {
+            out.push_str(&warmup_note(in_group, algos));
         }
         out.push('\n');
     }
@@ -786,36 +793,92 @@ fn survivors_note(runs: &[&RunReport], algos: &[String], cols: &[&(&str, &str, G
 
 /// Under a table without the columns: the algorithms whose authority
 /// never ran some of the inputs the harness sampled, with how many a
-/// client-minute (mean over seeds) were dropped (the network lost a packet
-/// that may have carried them) and how many were late (it lost nothing),
-/// or that none were.
+/// client-minute after the warm-ups (mean over seeds) were dropped (the
+/// network lost a packet that may have carried them) and how many were
+/// late (it lost nothing), or that none were.
 fn dropped_note(runs: &[&RunReport], algos: &[String]) -> String {
-    let mean_of = |a: &str, f: fn(&RunReport) -> f64| {
-        let v: Vec<f64> = runs.iter().filter(|r| r.label() == a).map(|r| f(r)).collect();
-        v.iter().sum::<f64>() / v.len().max(1) as f64
-    };
-    let listed = |f: fn(&RunReport) -> f64| -> Vec<String> {
-        algos
-            .iter()
-            .filter_map(|a| {
-                let mean = mean_of(a, f);
-                (mean > 0.0).then(|| format!("{a} {mean:.1}"))
-            })
-            .collect()
-    };
-    let dropped = listed(|r| r.metrics.input_fidelity.dropped_per_min);
-    let late = listed(|r| r.metrics.input_fidelity.late_per_min);
-    if dropped.is_empty() && late.is_empty() {
-        return "(every algorithm ran every input it was given)\n".into();
-    }
+    let listed = |f: &dyn Fn(&RunReport) -> f64, digits: usize| listed_means(runs, algos, f, digits);
+    let dropped = listed(&|r| r.metrics.input_fidelity.dropped_per_min, 1);
+    let late = listed(&|r| r.metrics.input_fidelity.late_per_min, 1);
     let mut out = String::new();
-    if !dropped.is_empty() {
-        out.push_str(&format!("(inputs dropped a client-minute, a packet lost: {})\n", dropped.join(", ")));
+    let mut push = |line: String| out.push_str(&wrapped(&line, NOTE_WIDTH));
+    if dropped.is_empty() && late.is_empty() {
+        push("(after the warm-ups every algorithm ran every input it was given)".into());
+    } else {
+        if !dropped.is_empty() {
+            push(format!("(inputs dropped a client-minute, a packet lost: {})", dropped.join(", ")));
+        }
+        if !late.is_empty() {
+            push(format!("(inputs late a client-minute, nothing lost: {})", late.join(", ")));
+        }
+        push("(every other algorithm ran every input)".into());
     }
-    if !late.is_empty() {
-        out.push_str(&format!("(inputs late a client-minute, nothing lost: {})\n", late.join(", ")));
+    out
+}
+
+/// "algorithm mean" for each of `algos` whose mean of `f` over its runs
+/// (its seeds) is over 0, to `digits` decimals.
+fn listed_means(runs: &[&RunReport], algos: &[String], f: &dyn Fn(&RunReport) -> f64, digits: usize) -> Vec<String> {
+    algos
+        .iter()
+        .filter_map(|a| {
+            let v: Vec<f64> = runs.iter().filter(|r| r.label() == *a).map(|r| f(r)).collect();
+            let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
+            (mean > 0.0).then(|| format!("{a} {mean:.digits$}"))
+        })
+        .collect()
+}
+
+/// Under a table with rates: what the warm-ups they leave out held, a run
+/// (mean over seeds; see [`crate::metrics::WARMUP_US`]).
+fn warmup_note(runs: &[&RunReport], algos: &[String]) -> String {
+    let listed = |f: &dyn Fn(&RunReport) -> f64| listed_means(runs, algos, f, 1);
+    let warm = |f: fn(&crate::metrics::Warmup) -> u64| {
+        move |r: &RunReport| r.metrics.warmup.as_ref().map_or(0.0, |w| f(w) as f64)
+    };
+    let warm_unrun = listed(&|r| warm(|w| w.inputs_dropped + w.inputs_late)(r));
+    let warm_snaps = listed(&|r| warm(|w| w.snaps)(r));
+    let mut out = String::new();
+    let mut push = |line: String| out.push_str(&wrapped(&line, NOTE_WIDTH));
+    let after = runs.iter().find_map(|r| r.metrics.warmup.as_ref()).map(|w| w.after_connect_s);
+    if let Some(after) = after {
+        let mut held = Vec::new();
+        if !warm_unrun.is_empty() {
+            held.push(format!("inputs never run: {}", warm_unrun.join(", ")));
+        }
+        if !warm_snaps.is_empty() {
+            held.push(format!("snap events: {}", warm_snaps.join(", ")));
+        }
+        let held = if held.is_empty() { "nothing".to_string() } else { held.join("; ") };
+        push(format!(
+            "(rates leave out each client's warm-up, up to {after:.0} s after it connected; in them, a run: {held})"
+        ));
     }
-    out.push_str("(every other algorithm ran every input)\n");
+    out
+}
+
+/// The width notes under a table are folded to.
+const NOTE_WIDTH: usize = 100;
+
+/// `line` folded at spaces into lines of at most `width` characters (a
+/// word longer than that stands alone), the later ones indented by one,
+/// each ending in a newline.
+fn wrapped(line: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut current = String::new();
+    for word in line.split(' ') {
+        let len = current.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            out.push_str(&current);
+            out.push('\n');
+            current = " ".to_string();
+        } else if len > 0 {
+            current.push(' ');
+        }
+        current.push_str(word);
+    }
+    out.push_str(&current);
+    out.push('\n');
     out
 }
 
@@ -984,6 +1047,18 @@ pub fn single(r: &RunReport, markdown: bool) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::wrapped;
+
+    #[test]
+    fn a_note_folds_at_spaces_within_its_width() {
+        assert_eq!(wrapped("(a bb ccc)", 100), "(a bb ccc)\n");
+        assert_eq!(wrapped("(a bb ccc dd)", 6), "(a bb\n ccc\n dd)\n");
+        // A word longer than the width stands alone.
+        assert_eq!(wrapped("(a abcdefgh b)", 4), "(a\n abcdefgh\n b)\n");
+        for line in wrapped(&"word ".repeat(60), 30).lines() {
+            assert!(line.chars().count() <= 30, "{line}");
+        }
+    }
     use super::*;
 
     #[test]

@@ -18,13 +18,16 @@
 //!   divergence of the run's last quarter is within twice that before the
 //!   disturbance and [`RECOVERY_SLACK_M`];
 //! - **stationarity**: on a link that is the same throughout, the events
-//!   behind the per-minute rates (inputs dropped, late and repeated, snaps)
-//!   fall alike in the run's two halves: a run half as long (the same
-//!   seed: the first half) against the whole. They fail when the halves'
-//!   counts are implausible for one rate (two-sided binomial test,
+//!   behind the per-minute rates (inputs never run, inputs repeated,
+//!   snaps) fall alike in two spans after the warm-ups the rates leave out
+//!   ([`crate::metrics::WARMUP_US`] after the last client connected): the
+//!   run lasts the warm-up and twice the campaign's duration, and the
+//!   spans are its two halves after the warm-up — a run of the campaign's
+//!   length against one twice as long. They fail when the halves' counts
+//!   per second are implausible for one mean (Welch's test on seconds,
+//!   not events, so a loss burst's cluster is one sample:
 //!   p < [`STATIONARITY_P`]) *and* the rates differ by more than
-//!   [`RATE_SLACK_PER_MIN`] a client-minute — a fixed count early in the
-//!   run, not the noise of a few events;
+//!   [`RATE_SLACK_PER_MIN`] a client-minute;
 //! - **bounds**: no remote input change is shown sooner than the link's
 //!   least delay along its path allows.
 //!
@@ -61,19 +64,41 @@ pub const RATE_SLACK_PER_MIN: f64 = 1.0;
 /// one steady rate to count as a change of rate.
 pub const STATIONARITY_P: f64 = 0.001;
 
-/// The two-sided p-value of `k` of `n` events falling in the first of two
-/// equal halves, under one rate for both (binomial, p = ½).
-pub fn halves_p(k: u64, n: u64) -> f64 {
-    if n == 0 {
+/// The two-sided p-value of Welch's test that per-second counts `a` and
+/// `b` have one mean (the t statistic against the normal distribution:
+/// the spans hold tens of seconds). Counts per second, not events, are
+/// the samples, so a burst's cluster of events weighs as one second and
+/// its spread shows in the variance.
+pub fn welch_p(a: &[u32], b: &[u32]) -> f64 {
+    let moments = |v: &[u32]| {
+        let n = v.len().max(1) as f64;
+        let mean = v.iter().map(|&x| x as f64).sum::<f64>() / n;
+        let var = v.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+        (mean, var / n)
+    };
+    let ((ma, va), (mb, vb)) = (moments(a), moments(b));
+    if ma == mb {
         return 1.0;
     }
-    // ln C(n, i) − n ln 2, summed over the tail as far from n/2 as k.
-    let ln_fact = |m: u64| (1..=m).map(|x| (x as f64).ln()).sum::<f64>();
-    let ln_n = ln_fact(n);
-    let pmf = |i: u64| (ln_n - ln_fact(i) - ln_fact(n - i) - n as f64 * std::f64::consts::LN_2).exp();
-    let far = (2 * k).abs_diff(n);
-    let p: f64 = (0..=n).filter(|&i| (2 * i).abs_diff(n) >= far).map(pmf).sum();
-    p.min(1.0)
+    if va + vb == 0.0 {
+        return 0.0; // two constant, different counts
+    }
+    let z = (ma - mb).abs() / (va + vb).sqrt();
+    erfc(z / std::f64::consts::SQRT_2).min(1.0)
+}
+
+/// The complementary error function (Abramowitz and Stegun 7.1.26, error
+/// under 1.5e-7).
+fn erfc(x: f64) -> f64 {
+    let t = 1.0 / (1.0 + 0.327_591_1 * x.abs());
+    let poly =
+        t * (0.254_829_592 + t * (-0.284_496_736 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    let e = poly * (-x * x).exp();
+    if x >= 0.0 {
+        e
+    } else {
+        2.0 - e
+    }
 }
 
 /// An invariant the campaign checks.
@@ -239,11 +264,49 @@ fn mean_over(v: &[f64], from: usize, to: usize) -> Option<f64> {
     (!s.is_empty()).then(|| s.iter().sum::<f64>() / s.len() as f64)
 }
 
+/// Whether the rates of `m` (a run of `duration_us` on a link the same
+/// throughout) hold alike in the two halves after its warm-ups; why not.
+fn stationarity(m: &Metrics, clients: usize, duration_us: u64) -> Option<String> {
+    // A client that never connected warms up as one connected at the start.
+    let last = m.per_client.iter().map(|p| p.connected_ms.unwrap_or(0.0)).fold(0.0, f64::max);
+    let from = ((last * 1e3) as u64 + crate::metrics::WARMUP_US).div_ceil(1_000_000) as usize;
+    let to = (duration_us / 1_000_000) as usize;
+    let half = (to.saturating_sub(from)) / 2;
+    if half == 0 {
+        return Some(format!("connected only {:.1} s into a {} s run", last / 1e3, to));
+    }
+    let tl = &m.timeline;
+    let series =
+        [("inputs never run", &tl.inputs_unrun), ("inputs repeated", &tl.inputs_repeated), ("snaps", &tl.snaps)];
+    let per_min = |n: u64| n as f64 / clients as f64 / (half as f64 / 60.0);
+    series.into_iter().find_map(|(what, v)| {
+        let span = |k: std::ops::Range<usize>| k.map(|i| v.get(i).copied().unwrap_or(0)).collect::<Vec<u32>>();
+        let (a, b) = (span(from..from + half), span(from + half..from + 2 * half));
+        let sum = |x: &[u32]| x.iter().map(|&n| n as u64).sum::<u64>();
+        let (r1, r2) = (per_min(sum(&a)), per_min(sum(&b)));
+        let p = welch_p(&a, &b);
+        ((r1 - r2).abs() > RATE_SLACK_PER_MIN && p < STATIONARITY_P).then(|| {
+            format!(
+                "{what} {r1:.2} a client-minute in {from}–{} s, {r2:.2} in {}–{} s (per-second counts: p = {p:.1e})",
+                from + half,
+                from + half,
+                from + 2 * half
+            )
+        })
+    })
+}
+
 /// Checks the invariants that apply to `algo` on `link`, written by
 /// [`write_link`] into the campaign's folder first.
 pub fn check(algo: &dyn Algorithm, link: &Link, c: &Campaign) -> Outcome {
     let checks = (|| {
-        let m = measure(algo, link, c, c.duration_us)?;
+        // A link the same throughout runs on past the warm-ups for twice
+        // the campaign's duration (see the stationarity invariant).
+        let duration_us = match link.disturbed_us {
+            Some(_) => c.duration_us,
+            None => crate::metrics::WARMUP_US + 2 * c.duration_us,
+        };
+        let m = measure(algo, link, c, duration_us)?;
         let mut out = Vec::new();
         let mut put = |invariant, failure: Option<String>| out.push(Check { invariant, failure });
         let u = &m.input_changes_unshown_pct;
@@ -288,29 +351,7 @@ pub fn check(algo: &dyn Algorithm, link: &Link, c: &Campaign) -> Outcome {
             );
             put(Invariant::Recovery, worst);
         } else {
-            let half = measure(algo, link, c, c.duration_us / 2)?;
-            let counts = |m: &Metrics| {
-                [
-                    ("inputs dropped", m.input_fidelity.dropped),
-                    ("inputs late", m.input_fidelity.late),
-                    ("inputs repeated", m.input_fidelity.repeated),
-                    ("snaps", m.snaps.events),
-                ]
-            };
-            let per_min = |n: u64, us: u64| n as f64 / c.clients as f64 / (us as f64 / 60e6);
-            let half_us = c.duration_us / 2;
-            let moved = counts(&m).into_iter().zip(counts(&half)).find_map(|((what, all), (_, first))| {
-                let first = first.min(all);
-                let (r1, r2) = (per_min(first, half_us), per_min(all - first, c.duration_us - half_us));
-                let p = halves_p(first, all);
-                ((r1 - r2).abs() > RATE_SLACK_PER_MIN && p < STATIONARITY_P).then(|| {
-                    format!(
-                        "{what} {r1:.2} a client-minute in the first {:.0} s, {r2:.2} in the rest ({first} of {all} events in the first half: p = {p:.1e})",
-                        half_us as f64 / 1e6
-                    )
-                })
-            });
-            put(Invariant::Stationarity, moved);
+            put(Invariant::Stationarity, stationarity(&m, c.clients, duration_us));
         }
         // A remote change crosses the link once between peers, twice
         // through a server or relay.
@@ -355,14 +396,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_halves_test_tells_a_fixed_early_count_from_noise() {
-        // 0 of 3 events early: plausible for one rate.
-        assert!((halves_p(0, 3) - 0.25).abs() < 1e-9);
-        assert!((halves_p(5, 10) - 1.0).abs() < 1e-9);
-        // 79 of 79 early (drops that stop once a buffer has learned).
-        assert!(halves_p(79, 79) < 1e-20);
-        // Symmetric.
-        assert!((halves_p(2, 12) - halves_p(10, 12)).abs() < 1e-12);
-        assert_eq!(halves_p(0, 0), 1.0);
+    fn the_welch_test_tells_a_fixed_early_count_from_clustered_noise() {
+        // 70 events spread over the first half's 30 seconds, none after:
+        // a fixed early count.
+        let early: Vec<u32> = (0..30).map(|k| 2 + (k % 3 == 0) as u32).collect();
+        assert!(welch_p(&early, &[0; 30]) < 1e-9);
+        // The same 20-event burst in each half, in different seconds:
+        // one rate.
+        let mut a = [0u32; 30];
+        let mut b = [0u32; 30];
+        a[3] = 20;
+        b[17] = 20;
+        assert!((welch_p(&a, &b) - 1.0).abs() < 1e-12);
+        // Two bursts against one: 40 events against 20, yet plausible for
+        // one rate of bursts.
+        a[20] = 20;
+        assert!(welch_p(&a, &b) > 0.3, "{}", welch_p(&a, &b));
+        // Symmetric, and the normal tail at a known point: z = 1.96.
+        assert_eq!(welch_p(&a, &b), welch_p(&b, &a));
+        assert!((erfc(1.96 / std::f64::consts::SQRT_2) - 0.05).abs() < 1e-4);
+        assert_eq!(welch_p(&[0; 5], &[0; 5]), 1.0);
     }
 }

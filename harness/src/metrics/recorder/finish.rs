@@ -27,9 +27,17 @@ impl Recorder {
             r.close();
         }
         let first_client = self.topology.has_server() as usize;
-        let n = self.players.max(1) as f64;
         let snap_events: u64 = self.screens.iter().map(|s| s.snap_events).sum();
-        let fidelity = self.fidelity.finish(secs);
+        let warmup = self.warmup(duration_us);
+        let series = [self.second_series(tally.seconds.len(), 0), self.second_series(tally.seconds.len(), 1)];
+        let fidelity = self.fidelity.finish(warmup.counted_client_s, &self.ever_connected());
+        let per_counted_min = |n: u64| {
+            if warmup.counted_client_s > 0.0 {
+                round4(n as f64 / warmup.counted_client_s * 60.0)
+            } else {
+                0.0
+            }
+        };
         let split = |h: &[Distribution; 2], scale: f64| OwnRemote { own: h[1].stats(scale), remote: h[0].stats(scale) };
         let (stalls, (unshown, in_flight), network) =
             (self.stalls(), self.unshown(duration_us, &waiting), self.network_counts(links, delivered));
@@ -45,7 +53,7 @@ impl Recorder {
             resimulated_frames: self.resimulated,
             snaps: Snaps {
                 events: snap_events,
-                per_client_per_min: round4(snap_events as f64 / n / secs * 60.0),
+                per_client_per_min: per_counted_min(snap_events - warmup.snaps),
                 largest_jump_m: round4(tally.largest_jump as f64 / 1e6),
                 renders: tally.snap_renders,
             },
@@ -55,6 +63,7 @@ impl Recorder {
                 at_end_ms: round4(self.screens.iter().filter_map(|s| s.last_lag).max().unwrap_or(0) as f64 / 1e3),
             }),
             input_fidelity: fidelity.clone(),
+            warmup: Some(warmup),
             impossible: Impossible {
                 renders: tally.impossible.0,
                 share: round4(tally.impossible.0 as f64 / tally.impossible.1.max(1) as f64),
@@ -82,6 +91,9 @@ impl Recorder {
                 own_divergence_m: tally.seconds.iter().map(|s| mean_m(s.own)).collect(),
                 remote_divergence_m: tally.seconds.iter().map(|s| mean_m(s.remote)).collect(),
                 corrections: self.seconds.iter().map(|s| s.corrections).collect(),
+                snaps: tally.seconds.iter().map(|s| s.snaps).collect(),
+                inputs_unrun: series[0].clone(),
+                inputs_repeated: series[1].clone(),
             },
             latency_cdf_ms: LatencyCdf { own: tally.latency[1].cdf(1e3), remote: tally.latency[0].cdf(1e3) },
             latency_histograms: None,
@@ -122,6 +134,48 @@ impl Recorder {
         }
         d.per_client = self.screens.into_iter().take(self.players).map(|s| s.own_latency).collect();
         (metrics, d)
+    }
+
+    /// Per player, whether its client ever connected.
+    fn ever_connected(&self) -> Vec<bool> {
+        (0..self.players).map(|p| self.screens.get(p).is_some_and(|s| s.connected.is_some())).collect()
+    }
+
+    /// The warm-ups: each client's from the start to
+    /// [`crate::metrics::WARMUP_US`] after it connected (a client that
+    /// never connected, as one that connected at the start), what happened
+    /// in them, and the client-seconds after them.
+    fn warmup(&self, duration_us: u64) -> crate::metrics::Warmup {
+        let clients = &self.screens[..self.players.min(self.screens.len())];
+        let mut connect: Distribution = Distribution::default();
+        let mut counted_us = 0u64;
+        for s in clients {
+            if let Some(c) = s.connected {
+                connect.record(c);
+            }
+            counted_us += duration_us.saturating_sub(s.connected.unwrap_or(0) + crate::metrics::WARMUP_US);
+        }
+        let [repeated, dropped, late] = self.fidelity.warmup(&self.ever_connected());
+        crate::metrics::Warmup {
+            after_connect_s: round4(crate::metrics::WARMUP_US as f64 / 1e6),
+            connect_ms: connect.stats(1e3),
+            never_connected: clients.iter().filter(|s| s.connected.is_none()).count() as u64,
+            counted_client_s: round4(counted_us as f64 / 1e6),
+            snaps: clients
+                .iter()
+                .map(|s| s.warmup_snaps[0] + if s.connected.is_some() { s.warmup_snaps[1] } else { 0 })
+                .sum(),
+            inputs_dropped: dropped,
+            inputs_late: late,
+            inputs_repeated: repeated,
+        }
+    }
+
+    /// The input-fidelity series `k` (0 never run, 1 repeated), `len`
+    /// seconds long at least.
+    fn second_series(&self, len: usize, k: usize) -> Vec<u32> {
+        let s = self.fidelity.seconds();
+        (0..len.max(s.len())).map(|i| s.get(i).map_or(0, |v| v[k])).collect()
     }
 
     /// Every part's tally as one, handed on to the conformance checks and
@@ -311,6 +365,7 @@ impl Recorder {
                     inputs_dropped: dropped,
                     inputs_late: late,
                     lag_at_end_ms: self.screens[p].last_lag.map(|l| round4(l as f64 / 1e3)),
+                    connected_ms: self.screens[p].connected.map(|c| round4(c as f64 / 1e3)),
                 }
             })
             .collect()

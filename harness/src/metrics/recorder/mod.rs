@@ -524,7 +524,8 @@ impl Recorder {
         self.authority_at.push(t.0);
         self.authority_seqs.extend(state.players.iter().take(self.players).map(|p| p.last_seq));
         for (p, ps) in state.players.iter().take(self.players).enumerate() {
-            self.fidelity.frame(p, ps.last_seq, &self.samples[p], t, &self.losses[p]);
+            let connected = self.connected(p);
+            self.fidelity.frame(p, ps.last_seq, &self.samples[p], t, &self.losses[p], connected);
         }
         // The previous state goes to the spare, whose buffers the new one reuses.
         let mut prev = std::mem::take(&mut self.spare_state);
@@ -586,7 +587,8 @@ impl Recorder {
                 }
             }
             for (p, si) in inputs.iter().enumerate() {
-                self.fidelity.frame(p, si.seq, &self.samples[p], t, &self.losses[p]);
+                let connected = self.connected(p);
+                self.fidelity.frame(p, si.seq, &self.samples[p], t, &self.losses[p], connected);
             }
             self.authority_seqs.extend(inputs.iter().map(|si| si.seq));
             // Stepped in place; the previous state is copied to the spare
@@ -787,6 +789,11 @@ impl Recorder {
             }
             std::mem::swap(&mut screen.last_view, &mut view.entities);
         }
+    }
+
+    /// When player `p`'s client connected, µs (`None`: not yet).
+    fn connected(&self, p: usize) -> Option<u64> {
+        self.screens.get(p).and_then(|s| s.connected)
     }
 
     /// The oldest and the newest authority frame `batch`'s renders at the
