@@ -110,10 +110,12 @@ fn bad(msg: impl Into<String>) -> anyhow::Error {
 }
 
 /// What a profile argument written as a tc line or in tc's byte units
-/// means, said before it runs.
+/// means, and what a recording it names by path lacks or infers, said
+/// before it runs.
 fn profile_notes(arg: &str) -> Vec<String> {
     let mut notes: Vec<String> = harness::net::netem::tc_prefix_note(arg).into_iter().collect();
     notes.extend(harness::net::netem::byte_rate_notes(arg));
+    notes.extend(harness::net::recorded::path_notes(arg));
     notes
 }
 

@@ -316,7 +316,7 @@ fn a_refused_import_writes_nothing() {
     // hold (one-way delays write two columns): refused, nothing left, no
     // folder --out named made.
     let big = root.join("big.csv");
-    let mut rows = String::from("time_s,delay\n");
+    let mut rows = String::from("time_s,delay_ms\n");
     for k in 1..=790_000u32 {
         rows.push_str(&format!("{k},10\n"));
     }

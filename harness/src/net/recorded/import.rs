@@ -25,15 +25,17 @@
 //!   (the clocks agree); otherwise round trips. A probe lost up is lost
 //!   up and not measured down; one lost down the other way round; one lost
 //!   in an unknown direction is lost both ways.
-//! - **A CSV** with a header: a time column (`time_ms`, `time`, or
-//!   `time_s` in seconds) and `rtt_ms` (or `rtt`), `delay_ms` (or `delay`,
-//!   one-way), or `up_ms` and `down_ms`; optionally `lost` (`1`/`true`).
+//! - **A CSV**, read as `--profile FILE.csv` reads it ([`super::csv`]):
+//!   the same columns and units, and the probes its gaps missed inferred
+//!   lost the same way (a note says how many), so the import replays the
+//!   link the file does.
 //!
 //! Times are made relative to the first probe, and a probe further from
 //! it than a recording may span is refused naming its line (or round
 //! trip). A CSV's times must increase row by row. Every probe sent is a row
-//! (ping's and IRTT's sequence numbers account for each), so a profile
-//! replaying an import says `gaps = "unsent"`. Every error names the file,
+//! of the import (ping's and IRTT's sequence numbers account for each, a
+//! CSV's gaps are filled), so a profile replaying an import says
+//! `gaps = "unsent"`. Every error names the file,
 //! the line (JSON: the round trip) and what was expected.
 
 use crate::error::{InputError, Source};
@@ -60,16 +62,7 @@ impl Tool {
     }
 }
 
-/// One cell of a direction: a delay (µs), lost, or not measured.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Cell {
-    /// The delay, µs.
-    Delay(u32),
-    /// The probe was lost.
-    Lost,
-    /// Not measured.
-    Unknown,
-}
+pub use super::csv::Cell;
 
 /// What an imported recording holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -484,108 +477,42 @@ fn irtt(text: &str, source: &Source) -> Result<Imported, InputError> {
     Ok(Imported { tool: Tool::Irtt, samples: Samples::Rtt(relative(monotone(v))), note })
 }
 
+/// A timed CSV, read by the reader `--profile FILE.csv` uses, its gaps
+/// filled with the probes they missed as that replay infers them (a CSV
+/// has no sequence numbers), and a note saying how many.
 fn csv(text: &str, source: &Source) -> Result<Imported, InputError> {
-    let mut lines =
-        text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
-    let Some((header_line, header)) = lines.next() else {
-        return Err(InputError::at(source, None, "an empty file: expected ping -D output, IRTT JSON or a CSV"));
-    };
-    let cols: Vec<String> = header.split(',').map(|c| c.trim().to_ascii_lowercase()).collect();
-    let find = |names: &[&str]| cols.iter().position(|c| names.contains(&c.as_str()));
-    let expected = "expected a header with a time column (time_ms, time, time_s) and rtt_ms, delay_ms, or up_ms and down_ms (optionally lost): a CSV, ping -D output or IRTT JSON";
-    let time =
-        find(&["time_ms", "time", "t_ms"]).map(|c| (c, 1e3)).or_else(|| find(&["time_s", "t_s"]).map(|c| (c, 1e6)));
-    let Some((time_col, to_us)) = time else {
+    let read = super::csv::read(text, source)?;
+    let t0 = read.rows.first().map_or(0, |r| r.t_us);
+    check_span(t0, read.rows.iter().map(|r| (r.t_us, r.line)), source)?;
+    let times: Vec<u64> = read.rows.iter().map(|r| r.t_us).collect();
+    let missed = super::csv::missed(&times);
+    if read.rows.len() + missed.len() > super::MAX_SAMPLES {
         return Err(InputError::at(
             source,
-            Some(header_line),
-            format!("header `{}`: {expected}", crate::error::echo(header)),
+            None,
+            format!(
+                "{} probes with the {} its gaps missed: more than the limit of {}",
+                read.rows.len(),
+                missed.len(),
+                super::MAX_SAMPLES
+            ),
         ));
-    };
-    let rtt = find(&["rtt_ms", "rtt"]);
-    let delay = find(&["delay_ms", "delay", "one_way_ms", "owd_ms"]);
-    let (up, down) = (find(&["up_ms", "up"]), find(&["down_ms", "down"]));
-    let lost_col = find(&["lost", "loss"]);
-    let mut rtt_rows: Vec<(u64, Cell)> = Vec::new();
-    let mut one_way_rows: Vec<(u64, Cell, Cell)> = Vec::new();
-    // The line and time of the row before: times must increase.
-    let mut before: Option<(usize, u64)> = None;
-    let mut first: Option<u64> = None;
-    for (number, line) in lines {
-        if rtt_rows.len() + one_way_rows.len() >= crate::net::recorded::MAX_SAMPLES {
-            return Err(InputError::at(source, Some(number), "more probes than the limit"));
-        }
-        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
-        if cells.len() != cols.len() {
-            return Err(InputError::at(
-                source,
-                Some(number),
-                format!("{} cells: expected {}", cells.len(), cols.len()),
-            ));
-        }
-        let bad = |what: &str, c: &str| {
-            InputError::at(source, Some(number), format!("`{}`: expected {what}", crate::error::echo(c)))
-        };
-        let t: f64 = cells[time_col]
-            .parse()
-            .ok()
-            .filter(|t: &f64| t.is_finite() && *t >= 0.0 && *t < 1e15)
-            .ok_or_else(|| bad("a time of 0 or more", cells[time_col]))?;
-        let lost = lost_col.is_some_and(|c| matches!(cells[c], "1" | "true" | "lost"));
-        let ms = |c: usize| -> Result<Cell, InputError> {
-            match cells[c] {
-                "" | "lost" => Ok(Cell::Lost),
-                "-" => Ok(Cell::Unknown),
-                v if lost => {
-                    let _ = v;
-                    Ok(Cell::Lost)
-                }
-                v => v
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|d| d.is_finite() && (0.0..=60_000.0).contains(d))
-                    .map(|d| Cell::Delay((d * 1e3).round() as u32))
-                    .ok_or_else(|| bad("a delay in ms from 0 to 60000, empty or `lost`", v)),
-            }
-        };
-        let t_us = (t * to_us).round() as u64;
-        if let Some((line_before, t_before)) = before {
-            if t_us <= t_before {
-                return Err(InputError::at(
-                    source,
-                    Some(number),
-                    format!(
-                        "`{}`: not after the row before (line {line_before}): expected times that increase",
-                        crate::error::echo(cells[time_col])
-                    ),
-                ));
-            }
-        }
-        before = Some((number, t_us));
-        let t0 = *first.get_or_insert(t_us);
-        check_span(t0, [(t_us, number)].into_iter(), source)?;
-        match (rtt, delay, up, down) {
-            (Some(r), None, None, None) => rtt_rows.push((t_us, ms(r)?)),
-            (None, Some(d), None, None) => {
-                let c = ms(d)?;
-                one_way_rows.push((t_us, c, c));
-            }
-            (None, None, Some(u), Some(d)) => one_way_rows.push((t_us, ms(u)?, ms(d)?)),
-            _ => {
-                return Err(InputError::at(
-                    source,
-                    Some(header_line),
-                    format!("header `{}`: {expected}", crate::error::echo(header)),
-                ))
-            }
-        }
     }
-    let samples = if rtt.is_some() {
-        Samples::Rtt(relative(rtt_rows))
-    } else {
-        one_way(relative(one_way_rows.into_iter().map(|(t, u, d)| (t, (u, d))).collect()))
+    let mut rows: Vec<(u64, (Cell, Cell))> = read.rows.iter().map(|r| (r.t_us, (r.up, r.down))).collect();
+    rows.extend(missed.iter().map(|&t| (t, (Cell::Lost, Cell::Lost))));
+    rows.sort_by_key(|r| r.0);
+    let samples = match read.measure {
+        super::csv::Measure::RoundTrip => Samples::Rtt(relative(rows.into_iter().map(|(t, (u, _))| (t, u)).collect())),
+        super::csv::Measure::OneWay => one_way(relative(rows)),
     };
-    Ok(Imported { tool: Tool::Csv, samples, note: None })
+    let note = (!missed.is_empty()).then(|| {
+        format!(
+            "{} probes inferred lost from gaps of {} median spacings or more, as `--profile FILE.csv` replays them (a CSV has no sequence numbers: give a lost probe a row with an empty delay to say so yourself)",
+            missed.len(),
+            super::LOST_GAP
+        )
+    });
+    Ok(Imported { tool: Tool::Csv, samples, note })
 }
 
 #[cfg(test)]
@@ -757,12 +684,13 @@ mod tests {
     }
 
     #[test]
-    fn a_csv_takes_common_column_names() {
-        let got = import("time_s,rtt,lost\n0.5,20,0\n0.51,,1\n0.52,22.5,0\n", &src()).unwrap();
+    fn a_csv_is_read_as_the_replay_reads_it() {
+        let got = import("time_s,rtt_ms,lost\n0.5,20,0\n0.51,,1\n0.52,22.5,0\n", &src()).unwrap();
         assert_eq!(
             got.samples,
             Samples::Rtt(vec![(0, Cell::Delay(20_000)), (10_000, Cell::Lost), (20_000, Cell::Delay(22_500))])
         );
+        assert_eq!(got.note, None);
         let got = import("time_ms,delay_ms\n0,7\n10,8\n", &src()).unwrap();
         assert_eq!(
             got.samples,
@@ -771,12 +699,22 @@ mod tests {
                 (10_000, Cell::Delay(8_000), Cell::Delay(8_000))
             ])
         );
+        // A gap of three spacings: two probes missed, filled as the replay
+        // infers them, and said.
+        let text = "time_ms,rtt_ms\n0,20\n10,20\n40,20\n50,20\n";
+        let got = import(text, &src()).unwrap();
+        assert_eq!(got.lost(), 2);
+        assert!(got.note.as_deref().is_some_and(|n| n.starts_with("2 probes inferred lost")), "{:?}", got.note);
+        let direct = timed_csv(text, &src(), crate::net::recorded::Gaps::Lost).unwrap();
+        let imported = timed_csv(&got.to_csv(&[]), &src(), Gaps::Unsent).unwrap();
+        assert_eq!(direct, imported, "the same link either way");
         for (text, what) in [
-            ("when,rtt\n", "expected a header"),
+            ("when,rtt_ms\n", "expected a time column"),
+            ("time,rtt_ms\n", "column `time` has no unit: name it time_ms or time_s"),
             ("time_ms,rtt_ms\n0,-5\n", "rec:2"),
             ("time_ms,rtt_ms\n5,1\n5,1\n", "rec:3: `5`: not after the row before (line 2)"),
             ("time_ms,rtt_ms\n0,1,2\n", "3 cells"),
-            ("", "an empty file"),
+            ("", "an empty"),
         ] {
             let e = import(text, &src()).unwrap_err().to_string();
             assert!(e.contains(what), "{text:?}: {e}");

@@ -25,9 +25,44 @@
 
 use crate::error::{InputError, Source};
 
+pub mod csv;
 pub mod fit;
 pub mod import;
 pub mod replay;
+
+/// What a profile argument naming a recording by path should say before
+/// it runs: the probes a timed CSV's gaps are read as having lost (a CSV
+/// has no sequence numbers), and a Mahimahi pair's missing propagation
+/// delay when the argument adds none. Nothing for anything else, or a
+/// file that does not read (the run says why).
+pub fn path_notes(arg: &str) -> Vec<String> {
+    let mut words = arg.split_whitespace();
+    let Some(first) = words.next() else { return Vec::new() };
+    let path = std::path::Path::new(first);
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    match ext {
+        "csv" => {
+            let Ok(text) = crate::limits::read_text(path, crate::limits::MAX_INPUT_FILE, "recording") else {
+                return Vec::new();
+            };
+            let Ok(read) = csv::read(&text, &Source::File(first.to_string())) else { return Vec::new() };
+            let times: Vec<u64> = read.rows.iter().map(|r| r.t_us).collect();
+            let missed = csv::missed(&times).len();
+            (missed > 0)
+                .then(|| {
+                    format!(
+                        "{first}: {missed} probes inferred lost from gaps of {LOST_GAP} median spacings or more (a CSV has no sequence numbers: give a lost probe a row with an empty delay to say so yourself)"
+                    )
+                })
+                .into_iter()
+                .collect()
+        }
+        "up" | "down" if !words.any(|w| w == "delay") => vec![format!(
+            "{first}: a Mahimahi trace has no propagation delay (its packets meet only the queueing its opportunities make): add the path's own, e.g. --profile \"{first} delay 20ms\""
+        )],
+        _ => Vec::new(),
+    }
+}
 
 /// The most samples (lines) a recording may hold: 2·10⁶, five and a half
 /// hours of 10 ms intervals.
@@ -293,85 +328,22 @@ pub struct TimedDelays {
     pub down: Delays,
 }
 
-/// Reads a timed CSV recording. The header names the columns: `time_ms`
-/// first, then `delay_ms` (one-way, both directions), `rtt_ms` (a round
-/// trip, half each way) or `up_ms` and `down_ms`. An empty cell or `lost`
-/// marks a lost probe; `-` says the direction was not measured then (the
-/// sample before stays in force: a probe lost on the way up says nothing
-/// of the way down). With [`Gaps::Lost`], a gap between rows of
-/// [`LOST_GAP`] median spacings or more holds lost probes too (the
-/// recording missed them). Lines starting with `#` are comments.
+/// Reads a timed CSV recording (see [`csv`] for its columns and cells):
+/// a round trip counts half each way; a direction not measured keeps the
+/// sample before in force (a probe lost on the way up says nothing of the
+/// way down). With [`Gaps::Lost`], a gap between rows of [`LOST_GAP`]
+/// median spacings or more holds lost probes too (the recording missed
+/// them).
 pub fn timed_csv(text: &str, source: &Source, gaps: Gaps) -> Result<TimedDelays, InputError> {
-    let mut lines = data_lines(text);
-    let Some((header_line, header)) = lines.next() else {
-        return Err(InputError::at(source, None, "an empty recording: expected a header such as `time_ms,rtt_ms`"));
+    let read = csv::read(text, source)?;
+    let halve = read.measure == csv::Measure::RoundTrip;
+    let cell = |c: csv::Cell| match c {
+        csv::Cell::Unknown => None,
+        csv::Cell::Lost => Some(None),
+        csv::Cell::Delay(d) => Some(Some(if halve { d.div_ceil(2) } else { d })),
     };
-    let columns: Vec<&str> = header.split(',').map(str::trim).collect();
-    let find = |name: &str| columns.iter().position(|c| *c == name);
-    // (column for up, column for down, divisor)
-    let (up_col, down_col, halve) = match (find("delay_ms"), find("rtt_ms"), find("up_ms"), find("down_ms")) {
-        (Some(d), None, None, None) => (d, d, false),
-        (None, Some(r), None, None) => (r, r, true),
-        (None, None, Some(u), Some(d)) => (u, d, false),
-        _ => {
-            return Err(InputError::at(
-                source,
-                Some(header_line),
-                format!(
-                    "header `{}`: expected `time_ms` and then `delay_ms`, `rtt_ms`, or `up_ms,down_ms`",
-                    crate::error::echo(header)
-                ),
-            ))
-        }
-    };
-    if find("time_ms") != Some(0) {
-        return Err(InputError::at(source, Some(header_line), "the first column must be `time_ms`"));
-    }
     // (time, up, down): per cell, Some(sample) or None for "not measured".
-    let mut rows: Vec<Row> = Vec::new();
-    let mut last_us: Option<u64> = None;
-    for (number, line) in lines {
-        check_count(rows.len(), source, number)?;
-        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
-        if cells.len() != columns.len() {
-            return Err(InputError::at(
-                source,
-                Some(number),
-                format!("{} cells: expected {} (`{}`)", cells.len(), columns.len(), crate::error::echo(header)),
-            ));
-        }
-        let t_us = cells[0]
-            .parse::<f64>()
-            .ok()
-            .filter(|ms| ms.is_finite() && (0.0..=MAX_TIME_MS).contains(ms))
-            .map(|ms| (ms * 1e3).round() as u64)
-            .ok_or_else(|| {
-                InputError::at(
-                    source,
-                    Some(number),
-                    format!(
-                        "`{}`: expected a time in ms from 0 to {MAX_TIME_MS} (about 31 years)",
-                        crate::error::echo(cells[0])
-                    ),
-                )
-            })?;
-        if last_us.is_some_and(|l| t_us <= l) {
-            return Err(InputError::at(
-                source,
-                Some(number),
-                format!("{} ms is not after the line above: times must increase", cells[0]),
-            ));
-        }
-        last_us = Some(t_us);
-        let cell = |i: usize| -> Result<Option<Option<u32>>, InputError> {
-            match cells[i] {
-                "-" => Ok(None),
-                "" | "lost" => Ok(Some(None)),
-                c => delay_ms(c, source, number).map(|d| Some(Some(if halve { d.div_ceil(2) } else { d }))),
-            }
-        };
-        rows.push((t_us, cell(up_col)?, cell(down_col)?));
-    }
+    let rows: Vec<Row> = read.rows.iter().map(|r| (r.t_us, cell(r.up), cell(r.down))).collect();
     let rows = if gaps == Gaps::Lost { fill_gaps(rows) } else { rows };
     if rows.len() > MAX_SAMPLES {
         return Err(InputError::at(
@@ -416,21 +388,15 @@ type Row = (u64, Option<Option<u32>>, Option<Option<u32>>);
 /// [`LOST_GAP`] median spacings or more, one row lost both ways per
 /// missing spacing.
 fn fill_gaps(rows: Vec<Row>) -> Vec<Row> {
-    let Some(spacing) = median_spacing(rows.iter().map(|r| r.0)) else {
-        return rows;
-    };
-    let mut out = Vec::with_capacity(rows.len());
-    for (i, &r) in rows.iter().enumerate() {
-        out.push(r);
-        if let Some(&(next, _, _)) = rows.get(i + 1) {
-            let gap = next - r.0;
-            if gap >= LOST_GAP * spacing {
-                let missing = ((gap + spacing / 2) / spacing - 1).min(MAX_SAMPLES as u64);
-                out.extend(
-                    (1..=missing).map(|k| (r.0 + k * spacing, Some(None), Some(None))).filter(|(t, _, _)| *t < next),
-                );
-            }
+    let times: Vec<u64> = rows.iter().map(|r| r.0).collect();
+    let missed = csv::missed(&times);
+    let mut out = Vec::with_capacity(rows.len() + missed.len());
+    let mut lost = missed.into_iter().peekable();
+    for r in rows {
+        while let Some(t) = lost.next_if(|&t| t < r.0) {
+            out.push((t, Some(None), Some(None)));
         }
+        out.push(r);
     }
     out
 }
@@ -561,6 +527,26 @@ mod tests {
     }
 
     #[test]
+    fn a_recording_by_path_says_what_it_infers_and_what_it_lacks() {
+        let dir = std::env::temp_dir().join(format!("syncbench-path-notes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let gappy = dir.join("gappy.csv");
+        std::fs::write(&gappy, "time_ms,rtt_ms\n0,20\n10,20\n40,20\n50,20\n").unwrap();
+        let even = dir.join("even.csv");
+        std::fs::write(&even, "time_ms,rtt_ms\n0,20\n10,20\n20,20\n").unwrap();
+        let g = gappy.display().to_string();
+        let notes = path_notes(&format!("{g} loss 1%"));
+        assert!(notes.len() == 1 && notes[0].contains("2 probes inferred lost"), "{notes:?}");
+        assert!(path_notes(&even.display().to_string()).is_empty());
+        let pair = path_notes("traces/cell.up");
+        assert!(pair.len() == 1 && pair[0].contains("no propagation delay"), "{pair:?}");
+        assert!(path_notes("traces/cell.up delay 20ms").is_empty());
+        assert!(path_notes("wifi").is_empty() && path_notes("").is_empty());
+        assert!(path_notes("/no/such/file.csv").is_empty(), "the run says why");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn a_timed_csv_halves_round_trips_and_fills_gaps_with_losses() {
         let t = timed_csv("# c\ntime_ms,rtt_ms\n0,24\n55,lost\n110,15\n220,30\n275,\n", &src(), Gaps::Lost).unwrap();
         assert_eq!(t.up, t.down);
@@ -592,12 +578,12 @@ mod tests {
             .to_string()
             .contains("no downlink sample"));
         for (text, line, what) in [
-            ("time_ms,rtt\n", 1, "expected `time_ms` and then"),
-            ("rtt_ms,time_ms\n", 1, "first column"),
+            ("time_ms,rtt\n", 1, "column `rtt` has no unit: name it rtt_ms"),
+            ("time_ms,seq\n", 1, "expected a time column"),
             ("time_ms,delay_ms\n0,1\n0,2\n", 3, "times must increase"),
             ("time_ms,delay_ms\n0,1,2\n", 2, "3 cells: expected 2"),
-            ("time_ms,delay_ms\n0,-1\n", 2, "of 0 or more"),
-            ("time_ms,delay_ms\nx,1\n", 2, "expected a time in ms"),
+            ("time_ms,delay_ms\n0,-1\n", 2, "expected a delay in ms from 0 to 60000"),
+            ("time_ms,delay_ms\nx,1\n", 2, "expected a time from 0"),
         ] {
             let e = timed_csv(text, &src(), Gaps::Lost).unwrap_err().to_string();
             assert!(e.contains(&format!("t.txt:{line}")) && e.contains(what), "{text:?}: {e}");
@@ -609,6 +595,10 @@ mod tests {
         // Both directions share the file's start and period.
         let t = timed_csv("time_ms,up_ms,down_ms\n0,-,20\n10,11,21\n20,12,-\n", &src(), Gaps::Lost).unwrap();
         assert_eq!((t.up.period_us(), t.down.period_us()), (30_000, 30_000));
+        // Any column order, seconds, and extra columns: the same link.
+        let s = timed_csv("seq,RTT_MS,time_s\n1,24,0\n2,lost,0.055\n", &src(), Gaps::Lost).unwrap();
+        let ms = timed_csv("time_ms,rtt_ms\n0,24\n55,lost\n", &src(), Gaps::Lost).unwrap();
+        assert_eq!(s, ms);
         assert_eq!(t.up.iter().next(), Some((0, Some(11_000))));
     }
 }
