@@ -37,6 +37,11 @@ use std::fmt::Write;
 /// Probabilities on which quantile functions are compared.
 pub const GRID: usize = 1000;
 
+/// A fit farther from its recording (1-Wasserstein) than this share of
+/// the recording's own spread is flagged poor: no netem line describes
+/// the link, and the recording itself should be replayed.
+pub const POOR_FIT_SHARE: f64 = 0.2;
+
 /// One distribution's best fit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Candidate {
@@ -78,6 +83,17 @@ pub struct Fit {
     pub spacing_us: u64,
     /// Lag-1 autocorrelation of the recorded delays (netem's fit has 0).
     pub autocorrelation: f64,
+    /// The recording's spread, ms: the mean distance of its delays from
+    /// their median (the 1-Wasserstein distance of the best constant).
+    pub spread_ms: f64,
+}
+
+impl Fit {
+    /// Whether the best candidate is farther from the recording than
+    /// [`POOR_FIT_SHARE`] of its spread.
+    pub fn poor(&self) -> bool {
+        self.candidates[0].w1_ms > POOR_FIT_SHARE * self.spread_ms
+    }
 }
 
 /// Fits `delays` for packets sent every `packet_interval_us`. `None` if
@@ -90,6 +106,8 @@ pub fn fit(delays: &Delays, packet_interval_us: u64) -> Option<Fit> {
     }
     let autocorrelation = lag1(&samples);
     got.sort_by(|a, b| a.total_cmp(b));
+    let median = quantile(&got, 0.5);
+    let spread_ms = got.iter().map(|d| (d - median).abs()).sum::<f64>() / got.len() as f64;
     let grid: Vec<f64> = (0..GRID).map(|i| (i as f64 + 0.5) / GRID as f64).collect();
     let x: Vec<f64> = grid.iter().map(|&u| quantile(&got, u)).collect();
     let mut candidates: Vec<Candidate> =
@@ -117,7 +135,7 @@ pub fn fit(delays: &Delays, packet_interval_us: u64) -> Option<Fit> {
         loss,
         ..Netem::clean()
     };
-    Some(Fit { candidates, netem, recorded, fitted, spacing_us, autocorrelation })
+    Some(Fit { candidates, netem, recorded, fitted, spacing_us, autocorrelation, spread_ms })
 }
 
 /// The `u` quantile of sorted `v` (nearest rank).
@@ -317,6 +335,7 @@ impl<'p> ProfileFit<'p> {
                     "recorded_burst_mean_ms": round4(f.recorded.mean_ms), "recorded_burst_max_ms": round4(f.recorded.max_ms),
                     "fitted_loss": round4(f.fitted.loss), "fitted_burst_mean_ms": round4(f.fitted.mean_ms),
                     "autocorrelation": round4(f.autocorrelation), "fitted_reorder": reorder,
+                    "spread_ms": round4(f.spread_ms), "poor_fit": f.poor(),
                 })
             })
             .collect();
@@ -353,7 +372,21 @@ impl<'p> ProfileFit<'p> {
                     c.delay_us as f64 / 1e3,
                     c.jitter_us as f64 / 1e3,
                     c.w1_ms,
-                    if k == 0 { "   best" } else { "" }
+                    match (k, f.poor()) {
+                        (0, false) => "   best",
+                        (0, true) => "   closest, and poor",
+                        _ => "",
+                    }
+                );
+            }
+            if f.poor() {
+                let _ = writeln!(
+                    out,
+                    "  poor fit: W1 {:.3} ms is {:.0}% of the recording's spread ({:.3} ms, the mean distance from its median), over the {:.0}% a fit may be: no netem line describes this link; replay the recording itself",
+                    f.candidates[0].w1_ms,
+                    100.0 * f.candidates[0].w1_ms / f.spread_ms.max(f64::MIN_POSITIVE),
+                    f.spread_ms,
+                    100.0 * POOR_FIT_SHARE
                 );
             }
             let _ = writeln!(
@@ -423,7 +456,21 @@ mod tests {
             assert!(best.jitter_us.abs_diff(netem.jitter_us) < 500, "{spec}: {best:?}");
             assert!(best.w1_ms < 0.2, "{spec}: {best:?}");
             assert!(f.candidates[1].w1_ms > best.w1_ms);
+            assert!(!f.poor(), "{spec}: W1 {} of spread {}", best.w1_ms, f.spread_ms);
         }
+    }
+
+    /// A link with two delays (a path that switches between 10 and 50 ms)
+    /// has no netem shape: its best fit is flagged, with the spread it is
+    /// measured against (the mean distance from the median: 20 ms).
+    #[test]
+    fn a_link_no_netem_line_describes_is_flagged() {
+        let text: String = (0..2_000).map(|i| if (i / 50) % 2 == 0 { "10\n" } else { "50\n" }).collect();
+        let rec = Delays::series(&text, 10_000, &Source::Inline("t".into())).unwrap();
+        let f = fit(&rec, 10_000).unwrap();
+        assert!((f.spread_ms - 20.0).abs() < 1e-9, "{}", f.spread_ms);
+        assert!(f.poor(), "W1 {} of spread {}", f.candidates[0].w1_ms, f.spread_ms);
+        assert!(f.candidates[0].w1_ms > POOR_FIT_SHARE * 20.0);
     }
 
     /// Bursts of lost probes become a Gilbert model whose long-run loss and
