@@ -221,7 +221,13 @@ fn fitted_toml(fit: &harness::net::recorded::fit::ProfileFit<'_>) -> String {
             } else {
                 format!("recorded loss {:.2}% vs fitted {:.2}%", f.recorded.loss * 100.0, f.fitted.loss * 100.0)
             };
-            format!("{name} W1 {:.3} ms, {loss}", f.candidates[0].w1_ms)
+            let w1 = f.candidates[0].w1_ms;
+            let poor = if f.poor() {
+                format!(" (a poor fit: {:.0}% of the recording's spread)", 100.0 * w1 / f.spread_ms)
+            } else {
+                String::new()
+            };
+            format!("{name} W1 {w1:.3} ms{poor}, {loss}")
         })
         .collect();
     format!(
