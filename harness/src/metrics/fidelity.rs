@@ -148,13 +148,7 @@ impl Fidelity {
     /// the warm-ups (0 when there are none); `connected`: per player,
     /// whether its client ever connected.
     pub(crate) fn finish(&self, counted_client_s: f64, connected: &[bool]) -> InputFidelity {
-        let per_min = |x: u64| {
-            if counted_client_s > 0.0 {
-                super::stats::round4(x as f64 / counted_client_s * 60.0)
-            } else {
-                0.0
-            }
-        };
+        let per_min = |x: u64| super::per_client_minute(x, counted_client_s);
         let sum = |f: &dyn Fn(&Player) -> u64| self.players.iter().map(f).sum::<u64>();
         let (repeated, dropped, late) = (sum(&|p| p.repeated), sum(&|p| p.dropped), sum(&|p| p.late));
         let judged = sum(&|p| p.judged);

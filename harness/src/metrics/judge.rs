@@ -148,9 +148,9 @@ impl Screen {
     /// A render at `t` showed entity `e` (checked against the authority):
     /// the screen is connected from its first render naming a frame the
     /// authority made (a peer's game frame past the first), or an own
-    /// input the authority had already applied.
+    /// input the authority had already applied. Called until it connects.
     fn connect(&mut self, t: u64, frame: u32, own_applied: bool) {
-        if self.connected.is_none() && (frame > 0 || own_applied) {
+        if frame > 0 || own_applied {
             self.connected = Some(t);
         }
     }
@@ -248,6 +248,16 @@ pub(super) struct Tally {
 }
 
 impl Tally {
+    /// The sums of the simulated second holding `t_us`, made when first
+    /// touched.
+    fn second(&mut self, t_us: u64) -> &mut SecondSums {
+        let sec = (t_us / 1_000_000) as usize;
+        if self.seconds.len() <= sec {
+            self.seconds.resize(sec + 1, SecondSums::default());
+        }
+        &mut self.seconds[sec]
+    }
+
     /// Adds `other`'s renders to these (violations excepted: the recorder
     /// takes those after every batch).
     pub(super) fn merge(&mut self, other: &Tally) {
@@ -485,13 +495,15 @@ impl Judge<'_> {
             }
             let e = &e;
             let own = (id == viewer) as usize;
-            let newest = self.authority.frames();
-            let own_applied = own == 1
-                && e.seq > 0
-                && id < self.players
-                && newest > 0
-                && self.authority_seqs.get((newest - 1) * self.players + id).is_some_and(|&a| a >= e.seq);
-            screen.connect(t.0, if self.topology.confirms() { e.frame } else { named_frame }, own_applied);
+            if screen.connected.is_none() {
+                let newest = self.authority.frames();
+                let own_applied = own == 1
+                    && e.seq > 0
+                    && id < self.players
+                    && newest > 0
+                    && self.authority_seqs.get((newest - 1) * self.players + id).is_some_and(|&a| a >= e.seq);
+                screen.connect(t.0, if self.topology.confirms() { e.frame } else { named_frame }, own_applied);
+            }
             let slot = screen.memory.slot(id);
             let shown = screen.memory.shown[slot];
             // Latency: names checked, then held to the picture (see `claims`).
@@ -540,11 +552,7 @@ impl Judge<'_> {
                                 Phase::Unconnected => screen.warmup_snaps[1] += 1,
                                 Phase::Counted => {}
                             }
-                            let sec = (t.0 / 1_000_000) as usize;
-                            if tally.seconds.len() <= sec {
-                                tally.seconds.resize(sec + 1, SecondSums::default());
-                            }
-                            tally.seconds[sec].snaps += 1;
+                            tally.second(t.0).snaps += 1;
                             prev
                         }
                     };
@@ -692,11 +700,7 @@ impl Judge<'_> {
         tally.scratch = d;
         if sums.own.1 + sums.remote.1 > 0 {
             // The second's sums, made on the first entity scored.
-            let sec = (t.0 / 1_000_000) as usize;
-            if tally.seconds.len() <= sec {
-                tally.seconds.resize(sec + 1, SecondSums::default());
-            }
-            tally.seconds[sec].add(&sums);
+            tally.second(t.0).add(&sums);
         }
         screen.last_div = last;
         screen.last_far = last_far;

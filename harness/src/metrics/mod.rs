@@ -440,6 +440,16 @@ pub struct ClientMetrics {
 /// redundancy level — make a fixed count of events early in every run).
 pub const WARMUP_US: u64 = 10_000_000;
 
+/// `n` events a client-minute over `client_s` client-seconds (0 when
+/// there are none: [`Metrics::rate`] shows such a rate as missing).
+pub(crate) fn per_client_minute(n: u64, client_s: f64) -> f64 {
+    if client_s > 0.0 {
+        stats::round4(n as f64 / client_s * 60.0)
+    } else {
+        0.0
+    }
+}
+
 /// The start of a run the rates leave out, and what happened in it (see
 /// [`WARMUP_US`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -833,11 +833,10 @@ fn listed_means(runs: &[&RunReport], algos: &[String], f: &dyn Fn(&RunReport) ->
 /// (mean over seeds; see [`crate::metrics::WARMUP_US`]).
 fn warmup_note(runs: &[&RunReport], algos: &[String]) -> String {
     let listed = |f: &dyn Fn(&RunReport) -> f64| listed_means(runs, algos, f, 1);
-    let warm = |f: fn(&crate::metrics::Warmup) -> u64| {
-        move |r: &RunReport| r.metrics.warmup.as_ref().map_or(0.0, |w| f(w) as f64)
-    };
-    let warm_unrun = listed(&|r| warm(|w| w.inputs_dropped + w.inputs_late)(r));
-    let warm_snaps = listed(&|r| warm(|w| w.snaps)(r));
+    let warm =
+        |r: &RunReport, f: fn(&crate::metrics::Warmup) -> u64| r.metrics.warmup.as_ref().map_or(0.0, |w| f(w) as f64);
+    let warm_unrun = listed(&|r| warm(r, |w| w.inputs_dropped + w.inputs_late));
+    let warm_snaps = listed(&|r| warm(r, |w| w.snaps));
     let mut out = String::new();
     let mut push = |line: String| out.push_str(&wrapped(&line, NOTE_WIDTH));
     let after = runs.iter().find_map(|r| r.metrics.warmup.as_ref()).map(|w| w.after_connect_s);

@@ -28,16 +28,11 @@ impl Recorder {
         }
         let first_client = self.topology.has_server() as usize;
         let snap_events: u64 = self.screens.iter().map(|s| s.snap_events).sum();
-        let warmup = self.warmup(duration_us);
-        let series = [self.second_series(tally.seconds.len(), 0), self.second_series(tally.seconds.len(), 1)];
-        let fidelity = self.fidelity.finish(warmup.counted_client_s, &self.ever_connected());
-        let per_counted_min = |n: u64| {
-            if warmup.counted_client_s > 0.0 {
-                round4(n as f64 / warmup.counted_client_s * 60.0)
-            } else {
-                0.0
-            }
-        };
+        let connected = self.ever_connected();
+        let warmup = self.warmup(duration_us, &connected);
+        let [inputs_unrun, inputs_repeated] = [0, 1].map(|k| self.second_series(tally.seconds.len(), k));
+        let fidelity = self.fidelity.finish(warmup.counted_client_s, &connected);
+
         let split = |h: &[Distribution; 2], scale: f64| OwnRemote { own: h[1].stats(scale), remote: h[0].stats(scale) };
         let (stalls, (unshown, in_flight), network) =
             (self.stalls(), self.unshown(duration_us, &waiting), self.network_counts(links, delivered));
@@ -53,7 +48,10 @@ impl Recorder {
             resimulated_frames: self.resimulated,
             snaps: Snaps {
                 events: snap_events,
-                per_client_per_min: per_counted_min(snap_events - warmup.snaps),
+                per_client_per_min: crate::metrics::per_client_minute(
+                    snap_events - warmup.snaps,
+                    warmup.counted_client_s,
+                ),
                 largest_jump_m: round4(tally.largest_jump as f64 / 1e6),
                 renders: tally.snap_renders,
             },
@@ -92,8 +90,8 @@ impl Recorder {
                 remote_divergence_m: tally.seconds.iter().map(|s| mean_m(s.remote)).collect(),
                 corrections: self.seconds.iter().map(|s| s.corrections).collect(),
                 snaps: tally.seconds.iter().map(|s| s.snaps).collect(),
-                inputs_unrun: series[0].clone(),
-                inputs_repeated: series[1].clone(),
+                inputs_unrun,
+                inputs_repeated,
             },
             latency_cdf_ms: LatencyCdf { own: tally.latency[1].cdf(1e3), remote: tally.latency[0].cdf(1e3) },
             latency_histograms: None,
@@ -145,7 +143,8 @@ impl Recorder {
     /// [`crate::metrics::WARMUP_US`] after it connected (a client that
     /// never connected, as one that connected at the start), what happened
     /// in them, and the client-seconds after them.
-    fn warmup(&self, duration_us: u64) -> crate::metrics::Warmup {
+    /// `connected`: per player, whether its client ever connected.
+    fn warmup(&self, duration_us: u64, connected: &[bool]) -> crate::metrics::Warmup {
         let clients = &self.screens[..self.players.min(self.screens.len())];
         let mut connect: Distribution = Distribution::default();
         let mut counted_us = 0u64;
@@ -155,7 +154,7 @@ impl Recorder {
             }
             counted_us += duration_us.saturating_sub(s.connected.unwrap_or(0) + crate::metrics::WARMUP_US);
         }
-        let [repeated, dropped, late] = self.fidelity.warmup(&self.ever_connected());
+        let [repeated, dropped, late] = self.fidelity.warmup(connected);
         crate::metrics::Warmup {
             after_connect_s: round4(crate::metrics::WARMUP_US as f64 / 1e6),
             connect_ms: connect.stats(1e3),

@@ -143,7 +143,7 @@ pub fn read(text: &str, source: &Source) -> Result<TimedCsv, InputError> {
                 "-" => Ok(Cell::Unknown),
                 _ if lost => Ok(Cell::Lost),
                 "" | "lost" => Ok(Cell::Lost),
-                c => delay_us(c).map(Cell::Delay).ok_or_else(|| {
+                c => super::delay_us(c).ok().map(Cell::Delay).ok_or_else(|| {
                     bad(format!(
                         "`{}`: expected a delay in ms from 0 to {}, empty or `lost` (or `-`: not measured)",
                         crate::error::echo(c),
@@ -157,12 +157,33 @@ pub fn read(text: &str, source: &Source) -> Result<TimedCsv, InputError> {
     Ok(TimedCsv { measure, rows })
 }
 
+impl TimedCsv {
+    /// The recording with the probes its gaps missed as rows lost both
+    /// ways (see [`missed`]; each carries the line of the row after its
+    /// gap), and how many. The one filling for the replay and for
+    /// `profile import`, so both infer the same losses.
+    pub fn with_missed(mut self) -> (TimedCsv, usize) {
+        let times: Vec<u64> = self.rows.iter().map(|r| r.t_us).collect();
+        let missed = missed(&times);
+        let count = missed.len();
+        let mut rows = Vec::with_capacity(self.rows.len() + count);
+        let mut lost = missed.into_iter().peekable();
+        for r in self.rows {
+            while let Some(t_us) = lost.next_if(|&t| t < r.t_us) {
+                rows.push(Row { line: r.line, t_us, up: Cell::Lost, down: Cell::Lost });
+            }
+            rows.push(r);
+        }
+        self.rows = rows;
+        (self, count)
+    }
+}
+
 /// The times of the probes a timed recording missed, given its rows'
 /// increasing `times` (µs): in each gap of [`LOST_GAP`] median spacings or
-/// more, `round(gap / spacing) − 1` probes a spacing apart. One list for
-/// the replay and for `profile import`, so both infer the same losses;
-/// it stops past [`MAX_SAMPLES`] (the caller refuses so many).
-pub fn missed(times: &[u64]) -> Vec<u64> {
+/// more, `round(gap / spacing) − 1` probes a spacing apart; it stops past
+/// [`MAX_SAMPLES`] (the caller refuses so many).
+fn missed(times: &[u64]) -> Vec<u64> {
     let Some(spacing) = median_spacing(times.iter().copied()) else {
         return Vec::new();
     };
@@ -178,13 +199,6 @@ pub fn missed(times: &[u64]) -> Vec<u64> {
         }
     }
     out
-}
-
-/// A delay in ms as µs, when it is a number from 0 to [`MAX_DELAY_US`].
-fn delay_us(text: &str) -> Option<u32> {
-    let ms: f64 = text.parse().ok()?;
-    let us = (ms * 1e3).round();
-    (ms.is_finite() && (0.0..=MAX_DELAY_US as f64).contains(&us)).then_some(us as u32)
 }
 
 #[cfg(test)]

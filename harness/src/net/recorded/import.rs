@@ -484,31 +484,26 @@ fn csv(text: &str, source: &Source) -> Result<Imported, InputError> {
     let read = super::csv::read(text, source)?;
     let t0 = read.rows.first().map_or(0, |r| r.t_us);
     check_span(t0, read.rows.iter().map(|r| (r.t_us, r.line)), source)?;
-    let times: Vec<u64> = read.rows.iter().map(|r| r.t_us).collect();
-    let missed = super::csv::missed(&times);
-    if read.rows.len() + missed.len() > super::MAX_SAMPLES {
+    let written = read.rows.len();
+    let (read, missed) = read.with_missed();
+    if read.rows.len() > super::MAX_SAMPLES {
         return Err(InputError::at(
             source,
             None,
             format!(
-                "{} probes with the {} its gaps missed: more than the limit of {}",
-                read.rows.len(),
-                missed.len(),
+                "{written} probes with the {missed} its gaps missed: more than the limit of {}",
                 super::MAX_SAMPLES
             ),
         ));
     }
-    let mut rows: Vec<(u64, (Cell, Cell))> = read.rows.iter().map(|r| (r.t_us, (r.up, r.down))).collect();
-    rows.extend(missed.iter().map(|&t| (t, (Cell::Lost, Cell::Lost))));
-    rows.sort_by_key(|r| r.0);
+    let rows: Vec<(u64, (Cell, Cell))> = read.rows.iter().map(|r| (r.t_us, (r.up, r.down))).collect();
     let samples = match read.measure {
         super::csv::Measure::RoundTrip => Samples::Rtt(relative(rows.into_iter().map(|(t, (u, _))| (t, u)).collect())),
         super::csv::Measure::OneWay => one_way(relative(rows)),
     };
-    let note = (!missed.is_empty()).then(|| {
+    let note = (missed > 0).then(|| {
         format!(
-            "{} probes inferred lost from gaps of {} median spacings or more, as `--profile FILE.csv` replays them (a CSV has no sequence numbers: give a lost probe a row with an empty delay to say so yourself)",
-            missed.len(),
+            "{missed} probes inferred lost from gaps of {} median spacings or more, as `--profile FILE.csv` replays them (a CSV has no sequence numbers: give a lost probe a row with an empty delay to say so yourself)",
             super::LOST_GAP
         )
     });

@@ -46,8 +46,7 @@ pub fn path_notes(arg: &str) -> Vec<String> {
                 return Vec::new();
             };
             let Ok(read) = csv::read(&text, &Source::File(first.to_string())) else { return Vec::new() };
-            let times: Vec<u64> = read.rows.iter().map(|r| r.t_us).collect();
-            let missed = csv::missed(&times).len();
+            let missed = read.with_missed().1;
             (missed > 0)
                 .then(|| {
                     format!(
@@ -336,6 +335,7 @@ pub struct TimedDelays {
 /// them).
 pub fn timed_csv(text: &str, source: &Source, gaps: Gaps) -> Result<TimedDelays, InputError> {
     let read = csv::read(text, source)?;
+    let read = if gaps == Gaps::Lost { read.with_missed().0 } else { read };
     let halve = read.measure == csv::Measure::RoundTrip;
     let cell = |c: csv::Cell| match c {
         csv::Cell::Unknown => None,
@@ -344,7 +344,6 @@ pub fn timed_csv(text: &str, source: &Source, gaps: Gaps) -> Result<TimedDelays,
     };
     // (time, up, down): per cell, Some(sample) or None for "not measured".
     let rows: Vec<Row> = read.rows.iter().map(|r| (r.t_us, cell(r.up), cell(r.down))).collect();
-    let rows = if gaps == Gaps::Lost { fill_gaps(rows) } else { rows };
     if rows.len() > MAX_SAMPLES {
         return Err(InputError::at(
             source,
@@ -384,23 +383,6 @@ pub(crate) fn median_spacing(times: impl Iterator<Item = u64>) -> Option<u64> {
 /// `None` (not measured).
 type Row = (u64, Option<Option<u32>>, Option<Option<u32>>);
 
-/// Marks the probes a recording missed: in a gap between rows of
-/// [`LOST_GAP`] median spacings or more, one row lost both ways per
-/// missing spacing.
-fn fill_gaps(rows: Vec<Row>) -> Vec<Row> {
-    let times: Vec<u64> = rows.iter().map(|r| r.0).collect();
-    let missed = csv::missed(&times);
-    let mut out = Vec::with_capacity(rows.len() + missed.len());
-    let mut lost = missed.into_iter().peekable();
-    for r in rows {
-        while let Some(t) = lost.next_if(|&t| t < r.0) {
-            out.push((t, Some(None), Some(None)));
-        }
-        out.push(r);
-    }
-    out
-}
-
 /// The lines that hold data, with their 1-based numbers: blank lines and
 /// `#` comments skipped.
 fn data_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
@@ -416,20 +398,26 @@ fn check_count(count: usize, source: &Source, number: usize) -> Result<(), Input
 
 /// A delay in milliseconds (decimals allowed) as µs, checked.
 fn delay_ms(text: &str, source: &Source, number: usize) -> Result<u32, InputError> {
-    let bad = |why: &str| {
+    delay_us(text).map_err(|why| {
         InputError::at(
             source,
             Some(number),
             format!("`{}`: expected a delay in milliseconds {why}", crate::error::echo(text)),
         )
-    };
-    let ms: f64 = text.parse().map_err(|_| bad("(a number such as 12 or 11.5)"))?;
+    })
+}
+
+/// A delay in milliseconds (decimals allowed) as µs: what it is not, if
+/// it is not a number from 0 to [`MAX_DELAY_US`]. The one rule for every
+/// recording's delays.
+fn delay_us(text: &str) -> Result<u32, String> {
+    let ms: f64 = text.parse().map_err(|_| "(a number such as 12 or 11.5)".to_string())?;
     if !ms.is_finite() || ms < 0.0 {
-        return Err(bad("of 0 or more"));
+        return Err("of 0 or more".into());
     }
     let us = (ms * 1e3).round();
     if us > MAX_DELAY_US as f64 {
-        return Err(bad(&format!("of at most {} s", MAX_DELAY_US / 1_000_000)));
+        return Err(format!("of at most {} s", MAX_DELAY_US / 1_000_000));
     }
     Ok(us as u32)
 }
