@@ -159,7 +159,7 @@ pub fn read(text: &str, source: &Source) -> Result<TimedCsv, InputError> {
 
 impl TimedCsv {
     /// The recording with the probes its gaps missed as rows lost both
-    /// ways (see [`missed`]; each carries the line of the row after its
+    /// ways (see `missed`; each carries the line of the row after its
     /// gap), and how many. The one filling for the replay and for
     /// `profile import`, so both infer the same losses.
     pub fn with_missed(mut self) -> (TimedCsv, usize) {
