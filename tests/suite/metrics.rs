@@ -197,6 +197,12 @@ fn a_peer_that_names_its_games_frame_is_judged_at_it_and_its_lag_is_measured() {
     // (Quantiles to the histogram's 3 significant digits.)
     assert!((lag.behind_ms.p50 - five).abs() < 0.1 && lag.behind_ms.max < five + 0.1, "{lag:?}");
     assert!((lag.at_end_ms - five).abs() < 0.05, "{lag:?}");
+    // Second by second too; a second in which no render named a frame has
+    // no lag, not a lag of 0.
+    let seconds = &named.timeline.lag_ms;
+    assert_eq!(seconds.len(), 10);
+    assert!(seconds[1..].iter().all(|l| l.is_some_and(|l| (l - five).abs() < 0.05)), "{seconds:?}");
+    assert!(unnamed.timeline.lag_ms.iter().all(Option::is_none), "{:?}", unnamed.timeline.lag_ms);
     assert!(named.per_client.iter().all(|c| c.lag_at_end_ms.is_some_and(|l| (l - five).abs() < 0.05)));
     // What the screens drew and when their inputs showed did not change.
     assert_eq!(named.input_latency_ms, unnamed.input_latency_ms);

@@ -13,16 +13,23 @@
 //!
 //! A client that waited makes the ticks up afterwards, up to `catchup`
 //! frames a tick (Wei's clients never do, so their game falls behind
-//! the clock for good; `catchup=1`).
+//! the clock for good; `catchup=1`). Making up needs room: a key-frame
+//! cycle (the CTRL up, the UPDATE down, and every resend a loss burst
+//! costs) must take less time than the D frames it yields, and the round
+//! trip's D leaves none for a lossy link's resends (on long loss bursts
+//! Wei's distance falls seconds behind the clock). So each CTRL says how
+//! many ticks its client is behind, and the server adds frames to D
+//! (`pace=1`, see [`Pace`]): one more each cycle the most behind does not
+//! catch up, and a quarter of the backlog while there is one.
 //!
 //! Over the unreliable link a client re-sends its latest CTRL every tick
 //! until the UPDATE it enables arrives, and the server re-sends the latest
 //! UPDATE every tick to each client that has not answered it.
 //!
 //! Wire (little-endian): CTRL `5, key: u32, seq: u32, input(3),
-//! echo: i64, held: u32` (echo: the server time of the newest UPDATE
-//! received, held: how long ago, so the server can measure the round
-//! trip); UPDATE `6, key: u32, next: u32, server_time: i64, n: u8, n ×
+//! echo: i64, held: u32, behind: u16` (echo: the server time of the
+//! newest UPDATE received, held: how long ago, so the server can measure
+//! the round trip; behind: ticks waited and not yet made up); UPDATE `6, key: u32, next: u32, server_time: i64, n: u8, n ×
 //! (seq: u32, input(3))`.
 
 use crate::support::render_lerp::{Picture, Smooth};
@@ -47,6 +54,13 @@ const CATCHUP: OptionSpec = OptionSpec::count(
     8,
     "frames a client may play in one tick to make up for ticks it waited (1: never catches up, as Wei)",
 );
+const PACE: OptionSpec = OptionSpec::count(
+    "pace",
+    "1",
+    0,
+    1,
+    "1: the key distance grows beyond the round trip's while a client falls behind and does not catch up (0: the round trip's alone, as Wei)",
+);
 
 /// The algorithm.
 pub struct Framelock;
@@ -65,7 +79,7 @@ impl Algorithm for Framelock {
         true
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[KEY_INIT, KEY_MIN, KEY_MAX, ADAPT, CATCHUP]
+        &[KEY_INIT, KEY_MIN, KEY_MAX, ADAPT, CATCHUP, PACE]
     }
     fn check_options(&self, o: &Options) -> Result<(), String> {
         let (init, min, max) = (o.number(&KEY_INIT), o.number(&KEY_MIN), o.number(&KEY_MAX));
@@ -86,6 +100,11 @@ impl Algorithm for Framelock {
             updates,
             collecting: 0,
             ctrls: vec![None; s.players],
+            pace: Pace {
+                on: o.number(&PACE) != 0.0,
+                catchup: o.number(&CATCHUP).clamp(1.0, 8.0) as u32,
+                ..Pace::default()
+            },
             last_ctrl_key: vec![None; s.players],
             srtt: vec![None; s.players],
             min: o.number(&KEY_MIN).clamp(1.0, 1000.0) as u32,
@@ -177,6 +196,8 @@ fn read_update(bytes: &[u8]) -> Option<UpdateBytes<'_>> {
 struct Ctrl {
     key: u32,
     sample: SeqInput,
+    /// Ticks the client waited and has not made up, when it sent this.
+    behind: u16,
 }
 
 struct Client {
@@ -207,7 +228,7 @@ impl Client {
         let Some(u) = self.updates.remove(&self.key) else { return false };
         self.inputs = u.inputs;
         if let Some(sample) = ctx.sample_input() {
-            self.ctrl = Some(Ctrl { key: self.key, sample });
+            self.ctrl = Some(Ctrl { key: self.key, sample, behind: 0 });
         }
         self.key = u.next;
         self.updates.retain(|k, _| *k >= self.key);
@@ -222,11 +243,12 @@ impl Client {
     fn ctrl_packet(&self, c: Ctrl, now: i64) -> Vec<u8> {
         let (echo, held) =
             self.newest_update.map_or((0, 0), |(st, at)| (st, (now - at).clamp(0, u32::MAX as i64) as u32));
-        let mut w = Writer::with_capacity(24);
+        let behind = self.behind.min(u16::MAX as u32) as u16;
+        let mut w = Writer::with_capacity(26);
         w.u8(TAG_CTRL).u32(c.key).u32(c.sample.seq);
         c.sample.input.encode(&mut w.0);
         w.0.extend_from_slice(&echo.to_le_bytes());
-        w.u32(held);
+        w.u32(held).u16(behind);
         w.finish()
     }
 }
@@ -295,7 +317,10 @@ struct Server {
     updates: BTreeMap<u32, Update>,
     /// The key frame whose CTRLs are being collected.
     collecting: u32,
-    ctrls: Vec<Option<SeqInput>>,
+    /// Per player, the CTRL for the collected key frame, and how far behind
+    /// its newest copy said the client was.
+    ctrls: Vec<Option<(SeqInput, u16)>>,
+    pace: Pace,
     last_ctrl_key: Vec<Option<u32>>,
     srtt: Vec<Option<i64>>,
     min: u32,
@@ -315,7 +340,8 @@ fn decode_ctrl(bytes: &[u8]) -> Option<(Ctrl, i64, u32)> {
     let input = Input::decode(r.take(3)?)?;
     let echo = i64::from_le_bytes(r.take(8)?.try_into().ok()?);
     let held = r.u32()?;
-    r.is_done().then_some((Ctrl { key, sample: SeqInput { seq, input } }, echo, held))
+    let behind = r.u16()?;
+    r.is_done().then_some((Ctrl { key, sample: SeqInput { seq, input }, behind }, echo, held))
 }
 
 impl Node for Server {
@@ -341,20 +367,25 @@ impl Node for Server {
         if ctrl.key != self.collecting {
             return;
         }
-        self.ctrls[p] = Some(ctrl.sample);
+        // The first copy's input, the newest copy's word on how far behind.
+        let sample = self.ctrls[p].map_or(ctrl.sample, |(s, _)| s);
+        self.ctrls[p] = Some((sample, ctrl.behind));
         if self.ctrls.iter().any(|c| c.is_none()) {
             return;
         }
         // Every CTRL for K1 is in: the UPDATE for K2, announcing K3.
+        let behind = self.ctrls.iter().flatten().map(|&(_, b)| b).max().unwrap_or(0);
         if self.adapt {
             if let Some(worst) = self.srtt.iter().flatten().max() {
-                // Room for the round trip plus two frames of slack.
-                let frames = (worst + self.dt - 1) / self.dt + 2;
-                self.distance = (frames as u32).clamp(self.min, self.max);
+                // Room for the round trip plus two frames, and the pace's.
+                let rtt = ((worst + self.dt - 1) / self.dt).clamp(0, u32::MAX as i64) as u32;
+                let slack = self.pace.cycle(behind, rtt);
+                self.distance = (rtt + 2).saturating_add(slack).clamp(self.min, self.max);
             }
         }
         let k2 = self.updates.get(&self.collecting).map_or(self.collecting + self.distance, |u| u.next);
-        let inputs: Vec<SeqInput> = self.ctrls.iter_mut().map(|c| c.take().unwrap_or_default()).collect();
+        let inputs: Vec<SeqInput> =
+            self.ctrls.iter_mut().map(|c| c.take().map(|(s, _)| s).unwrap_or_default()).collect();
         let update = Update { next: k2 + self.distance, server_time: ctx.now().max(1), inputs };
         let msg = encode_update(k2, &update);
         self.updates.insert(k2, update);
@@ -363,6 +394,49 @@ impl Node for Server {
         }
         self.collecting = k2;
         ctx.send_to_players(msg);
+    }
+}
+
+/// The frames the key distance takes beyond the round trip's so that
+/// clients behind the clock can catch up: a part that stays (a frame more
+/// each cycle the most behind does not catch up, an eighth back after
+/// eight cycles with nobody behind) and a part for the backlog itself
+/// (a quarter of it, at most what clients can run in the extra frames
+/// `catchup` gives them).
+#[derive(Clone, Copy, Debug, Default)]
+struct Pace {
+    on: bool,
+    /// Frames a client runs a tick at most.
+    catchup: u32,
+    stays: u32,
+    /// The most behind at the last collected key frame.
+    last: u16,
+    /// Key frames collected in a row with nobody behind.
+    calm: u32,
+}
+
+impl Pace {
+    /// Takes a collected key frame whose most behind client was `behind`
+    /// ticks behind, on a round trip of `rtt` frames; the slack to add.
+    fn cycle(&mut self, behind: u16, rtt: u32) -> u32 {
+        if !self.on {
+            return 0;
+        }
+        if behind == 0 {
+            self.calm += 1;
+            if self.calm >= 8 {
+                self.stays -= self.stays.div_ceil(8);
+                self.calm = 0;
+            }
+        } else {
+            self.calm = 0;
+            if behind >= self.last {
+                self.stays += 1;
+            }
+        }
+        self.last = behind;
+        let backlog = (behind as u32).div_ceil(4).min(self.catchup.saturating_sub(1) * rtt);
+        self.stays + backlog
     }
 }
 
@@ -396,9 +470,26 @@ mod tests {
             catchup: 1,
             behind: 0,
         };
-        let ctrl = Ctrl { key: 3, sample: SeqInput { seq: 2, input: Input::buttons(Input::JUMP) } };
+        let ctrl = Ctrl { key: 3, sample: SeqInput { seq: 2, input: Input::buttons(Input::JUMP) }, behind: 0 };
         let p = c.ctrl_packet(ctrl, 30);
         assert_eq!(decode_ctrl(&p), Some((ctrl, 50, 20)));
+        let far = Client { behind: 70_000, ..c };
+        let p = far.ctrl_packet(ctrl, 30);
+        assert_eq!(decode_ctrl(&p), Some((Ctrl { behind: u16::MAX, ..ctrl }, 50, 20)), "behind saturates");
         assert!(decode_ctrl(&p[..p.len() - 1]).is_none());
+    }
+
+    #[test]
+    fn the_slack_grows_while_nobody_catches_up_and_shrinks_when_calm() {
+        let mut off = Pace::default();
+        assert_eq!(off.cycle(30, 10), 0, "pace=0 adds nothing");
+        let mut p = Pace { on: true, catchup: 2, ..Pace::default() };
+        assert_eq!([p.cycle(4, 10), p.cycle(8, 10), p.cycle(8, 10)], [2, 4, 5], "behind and not catching up");
+        assert_eq!(p.cycle(4, 10), 4, "catching up: the part that stays held, the backlog's a quarter");
+        assert_eq!(p.cycle(200, 10), 14, "the backlog's part is at most what catchup can run");
+        assert_eq!((0..7).map(|_| p.cycle(0, 10)).last(), Some(4), "seven calm cycles: held");
+        assert_eq!(p.cycle(0, 10), 3, "the eighth gives an eighth back");
+        let mut never = Pace { on: true, catchup: 1, ..Pace::default() };
+        assert_eq!(never.cycle(40, 10), 1, "catchup=1 makes nothing up: no room for a backlog");
     }
 }

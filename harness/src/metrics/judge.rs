@@ -182,6 +182,8 @@ pub(super) struct SecondSums {
     pub(super) remote: (u128, u64),
     /// Snap events that began in the second.
     pub(super) snaps: u32,
+    /// Peer-to-peer and relay: lag behind the schedule, µs, and renders.
+    pub(super) lag: (u128, u64),
 }
 
 impl SecondSums {
@@ -191,6 +193,8 @@ impl SecondSums {
         self.remote.0 += other.remote.0;
         self.remote.1 += other.remote.1;
         self.snaps += other.snaps;
+        self.lag.0 += other.lag.0;
+        self.lag.1 += other.lag.1;
     }
 }
 
@@ -466,6 +470,9 @@ impl Judge<'_> {
                 let due = (t.0.div_ceil(self.dt_us) as usize).saturating_sub(1);
                 let lag = due.saturating_sub(n) as u64 * self.dt_us;
                 tally.lag.record(lag);
+                let sums = &mut tally.second(t.0).lag;
+                sums.0 += lag as u128;
+                sums.1 += 1;
                 screen.last_lag = Some(lag);
             }
         }

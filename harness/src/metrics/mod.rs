@@ -216,6 +216,11 @@ pub struct Timeline {
     /// players.
     #[serde(default)]
     pub inputs_repeated: Vec<u32>,
+    /// Peer-to-peer and relay: the screens' mean lag behind the schedule
+    /// in each second, ms (`None`: no render named a frame; empty for
+    /// client/server).
+    #[serde(default)]
+    pub lag_ms: Vec<Option<f64>>,
 }
 
 /// Input-latency distributions as `(quantile, ms)` points.

@@ -92,6 +92,14 @@ impl Recorder {
                 snaps: tally.seconds.iter().map(|s| s.snaps).collect(),
                 inputs_unrun,
                 inputs_repeated,
+                lag_ms: match self.topology.confirms() {
+                    true => tally
+                        .seconds
+                        .iter()
+                        .map(|s| (s.lag.1 > 0).then(|| round4(s.lag.0 as f64 / 1e3 / s.lag.1 as f64)))
+                        .collect(),
+                    false => Vec::new(),
+                },
             },
             latency_cdf_ms: LatencyCdf { own: tally.latency[1].cdf(1e3), remote: tally.latency[0].cdf(1e3) },
             latency_histograms: None,
