@@ -86,12 +86,13 @@ fn the_contracts_find_what_naia_keeps_and_what_it_does_not() {
     let naia = algorithms::registry::find("naia").unwrap();
     for c in contracts::all().iter().filter(|c| (c.applies)(naia.topology())) {
         let v = check_one(naia, c, 3, 1).verdict;
-        // The 6 s scenarios spend about 3 s in naia's handshake: the own
-        // player starts late against the ideal world, which moves from the
-        // first input (predicted-own-bound), entities in range go unshown
-        // (no-leak), and the first predicted steps from rest are named
-        // before they show (honest-names).
-        let fails = ["predicted-own-bound", "no-leak", "honest-names"].contains(&c.name);
+        // Judged from the connection (the players stand still through
+        // naia's 3 s handshake), the first three cases of each contract
+        // find one shortfall in play: the own player drawn 0.28 m (mean)
+        // from where its inputs put it on a clean link. Judged from the
+        // start, the handshake also failed no-leak, honest-names and
+        // smooth-remote (the book's naia chapter).
+        let fails = c.name == "predicted-own-bound";
         assert_eq!(matches!(v, Verdict::Fail(_)), fails, "{}: {v:?}", c.name);
     }
 }

@@ -106,6 +106,55 @@ static CONTRACTS: [Contract; 10] = [
     },
 ];
 
+/// A case judged from its clients' connection: contracts judge an
+/// algorithm in play, and its time to connect is a metric of its own
+/// (`connect`). The case runs once as it is; if every client connected
+/// (see [`crate::metrics::WARMUP_US`] for what connecting is), the case's
+/// inputs, heal and outage start that much later
+/// (the latest client's time to connect, rounded up to 100 ms) and the
+/// run lasts as much longer. A client that never connects gets no
+/// lead-in: the case is judged from the start, as its warm-up is.
+pub fn after_connecting(algorithm: &dyn Algorithm, mut s: Scenario) -> Scenario {
+    let Ok(m) = run(algorithm, &s) else { return s };
+    let Some(last) = m.per_client.iter().map(|c| c.connected_ms).collect::<Option<Vec<f64>>>() else { return s };
+    let last_us = (last.into_iter().fold(0.0, f64::max) * 1e3).ceil() as u64;
+    let lead = last_us.div_ceil(100_000) * 100_000;
+    if lead == 0 {
+        return s;
+    }
+    let until = s.duration_us;
+    for t in &mut s.trace.tracks {
+        *t = delayed(t, lead, until);
+    }
+    s.duration_us += lead;
+    s.lead_in_us = lead;
+    s.heal_at_us = s.heal_at_us.map(|h| h + lead);
+    s.outage_us = s.outage_us.map(|(a, b)| (a + lead, b + lead));
+    s
+}
+
+/// `t` held idle for `lead` µs, its changes before `until` after that.
+fn delayed(t: &Track, lead: u64, until: u64) -> Track {
+    let mut segments = vec![(0, Input::IDLE)];
+    let period = t.repeat_us.filter(|&p| p > 0).unwrap_or(u64::MAX);
+    let mut base = 0u64;
+    'repeats: while base < until {
+        for &(at, input) in &t.segments {
+            let at = base.saturating_add(at);
+            if at >= until {
+                break 'repeats;
+            }
+            if at >= base.saturating_add(period) {
+                break;
+            }
+            segments.push((at + lead, input));
+        }
+        base = base.saturating_add(period);
+    }
+    segments.dedup_by(|b, a| a.1 == b.1);
+    Track { segments, repeat_us: None }
+}
+
 fn run(algorithm: &dyn Algorithm, s: &Scenario) -> Result<Metrics, Verdict> {
     run_plan(algorithm, &s.plan(), &s.trace, &s.config())
         .map(|r| r.metrics)
@@ -187,6 +236,7 @@ fn base(algorithm: &dyn Algorithm, contract: &str, rng: &mut Stream, duration_us
         uplink: Netem::clean(),
         downlink: Netem::clean(),
         heal_at_us: None,
+        lead_in_us: 0,
         outage_us: None,
         trace: Trace { name: String::new(), tracks: Vec::new() },
     }

@@ -129,6 +129,7 @@ pub fn check_one_with_progress(
                             .map(|i| {
                                 let mut s = (c.case)(algorithm, seed.wrapping_mul(1_000_003).wrapping_add(i));
                                 s.contract = c.name.to_string();
+                                let s = contracts::after_connecting(algorithm, s);
                                 let v = (c.check)(algorithm, &s);
                                 (s, v)
                             })
@@ -244,7 +245,9 @@ fn shrink(algorithm: &dyn Algorithm, c: &Contract, mut s: Scenario) -> (Scenario
         }
         // A shorter run: half as long (at least a second, and past the
         // heal or outage the contract needs), the trace cut with it.
-        let floor = [s.heal_at_us, s.outage_us.map(|o| o.1)].into_iter().flatten().max().unwrap_or(0) + 1_000_000;
+        let floor =
+            [s.heal_at_us, s.outage_us.map(|o| o.1), Some(s.lead_in_us)].into_iter().flatten().max().unwrap_or(0)
+                + 1_000_000;
         if s.duration_us / 2 >= floor.max(1_000_000) {
             let mut t = s.clone();
             t.duration_us /= 2;

@@ -17,6 +17,7 @@
 //! heal_at = "4000ms"                  # optional: the link is clean from here on
 //! outage_at = "2000ms"                # optional: every packet lost from here
 //! outage_for = "5000ms"               #   for this long
+//! lead_in = "3800ms"                  # optional: the players stood still this long, until every client had connected
 //! arena = "150x150"                   # optional: an open field (default: standard)
 //! bots = 80                           # optional: server-driven bots
 //! aoi = "grid"                        # optional: area of interest, with
@@ -69,6 +70,10 @@ pub struct Scenario {
     pub downlink: Netem,
     /// From this instant on the link is clean.
     pub heal_at_us: Option<u64>,
+    /// How long the players stood still at the start, until every client
+    /// had connected (see `contracts::after_connecting`); the trace, heal
+    /// and outage already start after it. The shrinker keeps it whole.
+    pub lead_in_us: u64,
     /// An outage `(start, end)`, µs: every packet lost between them.
     pub outage_us: Option<(u64, u64)>,
     /// The exact per-tick input of every player.
@@ -150,6 +155,9 @@ impl Scenario {
         if let Some(h) = self.heal_at_us {
             s.push_str(&format!("heal_at = \"{h}us\"\n"));
         }
+        if self.lead_in_us > 0 {
+            s.push_str(&format!("lead_in = \"{}us\"\n", self.lead_in_us));
+        }
         if let Some((from, to)) = self.outage_us {
             s.push_str(&format!("outage_at = \"{from}us\"\noutage_for = \"{}us\"\n", to.saturating_sub(from)));
         }
@@ -221,6 +229,7 @@ impl Scenario {
                 "heal_at",
                 "outage_at",
                 "outage_for",
+                "lead_in",
                 "trace",
                 "arena",
                 "bots",
@@ -320,6 +329,7 @@ impl Scenario {
             uplink: netem("uplink")?,
             downlink: netem("downlink")?,
             heal_at_us: if t.contains_key("heal_at") { Some(dur("heal_at")?) } else { None },
+            lead_in_us: if t.contains_key("lead_in") { dur("lead_in")? } else { 0 },
             outage_us: match (t.contains_key("outage_at"), t.contains_key("outage_for")) {
                 (false, false) => None,
                 (true, true) => {

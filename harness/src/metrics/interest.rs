@@ -8,7 +8,11 @@
 //!   comes within `radius` of a player (and the client is not showing it)
 //!   to the first render that shows it; waits that end because the entity
 //!   left again, or the run ended, count as *unaware visits* and their
-//!   length still bounds `longest_unaware_ms`;
+//!   length still bounds `longest_unaware_ms`. A wait counts from the
+//!   viewer's connection (see [`super::WARMUP_US`]): the time before it
+//!   is the client's time to connect, a metric of its own. A viewer that
+//!   never connects has its waits counted whole, as one connected at the
+//!   start;
 //! - **leaks**: entity-renders of an entity that has been farther than
 //!   `radius + hysteresis` from the viewer's player for more than
 //!   [`LEAK_GRACE_US`] of authority time. An honest filter stops sending
@@ -68,6 +72,33 @@ pub(crate) struct InterestRow {
     /// (most of the cells' looked at are neither).
     tracked: Vec<u32>,
     tracking: Vec<u64>,
+    /// When the viewer's screen connected, once it has.
+    connected: Option<u64>,
+    /// Waits that ended before the viewer connected: settled when it
+    /// connects (their time after it counts), in full at the end if it
+    /// never does.
+    before_connect: Vec<Wait>,
+}
+
+/// An unaware wait that ended: shown at `end` (an awareness sample) or
+/// not (an unaware visit).
+#[derive(Clone, Copy, Debug)]
+struct Wait {
+    since: u64,
+    end: u64,
+    shown: bool,
+}
+
+/// How long wait `w` counts for a viewer connected at `connected`: from
+/// the connection on; `None` (held in `before`) while not connected.
+fn settle(connected: Option<u64>, before: &mut Vec<Wait>, w: Wait) -> Option<u64> {
+    match connected {
+        Some(c) => Some(w.end.saturating_sub(w.since.max(c))),
+        None => {
+            before.push(w);
+            None
+        }
+    }
 }
 
 /// What renders add up to: sums, counts and maxima only, so counts kept
@@ -76,16 +107,30 @@ pub(crate) struct InterestRow {
 pub(crate) struct ShownCounts {
     awareness: Distribution,
     longest_unaware_us: u64,
+    /// Unaware visits settled at a render (the viewer's connection).
+    unaware_visits: u64,
     leaks: u64,
     remote_shown: u64,
     renders: u64,
 }
 
 impl ShownCounts {
+    /// Counts wait `w` as lasting `wait` µs: an awareness sample if a
+    /// render ended it, an unaware visit if not.
+    fn record_wait(&mut self, w: Wait, wait: u64) {
+        if w.shown {
+            self.awareness.record(wait);
+        } else {
+            self.unaware_visits += 1;
+        }
+        self.longest_unaware_us = self.longest_unaware_us.max(wait);
+    }
+
     /// Adds `other`'s renders to these.
     pub(crate) fn merge(&mut self, other: &ShownCounts) {
         self.awareness.merge(&other.awareness);
         self.longest_unaware_us = self.longest_unaware_us.max(other.longest_unaware_us);
+        self.unaware_visits += other.unaware_visits;
         self.leaks += other.leaks;
         self.remote_shown += other.remote_shown;
         self.renders += other.renders;
@@ -124,6 +169,9 @@ impl Radii {
     }
 }
 
+/// A viewer's connection and the waits held until it (see [`settle`]).
+type Viewer<'a> = (Option<u64>, &'a mut Vec<Wait>);
+
 /// What authority frames add up to (kept per part when viewers' rows are
 /// updated on several cores, then added: sums and maxima only).
 #[derive(Clone, Copy, Debug, Default)]
@@ -142,7 +190,7 @@ impl FrameCounts {
 
     /// One (player, entity) pair at `t`, at squared distance `d` (`None`:
     /// out of reach).
-    fn pair(&mut self, r: &Radii, pair: &mut Pair, t: Micros, d: Option<i64>) {
+    fn pair(&mut self, r: &Radii, pair: &mut Pair, t: Micros, d: Option<i64>, viewer: Viewer<'_>) {
         if d.is_some_and(|d| d <= r.leave2) {
             pair.last_near = t.0;
         }
@@ -151,14 +199,16 @@ impl FrameCounts {
         if now_inside && !pair.inside && !pair.shown && pair.since == NEVER {
             pair.since = t.0;
         } else if !now_inside && pair.since != NEVER {
-            self.end_unaware(pair, t.0);
+            self.end_unaware(pair, t.0, viewer);
         }
         pair.inside = now_inside;
     }
 
-    fn end_unaware(&mut self, pair: &mut Pair, t: u64) {
-        self.longest_unaware_us = self.longest_unaware_us.max(t.saturating_sub(pair.since));
-        self.unaware_visits += 1;
+    fn end_unaware(&mut self, pair: &mut Pair, t: u64, (connected, before): Viewer<'_>) {
+        if let Some(wait) = settle(connected, before, Wait { since: pair.since, end: t, shown: false }) {
+            self.longest_unaware_us = self.longest_unaware_us.max(wait);
+            self.unaware_visits += 1;
+        }
         pair.since = NEVER;
     }
 }
@@ -305,6 +355,8 @@ impl InterestTracker {
             shown_ids: Vec::new(),
             tracked: Vec::new(),
             tracking: vec![0; entities.div_ceil(64)],
+            connected: None,
+            before_connect: Vec::new(),
         };
         let mut t = InterestTracker {
             radii: Radii { enter2: r * r, leave2: l * l, reach: l },
@@ -361,7 +413,7 @@ impl InterestTracker {
             for e in 0..self.entities {
                 if e != v {
                     let d = d2_within(&state[v], &state[e], self.radii.reach);
-                    self.frames.pair(&self.radii, &mut row.pairs[e], t, d);
+                    self.frames.pair(&self.radii, &mut row.pairs[e], t, d, (row.connected, &mut row.before_connect));
                 }
             }
         }
@@ -379,17 +431,22 @@ impl InterestTracker {
         self.shown.merge(counts);
     }
 
-    /// What `viewer`'s screen shows at `t` (ids already checked to be
-    /// entities).
-    pub fn view(&mut self, viewer: usize, t: Micros, entities: &[EntityView]) {
-        self.rows[viewer].view(&mut self.shown, viewer, t, entities);
+    /// What `viewer`'s screen, connected at `connected` (`None`: not yet),
+    /// shows at `t` (ids already checked to be entities).
+    pub fn view(&mut self, viewer: usize, t: Micros, entities: &[EntityView], connected: Option<u64>) {
+        self.rows[viewer].view(&mut self.shown, viewer, t, entities, connected);
     }
 
     /// The measurements at `end`.
     pub fn finish(mut self, end: Micros) -> InterestMetrics {
-        for pair in self.rows.iter_mut().flat_map(|r| r.pairs.iter_mut()) {
-            if pair.since != NEVER {
-                self.frames.end_unaware(pair, end.0);
+        for row in &mut self.rows {
+            for pair in row.pairs.iter_mut().filter(|p| p.since != NEVER) {
+                self.frames.end_unaware(pair, end.0, (row.connected, &mut row.before_connect));
+            }
+            // Never connected: its waits count whole.
+            for w in row.before_connect.drain(..) {
+                let wait = w.end - w.since.min(w.end);
+                self.shown.record_wait(w, wait);
             }
         }
         let s = &self.shown;
@@ -399,7 +456,7 @@ impl InterestTracker {
             shown_per_render: round4(s.remote_shown as f64 / s.renders.max(1) as f64),
             awareness_ms: s.awareness.stats(1e3),
             longest_unaware_ms: round4(f.longest_unaware_us.max(s.longest_unaware_us) as f64 / 1e3),
-            unaware_visits: f.unaware_visits,
+            unaware_visits: f.unaware_visits + s.unaware_visits,
             leaks: s.leaks,
             leak_share: round4(s.leaks as f64 / s.remote_shown.max(1) as f64),
             index_examined_per_tick: None,
@@ -446,7 +503,7 @@ impl InterestRow {
             // Judged now: its bit no longer says "tracked, not yet seen".
             self.tracking[w] &= !b;
             let pair = &mut self.pairs[e as usize];
-            counts.pair(r, pair, t, d);
+            counts.pair(r, pair, t, d, (self.connected, &mut self.before_connect));
             if pair.inside || pair.since != NEVER {
                 tracked.push(e);
             }
@@ -456,7 +513,7 @@ impl InterestRow {
             let (w, b) = bit(e);
             if self.tracking[w] & b != 0 {
                 self.tracking[w] &= !b;
-                counts.pair(r, &mut self.pairs[e as usize], t, None);
+                counts.pair(r, &mut self.pairs[e as usize], t, None, (self.connected, &mut self.before_connect));
             }
         }
         for &e in &tracked {
@@ -469,7 +526,21 @@ impl InterestRow {
 
     /// What `viewer`'s screen shows at `t` (ids already checked to be
     /// entities), added to `counts`.
-    pub(crate) fn view(&mut self, counts: &mut ShownCounts, viewer: usize, t: Micros, entities: &[EntityView]) {
+    pub(crate) fn view(
+        &mut self,
+        counts: &mut ShownCounts,
+        viewer: usize,
+        t: Micros,
+        entities: &[EntityView],
+        connected: Option<u64>,
+    ) {
+        if let (None, Some(c)) = (self.connected, connected) {
+            // Connected: what the held waits lasted after it counts.
+            self.connected = Some(c);
+            for w in self.before_connect.drain(..).filter(|w| w.end > c) {
+                counts.record_wait(w, w.end - w.since.max(c));
+            }
+        }
         for id in self.shown_ids.drain(..) {
             self.pairs[id as usize].shown = false;
         }
@@ -487,9 +558,10 @@ impl InterestRow {
             self.shown_ids.push(e.id);
             counts.remote_shown += 1;
             if pair.since != NEVER {
-                let wait = t.0.saturating_sub(pair.since);
-                counts.awareness.record(wait);
-                counts.longest_unaware_us = counts.longest_unaware_us.max(wait);
+                let w = Wait { since: pair.since, end: t.0, shown: true };
+                if let Some(wait) = settle(self.connected, &mut self.before_connect, w) {
+                    counts.record_wait(w, wait);
+                }
                 pair.since = NEVER;
             }
             if t.0.saturating_sub(pair.last_near) > LEAK_GRACE_US {
@@ -516,18 +588,18 @@ mod tests {
         let aoi = Aoi { method: AoiMethod::Grid, radius_um: 10, hysteresis_um: 5 };
         // Viewer 0 at 0; entity 1 far, entity 2 near from the start.
         let mut t = InterestTracker::new(aoi, 1, &[at(0), at(100), at(3)]);
-        t.view(0, Micros(0), &[shown(0), shown(2)]);
+        t.view(0, Micros(0), &[shown(0), shown(2)], Some(0));
         // Entity 1 enters at 1 s; first shown at 1.25 s.
         t.authority(Micros(1_000_000), &[at(0), at(8), at(3)]);
-        t.view(0, Micros(1_100_000), &[shown(2)]);
-        t.view(0, Micros(1_250_000), &[shown(1), shown(2)]);
+        t.view(0, Micros(1_100_000), &[shown(2)], Some(0));
+        t.view(0, Micros(1_250_000), &[shown(1), shown(2)], Some(0));
         // Entity 2 moves away (beyond 15) at 2 s; shown at 2.5 s (fine),
         // at 3.1 s (a leak: far for over a second).
         t.authority(Micros(1_990_000), &[at(0), at(8), at(3)]);
         t.authority(Micros(2_000_000), &[at(0), at(8), at(40)]);
-        t.view(0, Micros(2_500_000), &[shown(1), shown(2)]);
+        t.view(0, Micros(2_500_000), &[shown(1), shown(2)], Some(0));
         t.authority(Micros(3_000_000), &[at(0), at(8), at(40)]);
-        t.view(0, Micros(3_100_000), &[shown(1), shown(2)]);
+        t.view(0, Micros(3_100_000), &[shown(1), shown(2)], Some(0));
         let m = t.finish(Micros(4_000_000));
         assert_eq!(m.awareness_ms.n, 2, "entity 2 at once, entity 1 after 250 ms");
         assert!((m.awareness_ms.max - 250.0).abs() < 0.5, "{:?}", m.awareness_ms); // 3 significant digits
@@ -536,6 +608,35 @@ mod tests {
         assert_eq!(m.longest_unaware_ms, 250.0);
         // Visible share: one of two, two of two twice, one of two twice.
         assert_eq!(m.visible_share, round4(7.0 / 10.0));
+    }
+
+    #[test]
+    fn waits_count_from_the_viewers_connection_or_whole_if_it_never_connects() {
+        let aoi = Aoi { method: AoiMethod::Grid, radius_um: 10, hysteresis_um: 5 };
+        // Entity 1 is near 0.2–1.0 s, entity 2 from 0.5 s on; entity 3
+        // comes near at 2.2 s. The viewer shows nothing until 2.5 s.
+        let run = |connected: Option<u64>| {
+            let mut t = InterestTracker::new(aoi, 1, &[at(0), at(100), at(100), at(100)]);
+            t.authority(Micros(200_000), &[at(0), at(3), at(100), at(100)]);
+            t.authority(Micros(500_000), &[at(0), at(3), at(4), at(100)]);
+            t.authority(Micros(1_000_000), &[at(0), at(100), at(4), at(100)]);
+            t.view(0, Micros(1_500_000), &[], None);
+            t.authority(Micros(2_200_000), &[at(0), at(100), at(4), at(5)]);
+            t.view(0, Micros(2_500_000), &[shown(2)], connected);
+            t.finish(Micros(3_000_000))
+        };
+        // Connected at 2 s (its first naming render, at 2.5 s): entity 1's
+        // visit ended before it and is the time to connect's; entity 2
+        // counts 500 ms, from 2 s; entity 3 waits from 2.2 s to the end.
+        let m = run(Some(2_000_000));
+        assert_eq!((m.unaware_visits, m.awareness_ms.n), (1, 1));
+        assert!((m.awareness_ms.max - 500.0).abs() < 0.5, "{:?}", m.awareness_ms);
+        assert_eq!(m.longest_unaware_ms, 800.0, "entity 3: 2.2 s to the end");
+        // Never connected: every wait whole (entity 2's 2 s is a sample).
+        let m = run(None);
+        assert_eq!((m.unaware_visits, m.awareness_ms.n), (2, 1));
+        assert!((m.awareness_ms.max - 2_000.0).abs() < 2.0, "{:?}", m.awareness_ms);
+        assert_eq!(m.longest_unaware_ms, 2_000.0);
     }
 
     proptest::proptest! {
@@ -566,8 +667,8 @@ mod tests {
                 fast.authority(t, &state);
                 slow.authority_scan(t, &state);
                 let view: Vec<EntityView> = shown_ids.iter().map(|&id| shown(id)).collect();
-                fast.view(k % 3, t, &view);
-                slow.view(k % 3, t, &view);
+                fast.view(k % 3, t, &view, Some(0));
+                slow.view(k % 3, t, &view, Some(0));
             }
             let end = Micros(frames.len() as u64 * 100_000 + 200_000);
             proptest::prop_assert_eq!(fast.finish(end), slow.finish(end));
@@ -602,8 +703,8 @@ mod tests {
             });
             slow.authority_scan(t, state);
             let view: Vec<EntityView> = (0..(k as u16 * 7) % 50).map(|id| shown(id * 3)).collect();
-            fast.view(k % viewers, t, &view);
-            slow.view(k % viewers, t, &view);
+            fast.view(k % viewers, t, &view, Some(0));
+            slow.view(k % viewers, t, &view, Some(0));
         }
         let end = Micros(5_000_000);
         assert_eq!(fast.finish(end), slow.finish(end));

@@ -116,7 +116,7 @@ pub(super) struct Screen {
     /// connected: warm-up if it connects later, counted if it never does.
     pub(super) warmup_snaps: [u64; 2],
     /// When it connected: its first render naming a frame the authority
-    /// made, or an own input the authority had applied, µs (see
+    /// made, or own inputs of which the authority had applied one, µs (see
     /// [`Screen::connect`]).
     pub(super) connected: Option<u64>,
     /// The divergence of its last scored render: [remote, own].
@@ -147,8 +147,11 @@ impl Screen {
 
     /// A render at `t` showed entity `e` (checked against the authority):
     /// the screen is connected from its first render naming a frame the
-    /// authority made (a peer's game frame past the first), or an own
-    /// input the authority had already applied. Called until it connects.
+    /// authority made (a peer's game frame past the first), or own inputs
+    /// of which the authority had already applied one (a screen that
+    /// predicts its player names inputs ahead of the authority: alone in
+    /// its area of interest, it names nothing else). Called until it
+    /// connects.
     fn connect(&mut self, t: u64, frame: u32, own_applied: bool) {
         if frame > 0 || own_applied {
             self.connected = Some(t);
@@ -503,12 +506,14 @@ impl Judge<'_> {
             let e = &e;
             let own = (id == viewer) as usize;
             if screen.connected.is_none() {
-                let newest = self.authority.frames();
+                // The authority's frame at t: renders may be judged once
+                // later frames exist, and those had not happened yet.
+                let at_t = self.authority.frames().min((t.0 / self.dt_us) as usize + 1);
                 let own_applied = own == 1
                     && e.seq > 0
                     && id < self.players
-                    && newest > 0
-                    && self.authority_seqs.get((newest - 1) * self.players + id).is_some_and(|&a| a >= e.seq);
+                    && at_t > 0
+                    && self.authority_seqs.get((at_t - 1) * self.players + id).is_some_and(|&a| a > 0);
                 screen.connect(t.0, if self.topology.confirms() { e.frame } else { named_frame }, own_applied);
             }
             let slot = screen.memory.slot(id);
@@ -611,7 +616,7 @@ impl Judge<'_> {
             self.check_paths(tally, viewer, t.0, view);
         }
         if let Some(row) = interest {
-            row.view(&mut tally.shown, viewer, t, &view.entities);
+            row.view(&mut tally.shown, viewer, t, &view.entities, screen.connected);
         }
     }
 

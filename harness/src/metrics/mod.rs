@@ -18,10 +18,13 @@
 //!   [`ideal`]. No change ever shown: no samples (tables print "–").
 //! - **time to connect**: from the start to a client's first render that
 //!   names a frame the authority made (a peer's game frame past the first)
-//!   or an own input the authority had already applied — the harness
-//!   checks every name against the authority, so no algorithm says it
-//!   itself. Divergence, latency and the contracts count the time before
-//!   as any other: it is what the player saw.
+//!   or own inputs of which the authority had already applied one (a
+//!   screen that predicts its player names inputs ahead of the authority)
+//!   — the harness checks every name against the authority, so no
+//!   algorithm says it itself. Divergence and latency count the time
+//!   before as any other: it is what the player saw. The contracts judge
+//!   each case from its clients' connection: its players stand still
+//!   until then (`conform::contracts::after_connecting`).
 //! - **warm-up**: each client's first [`WARMUP_US`] after it connected
 //!   (and the time before; a client that never connects warms up as one
 //!   connected at the start). Per-minute rates (snaps, inputs dropped, late
@@ -463,8 +466,8 @@ pub struct Warmup {
     pub after_connect_s: f64,
     /// The time clients took to connect, ms: from the start to each
     /// client's first render naming a frame the authority made (a peer's
-    /// game frame past the first) or an own input the authority had
-    /// applied — measured by the harness, never said by the algorithm.
+    /// game frame past the first) or own inputs of which the authority had
+    /// applied one — measured by the harness, never said by the algorithm.
     /// Clients that never connected are not in it.
     pub connect_ms: Stats,
     /// Clients that never connected.
