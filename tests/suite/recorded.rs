@@ -81,6 +81,21 @@ fn a_mahimahi_pair_by_path_is_bandwidth_and_base_delay() {
     // players see.
     let m = run_named("server-verified", &arg, "random-walk", cfg(2, 3, 1));
     assert!(m.input_latency_ms.own.p50 > 40.0, "{:?}", m.input_latency_ms.own);
+    // `profile fit` fits the pair through its queue: a 100 B probe at
+    // 60 Hz waits for the next opportunity (10 ms apart up, 1 ms down),
+    // on top of the profile's own 20 ms.
+    let (code, text, err) = syncbench(&["profile", "fit", &arg, "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let best = |k: usize| v["directions"][k]["candidates"][0]["delay_us"].as_f64().unwrap();
+    assert_eq!(v["directions"][0]["direction"], "uplink");
+    assert!((3_000.0..=7_000.0).contains(&best(0)), "up: {}", best(0));
+    assert!(best(1) <= 1_000.0, "down: {}", best(1));
+    for k in ["uplink", "downlink"] {
+        let n = Netem::parse(v[k].as_str().unwrap()).unwrap();
+        assert!((20_000..=27_000).contains(&n.delay_us), "{k}: {n}");
+    }
+    assert!(v["notes"][0].as_str().unwrap().contains("probes of 100 bytes through its queue"), "{}", v["notes"]);
     let missing = dir.join("lonely.up");
     std::fs::write(&missing, "1\n").unwrap();
     let e = Profile::resolve(missing.to_str().unwrap(), &[]).unwrap_err().to_string();

@@ -68,7 +68,24 @@ pub fn recorded(delays: &Delays) -> ProbeStats {
 
 /// Sends `n` probe packets of `payload` bytes, one every `spacing_us`,
 /// through `link`.
-pub fn probe_link(mut link: Link, n: u64, spacing_us: u64, payload: usize) -> ProbeStats {
+pub fn probe_link(link: Link, n: u64, spacing_us: u64, payload: usize) -> ProbeStats {
+    let (first, late, copies) = first_arrivals(link, n, spacing_us, payload);
+    let delays: Vec<f64> = first.iter().flatten().map(|&us| us as f64 / 1000.0).collect();
+    summary(n, delays, late, copies)
+}
+
+/// Each of `n` probe packets' delay through `link` (as [`probe_link`]
+/// sends them): `(send time µs, delay µs or lost)`, a delay recording of
+/// the link as the packets met it.
+pub fn probe_delays(link: Link, n: u64, spacing_us: u64, payload: usize) -> Vec<(u64, Option<u32>)> {
+    let (first, _, _) = first_arrivals(link, n, spacing_us, payload);
+    let clamp = |us: u64| us.min(u32::MAX as u64) as u32;
+    first.into_iter().enumerate().map(|(i, d)| (i as u64 * spacing_us, d.map(clamp))).collect()
+}
+
+/// Per probe the delay of its first copy (µs, `None`: lost), how many
+/// first copies came after a later probe's, and the copies received.
+fn first_arrivals(mut link: Link, n: u64, spacing_us: u64, payload: usize) -> (Vec<Option<u64>>, u64, u64) {
     // (arrival, seq) of every copy; slotted links are drained as they wake.
     let mut arrivals: Vec<(Micros, u64)> = Vec::new();
     let mut held: std::collections::BTreeMap<u64, u64> = std::collections::BTreeMap::new();
@@ -122,8 +139,7 @@ pub fn probe_link(mut link: Link, n: u64, spacing_us: u64, payload: usize) -> Pr
             max_seq = Some(max_seq.map_or(seq, |m| m.max(seq)));
         }
     }
-    let delays: Vec<f64> = first.iter().flatten().map(|&us| us as f64 / 1000.0).collect();
-    summary(n, delays, late, copies)
+    (first, late, copies)
 }
 
 /// The probe's figures from `delays` (ms) of the packets received out of

@@ -21,15 +21,23 @@
 //! probe spacing `Δ`, which keeps the long-run loss `p/(p + r)`. Losses
 //! that never last past one packet (`r'` = 1) give plain `loss p`.
 //!
+//! **Delivery-opportunity traces** (Mahimahi pairs) record no delays: a
+//! packet's delay is its wait for an opportunity in the replay's queue.
+//! Such a direction is fitted from probes sent through the queue at the
+//! game's packet rate over the trace's length ([`ProfileFit::new`]); the
+//! traces carry no propagation delay, which a profile's own `delay` adds.
+//!
 //! What netem cannot say is reported, not hidden: a recording's delays are
 //! correlated in time (lag-1 autocorrelation) and arrive in order, where
 //! netem's jitter draws each packet's delay afresh and reorders packets
 //! sent closer together than the jitter.
 
 use super::Delays;
+use crate::error::Source;
 use crate::math::round4;
 use crate::net::dist::{Distribution, DIST_SCALE, TABLE_SIZE};
-use crate::net::link_probe::probe;
+use crate::net::link::Link;
+use crate::net::link_probe::{probe, probe_delays, probe_stream};
 use crate::net::netem::{LossModel, Netem, Prob};
 use crate::net::profile::Profile;
 use std::fmt::Write;
@@ -273,21 +281,52 @@ pub struct ProfileFit<'p> {
     pub directions: Vec<(&'static str, Fit, f64)>,
     /// What was kept or replaced, a line each.
     pub notes: Vec<String>,
+    /// Per direction, the delays probed through a delivery-opportunity
+    /// trace (a Mahimahi pair), when that is what was fitted.
+    probed: [Option<Delays>; 2],
 }
 
+/// The most probes sent through a delivery-opportunity trace to fit it.
+const MAX_PROBES: u64 = 200_000;
+
+/// The probes' size, bytes: a game's packet.
+const PROBE_BYTES: usize = 100;
+
 impl<'p> ProfileFit<'p> {
-    /// Fits every direction of `p` that replays a delay recording, for
-    /// `packet_hz` (1..=1000) packets per second. `Err` says why nothing
-    /// could be fitted.
+    /// Fits every direction of `p` that replays a recording, for
+    /// `packet_hz` (1..=1000) packets per second: a delay recording as it
+    /// is, a delivery-opportunity trace (a Mahimahi pair) through probes
+    /// of [`PROBE_BYTES`] sent at that rate through its queue, as a run
+    /// meets it, over the trace's length. `Err` says why nothing could be
+    /// fitted.
     pub fn new(p: &'p Profile, packet_hz: u32) -> Result<ProfileFit<'p>, String> {
         let packet_us = 1_000_000 / packet_hz as u64;
         let mut fitted = [p.uplink.clone(), p.downlink.clone()];
         let mut directions = Vec::new();
         let mut notes = Vec::new();
+        let mut probed = [None, None];
         for (i, name) in ["uplink", "downlink"].into_iter().enumerate() {
-            let Some(delays) = p.replay[i].as_ref().and_then(|r| r.delays.as_deref()) else {
-                notes.push(format!("{name}: no delay recording; its netem description is kept: {}", fitted[i]));
-                continue;
+            let replay = p.replay[i].as_ref();
+            let delays = match replay.and_then(|r| r.delays.as_deref()) {
+                Some(d) => d,
+                None => match replay.and_then(|r| r.opportunities.as_deref().map(|o| (r, o))) {
+                    Some((r, o)) => {
+                        let n = (o.period_ms() * 1000 / packet_us).clamp(1, MAX_PROBES);
+                        let link = Link::new(Netem::clean(), p.correlation, probe_stream(1)).replaying(Some(r), 1, 0);
+                        let source = Source::BuiltIn(format!("{name} probes"));
+                        let d = Delays::samples(probe_delays(link, n, packet_us, PROBE_BYTES), &source)
+                            .map_err(|e| e.to_string())?;
+                        notes.push(format!(
+                            "{name}: its delivery-opportunity trace fitted from {n} probes of {PROBE_BYTES} bytes through its queue, one every {:.1} ms",
+                            packet_us as f64 / 1e3
+                        ));
+                        probed[i].insert(d)
+                    }
+                    None => {
+                        notes.push(format!("{name}: no recording; its netem description is kept: {}", fitted[i]));
+                        continue;
+                    }
+                },
             };
             let f =
                 fit(delays, packet_us).ok_or_else(|| format!("the {name} recording has no delivered sample to fit"))?;
@@ -307,15 +346,16 @@ impl<'p> ProfileFit<'p> {
             directions.push((name, f, reorder));
         }
         if directions.is_empty() {
-            return Err("no direction replays a delay recording: nothing to fit".into());
+            return Err("no direction replays a recording: nothing to fit (a recording is a delay series, a timed CSV, a ping or IRTT log, or a Mahimahi trace)".into());
         }
-        Ok(ProfileFit { profile: p, packet_hz, netem: fitted, directions, notes })
+        Ok(ProfileFit { profile: p, packet_hz, netem: fitted, directions, notes, probed })
     }
 
-    /// The delay recording of the direction named `name` (`uplink` or
-    /// `downlink`).
-    fn delays(&self, name: &str) -> Option<&'p Delays> {
-        self.profile.recorded_delays(usize::from(name != "uplink"))
+    /// The delays fitted in the direction named `name` (`uplink` or
+    /// `downlink`): its recording's, or those probed through its trace.
+    fn delays(&self, name: &str) -> Option<&Delays> {
+        let i = usize::from(name != "uplink");
+        self.probed[i].as_ref().or_else(|| self.profile.recorded_delays(i))
     }
 
     /// The JSON document.
