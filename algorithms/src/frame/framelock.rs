@@ -19,7 +19,7 @@
 //! trip's D leaves none for a lossy link's resends (on long loss bursts
 //! Wei's distance falls seconds behind the clock). So each CTRL says how
 //! many ticks its client is behind, and the server adds frames to D
-//! (`pace=1`, see [`Pace`]): one more each cycle the most behind does not
+//! (`pace=1`, see `Pace`): one more each cycle the most behind does not
 //! catch up, and a quarter of the backlog while there is one.
 //!
 //! Over the unreliable link a client re-sends its latest CTRL every tick

@@ -296,7 +296,7 @@ impl<'p> ProfileFit<'p> {
     /// Fits every direction of `p` that replays a recording, for
     /// `packet_hz` (1..=1000) packets per second: a delay recording as it
     /// is, a delivery-opportunity trace (a Mahimahi pair) through probes
-    /// of [`PROBE_BYTES`] sent at that rate through its queue, as a run
+    /// of 100 bytes (`PROBE_BYTES`) sent at that rate through its queue, as a run
     /// meets it, over the trace's length. `Err` says why nothing could be
     /// fitted.
     pub fn new(p: &'p Profile, packet_hz: u32) -> Result<ProfileFit<'p>, String> {
