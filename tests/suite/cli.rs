@@ -867,6 +867,40 @@ fn seeds_take_a_count_or_a_list_with_ranges() {
     }
 }
 
+/// Under `compare --vary profile=A,B`, the ranks table gives Spearman's ρ
+/// per metric between the algorithms' means on A and on B. A profile
+/// against itself on the same seeds ranks every algorithm alike: ρ = 1
+/// wherever the algorithms differ, "–" where they are all equal; another
+/// variant than a profile gets no ranks.
+#[test]
+fn ranks_of_a_profile_against_itself_agree_exactly() {
+    let base = ["compare", "--algos", "lockstep,prediction,snapshot,rollback", "--seeds", "2", "--duration", "3s"];
+    let md = |vary: &str| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(&[
+            "--vary",
+            vary,
+            "--metrics",
+            "own-lat,remote-div,frozen",
+            "--format",
+            "md",
+            "--quiet",
+        ]);
+        let (code, out, err) = syncbench(&args);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    // The same profile named two ways (a name may not be given twice).
+    let out = md("profile=wifi,netem-profiles/wifi.toml");
+    let ranks = &out[out.find("**ranks against profile=wifi").expect("a ranks table")..];
+    assert!(ranks.contains("(4 algorithms;"), "{ranks}");
+    let row = |m: &str| ranks.lines().find(|l| l.starts_with(&format!("| {m} "))).expect(m).to_string();
+    assert!(row("own lat ms").ends_with("1.00 |"), "{ranks}");
+    assert!(row("rem div m").ends_with("1.00 |"), "{ranks}");
+    assert!(row("frozen ms").ends_with("– |"), "no freezes anywhere: {ranks}");
+    assert!(!md("transport=unreliable,kcp").contains("ranks against"), "only profiles are ranked against each other");
+}
+
 /// `compare --vary` runs each algorithm once per value, a row each, and a
 /// varied row is the run the plain flag makes: the same metrics.
 #[test]

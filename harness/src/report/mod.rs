@@ -13,6 +13,7 @@ pub mod csv;
 pub mod diff;
 pub mod hlog;
 pub mod html;
+pub mod ranks;
 mod svg;
 pub mod table;
 

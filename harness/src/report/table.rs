@@ -3,7 +3,7 @@
 use super::{FailedRun, RunReport};
 use crate::metrics::Metrics;
 
-type Getter = fn(&Metrics) -> Option<f64>;
+pub(crate) type Getter = fn(&Metrics) -> Option<f64>;
 
 /// A distribution's statistic, or none when it has no samples.
 fn stat(s: &crate::metrics::Stats, f: fn(&crate::metrics::Stats) -> f64) -> Option<f64> {
@@ -741,7 +741,40 @@ fn by_row(runs: &[RunReport], width: Option<usize>, columns: &[String], markdown
         }
         out.push('\n');
     }
+    out.push_str(&rank_agreement(runs, &cols, markdown));
     Ok(out)
+}
+
+/// Under a `compare --vary profile=A,B,…`: per metric, Spearman's ρ
+/// between the algorithms' means on A and on each other profile (see
+/// [`super::ranks`]); nothing otherwise.
+fn rank_agreement(runs: &[RunReport], cols: &[&(&str, &str, Getter, usize)], markdown: bool) -> String {
+    let variants = super::ranks::profile_variants(runs);
+    if variants.is_empty() {
+        return String::new();
+    }
+    let mut header = vec!["metric".to_string()];
+    header.extend(variants[1..].iter().map(|v| v.to_string()));
+    let mut algos = 0;
+    let rows: Vec<Vec<String>> = cols
+        .iter()
+        .map(|(_, label, get, _)| {
+            let mut row = vec![label.to_string()];
+            for (rho, n) in super::ranks::against_first(runs, &variants, *get) {
+                algos = algos.max(n);
+                row.push(rho.map_or("–".into(), |r| format!("{r:.2}")));
+            }
+            row
+        })
+        .collect();
+    let title = format!(
+        "ranks against {}: Spearman's ρ over the algorithms' means ({algos} algorithms; 1: the same order)",
+        variants[0]
+    );
+    let mut out = if markdown { format!("**{title}**\n\n") } else { format!("{title}\n") };
+    out.push_str(&render_spaced(&header, &rows, markdown, 2));
+    out.push_str("\n(–: fewer than three algorithms with a value on both, or one side all equal)\n\n");
+    out
 }
 
 /// A latency column's changes left out: the mean share (%) of the own
