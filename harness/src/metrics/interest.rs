@@ -74,10 +74,16 @@ pub(crate) struct InterestRow {
     tracking: Vec<u64>,
     /// When the viewer's screen connected, once it has.
     connected: Option<u64>,
-    /// Waits that ended before the viewer connected: settled when it
-    /// connects (their time after it counts), in full at the end if it
-    /// never does.
+    /// Waits that ended before the viewer connected and after its latest
+    /// render: settled when it connects (their time after it counts), in
+    /// full at the end if it never does.
     before_connect: Vec<Wait>,
+    /// The waits of a viewer not yet connected that ended by its latest
+    /// render, counted whole: dropped if it connects (at a later render,
+    /// so after they ended), added at the end if it never does. Folding
+    /// them keeps `before_connect` to the few frames judged ahead of the
+    /// renders, however long a viewer stays unconnected.
+    unconnected: Option<Box<ShownCounts>>,
 }
 
 /// An unaware wait that ended: shown at `end` (an awareness sample) or
@@ -357,6 +363,7 @@ impl InterestTracker {
             tracking: vec![0; entities.div_ceil(64)],
             connected: None,
             before_connect: Vec::new(),
+            unconnected: None,
         };
         let mut t = InterestTracker {
             radii: Radii { enter2: r * r, leave2: l * l, reach: l },
@@ -444,6 +451,9 @@ impl InterestTracker {
                 self.frames.end_unaware(pair, end.0, (row.connected, &mut row.before_connect));
             }
             // Never connected: its waits count whole.
+            if let Some(held) = row.unconnected.take() {
+                self.shown.merge(&held);
+            }
             for w in row.before_connect.drain(..) {
                 let wait = w.end - w.since.min(w.end);
                 self.shown.record_wait(w, wait);
@@ -534,12 +544,26 @@ impl InterestRow {
         entities: &[EntityView],
         connected: Option<u64>,
     ) {
-        if let (None, Some(c)) = (self.connected, connected) {
-            // Connected: what the held waits lasted after it counts.
-            self.connected = Some(c);
-            for w in self.before_connect.drain(..).filter(|w| w.end > c) {
-                counts.record_wait(w, w.end - w.since.max(c));
+        match (self.connected, connected) {
+            (None, Some(c)) => {
+                // Connected: what the held waits lasted after it counts.
+                self.connected = Some(c);
+                self.unconnected = None;
+                for w in self.before_connect.drain(..).filter(|w| w.end > c) {
+                    counts.record_wait(w, w.end - w.since.max(c));
+                }
             }
+            (None, None) if !self.before_connect.is_empty() => {
+                let held = self.unconnected.get_or_insert_with(Box::default);
+                self.before_connect.retain(|w| {
+                    let done = w.end <= t.0;
+                    if done {
+                        held.record_wait(*w, w.end - w.since.min(w.end));
+                    }
+                    !done
+                });
+            }
+            _ => {}
         }
         for id in self.shown_ids.drain(..) {
             self.pairs[id as usize].shown = false;
@@ -637,6 +661,17 @@ mod tests {
         assert_eq!((m.unaware_visits, m.awareness_ms.n), (2, 1));
         assert!((m.awareness_ms.max - 2_000.0).abs() < 2.0, "{:?}", m.awareness_ms);
         assert_eq!(m.longest_unaware_ms, 2_000.0);
+        // A viewer that never connects holds no list of its visits: a
+        // thousand, each folded at the next render.
+        let mut t = InterestTracker::new(aoi, 1, &[at(0), at(100)]);
+        for k in 0..1_000u64 {
+            t.authority(Micros(k * 100_000), &[at(0), at(3)]);
+            t.authority(Micros(k * 100_000 + 50_000), &[at(0), at(100)]);
+            t.view(0, Micros(k * 100_000 + 60_000), &[], None);
+            assert!(t.rows[0].before_connect.is_empty());
+        }
+        let m = t.finish(Micros(100_000_000));
+        assert_eq!((m.unaware_visits, m.longest_unaware_ms), (1_000, 50.0));
     }
 
     proptest::proptest! {
