@@ -328,9 +328,9 @@ pub fn check(algo: &dyn Algorithm, link: &Link, c: &Campaign) -> Outcome {
         if let Some(lag) = &m.lag_ms {
             let bound = LAG_MS + 2.0 * link.base_delay_ms;
             let secs = duration_us.div_ceil(1_000_000) as usize;
-            let named: Vec<f64> =
-                m.timeline.lag_ms.iter().take(secs).skip(secs - secs / 4).flatten().copied().collect();
-            let last = mean_over(&named, 0, named.len()).unwrap_or(lag.at_end_ms);
+            let named = m.timeline.lag_ms.iter().take(secs).skip(secs - secs / 4).flatten();
+            let (sum, n) = named.fold((0.0, 0), |(s, n), l| (s + l, n + 1));
+            let last = if n > 0 { sum / n as f64 } else { lag.at_end_ms };
             put(
                 Invariant::RealTime,
                 (last > bound).then(|| {

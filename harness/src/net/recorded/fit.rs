@@ -32,7 +32,8 @@
 //! netem's jitter draws each packet's delay afresh and reorders packets
 //! sent closer together than the jitter.
 
-use super::Delays;
+use super::replay::Replay;
+use super::{Delays, Opportunities};
 use crate::error::Source;
 use crate::math::round4;
 use crate::net::dist::{Distribution, DIST_SCALE, TABLE_SIZE};
@@ -286,6 +287,23 @@ pub struct ProfileFit<'p> {
     probed: [Option<Delays>; 2],
 }
 
+/// The delays probes of [`PROBE_BYTES`] every `packet_us` meet through
+/// replay `r`'s queue of opportunities `o` (alone: the profile's own
+/// netem is added after the fit), over the trace's length; and how many.
+fn probe_queue(
+    r: &Replay,
+    o: &Opportunities,
+    p: &Profile,
+    packet_us: u64,
+    name: &str,
+) -> Result<(Delays, u64), String> {
+    let n = (o.period_ms() * 1000 / packet_us).clamp(1, MAX_PROBES);
+    let link = Link::new(Netem::clean(), p.correlation, probe_stream(1)).replaying(Some(r), 1, 0);
+    let samples = probe_delays(link, n, packet_us, PROBE_BYTES);
+    let d = Delays::samples(samples, &Source::BuiltIn(format!("{name} probes"))).map_err(|e| e.to_string())?;
+    Ok((d, n))
+}
+
 /// The most probes sent through a delivery-opportunity trace to fit it.
 const MAX_PROBES: u64 = 200_000;
 
@@ -307,26 +325,20 @@ impl<'p> ProfileFit<'p> {
         let mut probed = [None, None];
         for (i, name) in ["uplink", "downlink"].into_iter().enumerate() {
             let replay = p.replay[i].as_ref();
-            let delays = match replay.and_then(|r| r.delays.as_deref()) {
-                Some(d) => d,
-                None => match replay.and_then(|r| r.opportunities.as_deref().map(|o| (r, o))) {
-                    Some((r, o)) => {
-                        let n = (o.period_ms() * 1000 / packet_us).clamp(1, MAX_PROBES);
-                        let link = Link::new(Netem::clean(), p.correlation, probe_stream(1)).replaying(Some(r), 1, 0);
-                        let source = Source::BuiltIn(format!("{name} probes"));
-                        let d = Delays::samples(probe_delays(link, n, packet_us, PROBE_BYTES), &source)
-                            .map_err(|e| e.to_string())?;
-                        notes.push(format!(
-                            "{name}: its delivery-opportunity trace fitted from {n} probes of {PROBE_BYTES} bytes through its queue, one every {:.1} ms",
-                            packet_us as f64 / 1e3
-                        ));
-                        probed[i].insert(d)
-                    }
-                    None => {
-                        notes.push(format!("{name}: no recording; its netem description is kept: {}", fitted[i]));
-                        continue;
-                    }
-                },
+            let delays = match replay {
+                Some(Replay { delays: Some(d), .. }) => d,
+                Some(r @ Replay { opportunities: Some(o), .. }) => {
+                    let (d, n) = probe_queue(r, o, p, packet_us, name)?;
+                    notes.push(format!(
+                        "{name}: its delivery-opportunity trace fitted from {n} probes of {PROBE_BYTES} bytes through its queue, one every {:.1} ms",
+                        packet_us as f64 / 1e3
+                    ));
+                    &*probed[i].insert(d)
+                }
+                _ => {
+                    notes.push(format!("{name}: no recording; its netem description is kept: {}", fitted[i]));
+                    continue;
+                }
             };
             let f =
                 fit(delays, packet_us).ok_or_else(|| format!("the {name} recording has no delivered sample to fit"))?;
