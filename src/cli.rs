@@ -152,7 +152,7 @@ pub enum Command {
     Trace(TraceCmd),
     /// Run several algorithms on one profile and print them side by side.
     #[command(
-        after_help = "Examples:\n  syncbench compare --profile wifi\n  syncbench compare --profile 4g --algos lockstep,server-verified --traces zigzag,random-walk --seeds 3\n  syncbench compare --algos lockstep --vary transport=unreliable,tcp-like,kcp --metrics own-lat,frozen,up\n  syncbench compare --vary profile=leo-starlink,leo-starlink-fit   # a recorded link beside its netem fit\n  syncbench compare --profile lan --out reports/lan   # also writes report.json and report.md"
+        after_help = "Examples:\n  syncbench compare --profile wifi\n  syncbench compare --profile 4g --algos lockstep,server-verified --traces zigzag,random-walk --seeds 3\n  syncbench compare --algos lockstep --vary transport=unreliable,tcp-like,kcp --metrics own-lat,frozen,up\n  syncbench compare --vary profile=leo-starlink,fit:leo-starlink,model:leo-starlink   # a recording, its netem fit, its regime model\n  syncbench compare --profile lan --out reports/lan   # also writes report.json and report.md"
     )]
     Compare(CompareArgs),
     /// Run two configurations on the same seeds and traces and say which
@@ -527,9 +527,12 @@ pub enum ProfileCmd {
     /// of every netem distribution closest to the recording (1-Wasserstein
     /// distance between the delay distributions), a Gilbert loss model from
     /// its loss bursts, rescaled to the packet interval, and what netem
-    /// cannot say (time correlation, reordering).
+    /// cannot say (time correlation, reordering); beside it a regime model
+    /// whose delay and loss move in runs, and the time structure of the
+    /// recording, the fit and the model (autocorrelation, slow runs, loss
+    /// bursts) with each one's distance from the recording.
     #[command(
-        after_help = "Examples:\n  syncbench profile fit leo-starlink\n  syncbench profile fit my-link.csv --packet-hz 30 --out netem-profiles/my-link-fit.toml\n  syncbench compare --profile my-link-fit   # then compare the two"
+        after_help = "Examples:\n  syncbench profile fit leo-starlink\n  syncbench profile fit my-link.csv --packet-hz 30 --out netem-profiles/my-link-fit.toml\n  syncbench compare --profile my-link-fit   # then compare the two\n  syncbench compare --vary profile=my-link.csv,fit:my-link.csv,model:my-link.csv --seeds 5 --duration 30s"
     )]
     Fit {
         /// A recorded profile's name or path, or a recording's path.
@@ -717,7 +720,8 @@ pub struct RunArgs {
     pub algo: String,
     /// Network profile: a name from netem-profiles/, a .toml path, an inline
     /// netem string, or a recording's path (`trace.up` for a Mahimahi pair,
-    /// `.csv` timed delays, else one delay per 10 ms line), netem extras after it.
+    /// `.csv` timed delays, else one delay per 10 ms line), netem extras after it;
+    /// `fit:ITEM` or `model:ITEM` for a recording's netem fit or regime model.
     #[arg(long, default_value = "wifi")]
     pub profile: String,
     /// Input trace: a generator (zigzag, random-walk:seed=3, human, ...), a name from traces/, or a path
@@ -765,7 +769,8 @@ pub struct LiveArgs {
 #[derive(Args, Debug)]
 pub struct CompareArgs {
     /// Network profile: a name, a .toml path, an inline netem string, or a
-    /// recording's path (`trace.up`, `link.csv`, `delays.txt`), netem extras after it.
+    /// recording's path (`trace.up`, `link.csv`, `delays.txt`), netem extras after it;
+    /// `fit:ITEM` or `model:ITEM` for a recording's netem fit or regime model.
     #[arg(long, default_value = "wifi")]
     pub profile: String,
     /// Algorithms, comma-separated, or `all`.

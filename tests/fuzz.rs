@@ -492,7 +492,7 @@ proptest! {
             world: harness::world::World::Field { width_m: 400, height_m: 400 },
             ..harness::runner::RunConfig::default()
         };
-        let plan = harness::net::profile::NetworkPlan::uniform(Profile::clean());
+        let plan = harness::net::plan::NetworkPlan::uniform(Profile::clean());
         match harness::runner::check_config(a, &plan, &cfg) {
             Ok(()) => {
                 let entities = (clients + bots) as u64;

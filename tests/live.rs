@@ -19,7 +19,7 @@
 
 use harness::live::{run_live, LiveOptions, LiveResult};
 use harness::metrics::Metrics;
-use harness::net::profile::NetworkPlan;
+use harness::net::plan::NetworkPlan;
 use harness::runner::{run_plan, RunConfig};
 use harness::trace::TraceSpec;
 

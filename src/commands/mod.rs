@@ -37,7 +37,7 @@ use crate::{BadInput, Violation};
 use anyhow::Result;
 use harness::contract::{Algorithm, Options};
 use harness::library;
-use harness::net::profile::NetworkPlan;
+use harness::net::plan::NetworkPlan;
 use harness::net::transport::TransportKind;
 use harness::report::AoiSetting;
 use harness::report::{table, FailedRun, Report, RunReport};

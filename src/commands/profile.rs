@@ -11,7 +11,7 @@ pub(super) fn profile_show(
     format: ListFormat,
 ) -> Result<()> {
     use harness::net::link_probe::Shown;
-    let p = harness::net::Profile::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))?;
+    let p = harness::net::derived::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))?;
     let spacing_us = parse_duration(spacing).map_err(|e| bad(format!("--spacing {e}")))?;
     if spacing_us == 0 || packets == 0 || packets > 10_000_000 {
         return Err(bad("--spacing must be positive and --packets in 1..=10000000"));
@@ -57,7 +57,7 @@ pub(super) fn profile_stream(
 ) -> Result<()> {
     use harness::net::transport::stream_probe::{stream_probe, StreamProbe};
     use harness::net::transport::TcpSettings;
-    let p = harness::net::Profile::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))?;
+    let p = harness::net::derived::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))?;
     let mut kinds = Vec::new();
     for t in harness::net::transport::split_list(transports).iter().filter(|t| !t.is_empty()) {
         let mut kind = TransportKind::parse(t).map_err(|e| bad(format!("--transport: {e}")))?;
@@ -191,7 +191,7 @@ pub(super) fn profile_fit(arg: &str, packet_hz: u32, out: Option<&std::path::Pat
     if !(1..=1000).contains(&packet_hz) {
         return Err(bad(format!("--packet-hz {packet_hz}: expected 1..=1000 packets per second")));
     }
-    let p = harness::net::Profile::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))?;
+    let p = harness::net::derived::resolve(arg, &library::dirs("netem-profiles")).map_err(|e| bad(e.to_string()))?;
     let fit = ProfileFit::new(&p, packet_hz).map_err(|e| bad(format!("{arg}: {e}")))?;
     let toml = fitted_toml(&fit);
     if let Some(path) = out {

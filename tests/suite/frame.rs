@@ -3,7 +3,7 @@
 
 use crate::util::{cfg, run_named};
 use harness::metrics::Metrics;
-use harness::net::profile::NetworkPlan;
+use harness::net::plan::NetworkPlan;
 use harness::net::transport::TransportKind;
 use harness::runner::{run_plan, RunConfig};
 use harness::trace::TraceSpec;

@@ -3,7 +3,8 @@
 
 use crate::util::{cfg, run_named};
 use harness::net::link_probe::probe;
-use harness::net::profile::{list, NetworkPlan};
+use harness::net::plan::NetworkPlan;
+use harness::net::profile::list;
 use harness::runner::run_plan;
 use harness::trace::TraceSpec;
 

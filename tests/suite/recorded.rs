@@ -441,3 +441,41 @@ fn a_report_fingerprints_the_recording_it_replayed() {
     assert_ne!(a, b);
     assert_eq!(run("10\n20\n").0, a);
 }
+
+/// On both shipped recordings the regime model is nearer the recording
+/// than netem's fit in every time structure and in delay, and `fit:` and
+/// `model:` run beside the recording.
+#[test]
+fn the_regime_model_keeps_the_time_structure_netem_loses() {
+    for name in ["leo-starlink", "5g-urban-drive"] {
+        let (code, text, err) = syncbench(&["profile", "fit", name, "--format", "json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let m = &v["directions"][0]["regime_model"];
+        let (n, r) = (&m["netem_fit_distance"], &m["regimes_model_distance"]);
+        let f = |x: &serde_json::Value, k: &str| x[k].as_f64().unwrap_or_else(|| panic!("{k}: {m}"));
+        assert!(f(r, "acf_gap") < f(n, "acf_gap") / 3.0, "{name}: {m}");
+        assert!(f(r, "delay_w1_ms") < f(n, "delay_w1_ms"), "{name}: {m}");
+        assert!(f(r, "slow_run_w1_ms") < f(n, "slow_run_w1_ms"), "{name}: {m}");
+        assert!(f(r, "loss_burst_w1_ms") <= f(n, "loss_burst_w1_ms"), "{name}: {m}");
+    }
+    let (code, out, err) = syncbench(&[
+        "compare",
+        "--vary",
+        "profile=leo-starlink,fit:leo-starlink,model:leo-starlink",
+        "--algos",
+        "snapshot,lockstep,rollback",
+        "--duration",
+        "3s",
+        "--seeds",
+        "2",
+        "--format",
+        "md",
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("lockstep profile=model:leo-starlink") && out.contains("profile=fit:leo-starlink"), "{out}");
+    let (code, _, err) = syncbench(&["compare", "--profile", "model:wifi", "--duration", "1s"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("`model:` takes a profile that replays a recording"), "{err}");
+}

@@ -34,7 +34,8 @@
 use crate::contract::Options;
 use crate::error::{InputError, Source};
 use crate::net::netem::Netem;
-use crate::net::profile::{Direction, Event, EventKind, NetworkPlan, Profile};
+use crate::net::plan::NetworkPlan;
+use crate::net::profile::{Direction, Event, EventKind, Profile};
 use crate::net::transport::TransportKind;
 use crate::runner::RunConfig;
 use crate::time::{parse_duration, Micros};

@@ -48,7 +48,7 @@ pub mod socket_drops;
 use crate::contract::{Algorithm, Ctx, NodeId, RenderCtx, View};
 use crate::metrics::Metrics;
 use crate::net::link::{Delivery, Link};
-use crate::net::profile::NetworkPlan;
+use crate::net::plan::NetworkPlan;
 use crate::net::transport::{Endpoint, Output, TransportKind};
 use crate::net::LinkStats;
 use crate::runner::{node_parts, prepare, NodeParts, Prepared, RunConfig, RunError};

@@ -12,10 +12,12 @@
 //! connections, and what makes "one player on 4G" affect every packet to and
 //! from that player only).
 
+pub mod derived;
 pub mod dist;
 pub mod link;
 pub mod link_probe;
 pub mod netem;
+pub mod plan;
 pub mod profile;
 pub mod recorded;
 pub mod transport;

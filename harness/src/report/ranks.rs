@@ -94,6 +94,27 @@ pub(crate) fn against_first(runs: &[RunReport], variants: &[&str], get: Getter) 
         .collect()
 }
 
+/// ρ between the algorithms' means of `get` over two halves of `variant`'s
+/// seeds (the 1st, 3rd, … against the 2nd, 4th, …), and how many algorithms
+/// had a value on both: how far the reference agrees with itself, the
+/// most a model of it can be expected to.
+pub(crate) fn split_half(runs: &[RunReport], variant: &str, get: Getter) -> (Option<f64>, usize) {
+    let mut algos: Vec<&str> = Vec::new();
+    for r in runs.iter().filter(|r| r.variant == variant) {
+        if !algos.contains(&r.algorithm.as_str()) {
+            algos.push(&r.algorithm);
+        }
+    }
+    let half = |algo: &str, odd: bool| {
+        let mut seeds: Vec<&RunReport> = runs.iter().filter(|r| r.algorithm == algo && r.variant == variant).collect();
+        seeds.sort_by_key(|r| r.seed);
+        let v: Vec<f64> = seeds.iter().skip(usize::from(odd)).step_by(2).filter_map(|r| get(&r.metrics)).collect();
+        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    };
+    let (a, b): (Vec<f64>, Vec<f64>) = algos.iter().filter_map(|x| Some((half(x, false)?, half(x, true)?))).unzip();
+    (spearman(&a, &b), a.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

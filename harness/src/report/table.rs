@@ -753,13 +753,15 @@ fn rank_agreement(runs: &[RunReport], cols: &[&(&str, &str, Getter, usize)], mar
     if variants.is_empty() {
         return String::new();
     }
-    let mut header = vec!["metric".to_string()];
+    let mut header = vec!["metric".to_string(), "its seeds split".to_string()];
     header.extend(variants[1..].iter().map(|v| v.to_string()));
     let mut algos = 0;
     let rows: Vec<Vec<String>> = cols
         .iter()
         .map(|(_, label, get, _)| {
             let mut row = vec![label.to_string()];
+            let (own, _) = super::ranks::split_half(runs, variants[0], *get);
+            row.push(own.map_or("–".into(), |r| format!("{r:.2}")));
             for (rho, n) in super::ranks::against_first(runs, &variants, *get) {
                 algos = algos.max(n);
                 row.push(rho.map_or("–".into(), |r| format!("{r:.2}")));
@@ -773,7 +775,7 @@ fn rank_agreement(runs: &[RunReport], cols: &[&(&str, &str, Getter, usize)], mar
     );
     let mut out = if markdown { format!("**{title}**\n\n") } else { format!("{title}\n") };
     out.push_str(&render_spaced(&header, &rows, markdown, 2));
-    out.push_str("\n(–: fewer than three algorithms with a value on both, or one side all equal)\n\n");
+    out.push_str("\n(its seeds split: the first profile's odd seeds against its even ones, the agreement its own runs allow)\n(–: fewer than three algorithms with a value on both, or one side all equal)\n\n");
     out
 }
 
@@ -1160,6 +1162,27 @@ mod tests {
         let mut r: RunReport = serde_json::from_value(v).unwrap();
         r.metrics.input_latency_ms.own.mean = ms;
         r
+    }
+
+    /// Split in two, seeds that order four algorithms one way on the odd
+    /// seeds and the other way on the even ones agree at ρ = −1.
+    #[test]
+    fn a_profile_split_by_its_seeds_ranks_against_itself() {
+        let runs: Vec<RunReport> = (0..4)
+            .flat_map(|k| {
+                (1..=4u64).map(move |seed| {
+                    let ms = if seed % 2 == 1 { k as f64 } else { 10.0 - k as f64 };
+                    RunReport { variant: "profile=a".into(), ..toy_run(&format!("algo{k}"), seed, ms) }
+                })
+            })
+            .collect();
+        let own = |m: &Metrics| Some(m.input_latency_ms.own.mean);
+        assert_eq!(crate::report::ranks::split_half(&runs, "profile=a", own), (Some(-1.0), 4));
+        let same: Vec<RunReport> = runs
+            .iter()
+            .map(|r| RunReport { variant: r.variant.clone(), ..toy_run(&r.algorithm, r.seed, 1.0) })
+            .collect();
+        assert_eq!(crate::report::ranks::split_half(&same, "profile=a", own).0, None, "all equal: no order");
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::contract::{Algorithm, Ctx, NodeId, RenderCtx, Setup, View};
 use crate::event::{EventClass, Scheduler};
 use crate::game::Game;
 use crate::metrics::deferred::Deferred;
-use crate::net::profile::NetworkPlan;
+use crate::net::plan::NetworkPlan;
 use crate::net::transport::Output;
 use crate::net::{LinkStats, MAX_UDP_PAYLOAD};
 use crate::parallel;

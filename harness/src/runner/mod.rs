@@ -21,7 +21,7 @@ pub use prepare::{check_config, runs_on_pool};
 pub(crate) use prepare::{node_parts, prepare, NodeParts, Prepared};
 
 use crate::contract::Algorithm;
-use crate::net::profile::NetworkPlan;
+use crate::net::plan::NetworkPlan;
 use crate::net::Profile;
 use crate::time::Micros;
 use crate::trace::Trace;

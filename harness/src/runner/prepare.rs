@@ -5,7 +5,7 @@ use super::config::{RunConfig, RunError, MAX_ENTITIES};
 use crate::contract::{Algorithm, Node, NodeId, Setup};
 use crate::game::Game;
 use crate::metrics::recorder::Recorder;
-use crate::net::profile::NetworkPlan;
+use crate::net::plan::NetworkPlan;
 use crate::net::{Link, Profile};
 use crate::parallel;
 use crate::rng::{derive, Purpose, Stream};

@@ -32,7 +32,9 @@
 //! netem's jitter draws each packet's delay afresh and reorders packets
 //! sent closer together than the jitter.
 
-use super::replay::Replay;
+use super::regimes::{Quantity, RegimeModel, BIN_MS};
+use super::replay::{Order, QueueLimit, Replay};
+use super::time_structure::Structure;
 use super::{Delays, Opportunities};
 use crate::error::Source;
 use crate::math::round4;
@@ -42,6 +44,7 @@ use crate::net::link_probe::{probe, probe_delays, probe_stream};
 use crate::net::netem::{LossModel, Netem, Prob};
 use crate::net::profile::Profile;
 use std::fmt::Write;
+use std::sync::Arc;
 
 /// Probabilities on which quantile functions are compared.
 pub const GRID: usize = 1000;
@@ -282,9 +285,59 @@ pub struct ProfileFit<'p> {
     pub directions: Vec<(&'static str, Fit, f64)>,
     /// What was kept or replaced, a line each.
     pub notes: Vec<String>,
+    /// Per fitted direction (as `directions`): its regime model and the
+    /// time structure the fits are judged on.
+    pub models: Vec<Modelled>,
     /// Per direction, the delays probed through a delivery-opportunity
     /// trace (a Mahimahi pair), when that is what was fitted.
     probed: [Option<Delays>; 2],
+}
+
+/// A direction's regime model ([`super::regimes`]) beside its netem fit,
+/// and how each meets the time structure of the recording.
+#[derive(Clone, Debug)]
+pub struct Modelled {
+    /// The regime model.
+    pub model: RegimeModel,
+    /// The recording, the netem fit and the regime model, each as probes
+    /// sent at the packet interval meet it (the profile's own netem
+    /// extras left out of all three).
+    pub structure: [Structure; 3],
+}
+
+/// An autocorrelation gap above this is a time structure netem cannot
+/// describe, said in the fit.
+pub const ACF_GAP: f64 = 0.2;
+
+/// The structure of `delays`, its netem fit `netem` and its regime model
+/// `model`, each probed every `packet_us` through a link as a run meets it.
+fn judge(
+    delays: &Delays,
+    netem: &Netem,
+    model: &Replay,
+    correlation: crate::net::Correlation,
+    packet_us: u64,
+) -> [Structure; 3] {
+    let n = (delays.period_us() / packet_us).clamp(1, MAX_PROBES);
+    let replay = |d: Delays| Replay {
+        delays: Some(Arc::new(d)),
+        opportunities: None,
+        queue: QueueLimit::Unlimited,
+        order: Order::Fifo,
+        aligned: true,
+        from: String::new(),
+    };
+    let through = |link: Link| probe_delays(link, n, packet_us, PROBE_BYTES);
+    let clean = || Link::new(Netem::clean(), correlation, probe_stream(1));
+    let recording = through(clean().replaying(Some(&replay(delays.clone())), 1, 0));
+    let fitted = through(Link::new(netem.clone(), correlation, probe_stream(1)));
+    let modelled = through(clean().replaying(Some(model), 1, 0));
+    let mut sorted: Vec<u32> = recording.iter().filter_map(|s| s.1).collect();
+    sorted.sort_unstable();
+    let slow_ms = sorted
+        .get((sorted.len() as f64 * super::time_structure::SLOW_QUANTILE) as usize)
+        .map_or(0.0, |&us| us as f64 / 1e3);
+    [recording, fitted, modelled].map(|s| Structure::measure(&s, packet_us, slow_ms))
 }
 
 /// The delays probes of [`PROBE_BYTES`] every `packet_us` meet through
@@ -323,6 +376,7 @@ impl<'p> ProfileFit<'p> {
         let mut directions = Vec::new();
         let mut notes = Vec::new();
         let mut probed = [None, None];
+        let mut models = Vec::new();
         for (i, name) in ["uplink", "downlink"].into_iter().enumerate() {
             let replay = p.replay[i].as_ref();
             let delays = match replay {
@@ -354,18 +408,26 @@ impl<'p> ProfileFit<'p> {
                 notes.push(format!("{name}: the profile's own `{extras}` is replaced except for its delay and loss"));
             }
             let reorder = probe(&n, p.correlation, 20_000, packet_us, 100, 1).reorder;
+            let like = replay.expect("a fitted direction replays");
+            let model = match &like.opportunities {
+                Some(o) if like.delays.is_none() => RegimeModel::fit_opportunities(o),
+                _ => RegimeModel::fit(delays),
+            }
+            .expect("a fitted recording has a delivered sample");
+            let structure = judge(delays, &f.netem, &model.replay(1, i as u64, like), p.correlation, packet_us);
+            models.push(Modelled { model, structure });
             fitted[i] = n;
             directions.push((name, f, reorder));
         }
         if directions.is_empty() {
             return Err("no direction replays a recording: nothing to fit (a recording is a delay series, a timed CSV, a ping or IRTT log, or a Mahimahi trace)".into());
         }
-        Ok(ProfileFit { profile: p, packet_hz, netem: fitted, directions, notes, probed })
+        Ok(ProfileFit { profile: p, packet_hz, netem: fitted, directions, notes, models, probed })
     }
 
     /// The delays fitted in the direction named `name` (`uplink` or
     /// `downlink`): its recording's, or those probed through its trace.
-    fn delays(&self, name: &str) -> Option<&Delays> {
+    pub fn delays(&self, name: &str) -> Option<&Delays> {
         let i = usize::from(name != "uplink");
         self.probed[i].as_ref().or_else(|| self.profile.recorded_delays(i))
     }
@@ -375,9 +437,11 @@ impl<'p> ProfileFit<'p> {
         let dirs: Vec<serde_json::Value> = self
             .directions
             .iter()
-            .map(|(name, f, reorder)| {
+            .zip(&self.models)
+            .map(|((name, f, reorder), m)| {
                 serde_json::json!({
                     "direction": name,
+                    "regime_model": model_json(m),
                     "samples_every_us": f.spacing_us,
                     "span_ms": round4(self.delays(name).map_or(0, |d| d.period_us()) as f64 / 1e3),
                     "candidates": f.candidates.iter().map(|c| serde_json::json!({
@@ -407,7 +471,7 @@ impl<'p> ProfileFit<'p> {
             "fit of {}: the netem closest to its recording, for {} packets per second",
             self.profile.name, self.packet_hz
         );
-        for (name, f, reorder) in &self.directions {
+        for ((name, f, reorder), m) in self.directions.iter().zip(&self.models) {
             out.push('\n');
             let _ = writeln!(
                 out,
@@ -458,6 +522,8 @@ impl<'p> ProfileFit<'p> {
                 reorder * 100.0,
                 packet_us as f64 / 1e3
             );
+            out.push_str(&model_text(m, &self.profile.name));
+            out.push_str(&structure_text(m, packet_us));
         }
         for n in &self.notes {
             let _ = writeln!(out, "note: {n}");
@@ -467,6 +533,147 @@ impl<'p> ProfileFit<'p> {
         let _ = writeln!(out, "downlink = \"{}\"", self.netem[1]);
         out
     }
+}
+
+/// A model's value in the units `profile fit` prints: a delay in ms, or
+/// opportunities a bin as Mbit/s.
+fn value_in_units(q: Quantity, v: f64) -> f64 {
+    match q {
+        Quantity::Delay => v / 1e3,
+        Quantity::Opportunities => v * super::OPPORTUNITY_BYTES as f64 * 8.0 / (BIN_MS as f64 / 1e3) / 1e6,
+    }
+}
+
+/// The regime model as `profile fit` prints it.
+fn model_text(m: &Modelled, profile: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "  regime model (`--profile \"model:{profile}\"`): {} regime{}, a sample every {:.1} ms",
+        m.model.regimes.len(),
+        if m.model.regimes.len() == 1 { "" } else { "s" },
+        m.model.spacing_us as f64 / 1e3
+    );
+    let _ = writeln!(
+        out,
+        "    {:<7} {:>6} {:>5} {:>13} {:>22} {:>6} {:>6} {:>6}",
+        "regime",
+        "time %",
+        "runs",
+        "mean dwell ms",
+        match m.model.quantity {
+            Quantity::Delay => "delay p5/p50/p95 ms",
+            Quantity::Opportunities => "rate p5/p50/p95 Mbit/s",
+        },
+        match m.model.quantity {
+            Quantity::Delay => "loss %",
+            Quantity::Opportunities => "idle %",
+        },
+        "slow",
+        "memory"
+    );
+    let ms = m.model.spacing_us as f64 / 1e3;
+    for r in &m.model.regimes {
+        let delay = if r.values.is_empty() {
+            "none".to_string()
+        } else {
+            let v = |u: f64| value_in_units(m.model.quantity, r.value_at(u));
+            format!("{:.1}/{:.1}/{:.1}", v(0.05), v(0.5), v(0.95))
+        };
+        let _ = writeln!(
+            out,
+            "    {:<7} {:>6.1} {:>5} {:>13.1} {:>22} {:>6.2} {:>6.2} {:>6.3}",
+            r.kind.name(),
+            r.share * 100.0,
+            r.runs,
+            r.mean_dwell() * ms,
+            delay,
+            r.loss * 100.0,
+            r.slow,
+            r.memory
+        );
+    }
+    out
+}
+
+/// The recording's time structure beside the netem fit's and the regime
+/// model's, with each one's distance from the recording.
+fn structure_text(m: &Modelled, packet_us: u64) -> String {
+    use super::time_structure::{mean, LAGS_US};
+    let [rec, netem, model] = &m.structure;
+    let (dn, dm) = (netem.distance(rec), model.distance(rec));
+    let mut out = String::new();
+    let _ = writeln!(out, "  time structure, as packets every {:.1} ms meet it:", packet_us as f64 / 1e3);
+    let _ = writeln!(out, "    {:<30} {:>10} {:>10} {:>10}", "", "recording", "netem fit", "regimes");
+    let mut row = |label: String, f: &dyn Fn(&Structure) -> String| {
+        let _ = writeln!(out, "    {label:<30} {:>10} {:>10} {:>10}", f(rec), f(netem), f(model));
+    };
+    row("delay p50 ms".into(), &|s| format!("{:.1}", s.quantile_ms(0.5)));
+    row("delay p99 ms".into(), &|s| format!("{:.1}", s.quantile_ms(0.99)));
+    row("lost %".into(), &|s| format!("{:.2}", s.loss * 100.0));
+    for (k, lag) in LAGS_US.iter().enumerate() {
+        let label = if *lag == 0 {
+            format!("autocorrelation {:.1} ms", packet_us as f64 / 1e3)
+        } else {
+            format!("autocorrelation {:.1} s", *lag as f64 / 1e6)
+        };
+        row(label, &|s| s.acf[k].map_or("—".into(), |a| format!("{a:.2}")));
+    }
+    row("slow runs a minute".into(), &|s| format!("{:.1}", s.slow_per_minute()));
+    row("slow run mean ms".into(), &|s| format!("{:.1}", mean(&s.slow_runs_ms)));
+    row("loss bursts a minute".into(), &|s| format!("{:.1}", s.bursts_per_minute()));
+    row("loss burst mean ms".into(), &|s| format!("{:.1}", mean(&s.bursts_ms)));
+    let _ = writeln!(out, "    distance from the recording:");
+    let mut dist = |label: &str, f: &dyn Fn(&super::time_structure::Distance) -> f64| {
+        let _ = writeln!(out, "    {label:<30} {:>10} {:>10.3} {:>10.3}", "", f(&dn), f(&dm));
+    };
+    dist("delay W1 ms", &|d| d.delay_w1_ms);
+    dist("autocorrelation, largest gap", &|d| d.acf_gap);
+    dist("slow runs W1 ms", &|d| d.slow_w1_ms);
+    dist("loss bursts W1 ms", &|d| d.burst_w1_ms);
+    if dn.acf_gap > ACF_GAP {
+        let _ = writeln!(
+            out,
+            "  netem cannot describe this link in time: its autocorrelation is {:.2} from the recording's (over {ACF_GAP}); the regime model's is {:.2}",
+            dn.acf_gap, dm.acf_gap
+        );
+    }
+    out
+}
+
+/// The regime model and the time structure as JSON.
+fn model_json(m: &Modelled) -> serde_json::Value {
+    let structure = |s: &Structure| {
+        serde_json::json!({
+            "delay_p50_ms": round4(s.quantile_ms(0.5)), "delay_p99_ms": round4(s.quantile_ms(0.99)),
+            "loss": round4(s.loss), "autocorrelation": s.acf.iter().map(|a| a.map(round4)).collect::<Vec<_>>(),
+            "slow_runs_per_minute": round4(s.slow_per_minute()),
+            "slow_run_mean_ms": round4(super::time_structure::mean(&s.slow_runs_ms)),
+            "loss_bursts_per_minute": round4(s.bursts_per_minute()),
+            "loss_burst_mean_ms": round4(super::time_structure::mean(&s.bursts_ms)),
+        })
+    };
+    let distance = |s: &Structure| {
+        let d = s.distance(&m.structure[0]);
+        serde_json::json!({
+            "delay_w1_ms": round4(d.delay_w1_ms), "loss_points": round4(d.loss_points), "acf_gap": round4(d.acf_gap),
+            "slow_run_w1_ms": round4(d.slow_w1_ms), "loss_burst_w1_ms": round4(d.burst_w1_ms),
+        })
+    };
+    serde_json::json!({
+        "samples_every_us": m.model.spacing_us,
+        "quantity": match m.model.quantity { Quantity::Delay => "delay_ms", Quantity::Opportunities => "rate_mbit_per_s" },
+        "regimes": m.model.regimes.iter().map(|r| serde_json::json!({
+            "regime": r.kind.name(), "share": round4(r.share), "runs": r.runs,
+            "mean_dwell_ms": round4(r.mean_dwell() * m.model.spacing_us as f64 / 1e3),
+            "p50": if r.values.is_empty() { serde_json::Value::Null } else { round4(value_in_units(m.model.quantity, r.value_at(0.5))).into() },
+            "loss": round4(r.loss), "slow": round4(r.slow), "memory": round4(r.memory),
+        })).collect::<Vec<_>>(),
+        "autocorrelation_lags_us": super::time_structure::LAGS_US,
+        "recording": structure(&m.structure[0]),
+        "netem_fit": structure(&m.structure[1]), "netem_fit_distance": distance(&m.structure[1]),
+        "regimes_model": structure(&m.structure[2]), "regimes_model_distance": distance(&m.structure[2]),
+    })
 }
 
 #[cfg(test)]

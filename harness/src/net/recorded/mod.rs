@@ -20,15 +20,19 @@
 //! was expected, and a file longer than [`MAX_SAMPLES`] lines is refused.
 //!
 //! Beside the readers: their replay after netem ([`replay`]), ping and
-//! IRTT output imported as a recording ([`import`]) and the netem
-//! description closest to a recording ([`fit`]).
+//! IRTT output imported as a recording ([`import`]), the netem
+//! description closest to a recording ([`fit`]), a model of its regimes
+//! ([`regimes`]) and the time structure both are measured on
+//! ([`time_structure`]).
 
 use crate::error::{InputError, Source};
 
 pub mod csv;
 pub mod fit;
 pub mod import;
+pub mod regimes;
 pub mod replay;
+pub mod time_structure;
 
 /// What a profile argument naming a recording by path should say before
 /// it runs: the probes a timed CSV's gaps are read as having lost (a CSV
@@ -225,6 +229,31 @@ impl Opportunities {
     /// How long the trace lasts before it repeats, ms.
     pub fn period_ms(&self) -> u64 {
         self.period_ms
+    }
+
+    /// Opportunities in each `bin_ms` of one repetition (the last bin
+    /// holds what is left of the period).
+    pub fn counts(&self, bin_ms: u64) -> Vec<u32> {
+        let bin_ms = bin_ms.max(1);
+        let mut counts = vec![0u32; self.period_ms.div_ceil(bin_ms) as usize];
+        for &t in &self.times_ms {
+            let b = ((t / bin_ms) as usize).min(counts.len() - 1);
+            counts[b] = counts[b].saturating_add(1);
+        }
+        counts
+    }
+
+    /// A trace of `counts[b]` opportunities in bin `b` of `bin_ms`, spread
+    /// evenly within it; the period is the bins' length. `None` with no
+    /// opportunity at all.
+    pub fn from_counts(counts: &[u32], bin_ms: u64) -> Option<Opportunities> {
+        let bin_ms = bin_ms.max(1);
+        let times_ms: Vec<u64> = counts
+            .iter()
+            .enumerate()
+            .flat_map(|(b, &c)| (0..c as u64).map(move |k| b as u64 * bin_ms + k * bin_ms / c as u64))
+            .collect();
+        (!times_ms.is_empty()).then(|| Opportunities { times_ms, period_ms: counts.len() as u64 * bin_ms })
     }
 
     /// Opportunities per repetition.
@@ -425,6 +454,18 @@ fn delay_us(text: &str) -> Result<u32, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counting a trace in bins and spreading the counts back keeps every
+    /// bin's count and the period.
+    #[test]
+    fn opportunities_count_and_spread_back() {
+        let o = Opportunities::parse("3\n3\n7\n51\n99\n100\n", &Source::Inline("t".into())).unwrap();
+        assert_eq!(o.counts(50), vec![3, 3]);
+        let back = Opportunities::from_counts(&o.counts(50), 50).unwrap();
+        assert_eq!(back.counts(50), vec![3, 3]);
+        assert_eq!((back.len(), back.period_ms()), (6, 100));
+        assert!(Opportunities::from_counts(&[0, 0], 50).is_none());
+    }
 
     fn src() -> Source {
         Source::File("t.txt".into())
