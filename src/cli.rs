@@ -162,6 +162,14 @@ pub enum Command {
         after_help = "Examples:\n  syncbench ab --algo prediction --a-opt interp=100 --b-opt interp=150 --profile 4g\n  syncbench ab --algo lockstep --a-transport kcp --b-transport tcp-like --profile \"delay 30ms 5ms loss 2%\"\n  syncbench ab --a-algo snapshot --b-algo delta-snapshot --profile 4g --seeds 20\n  syncbench ab --algo prediction --a-profile wifi --b-profile 4g\n\nEverything else (--clients, --duration, --opt for both, …) applies to both sides.\nExit code 1 when B is significantly worse on any metric."
     )]
     Ab(AbArgs),
+    /// Search an algorithm's numeric options on your players' networks,
+    /// every setting on the same seeds: the Pareto front of what trades,
+    /// a recommendation under a goal, and the published rules of thumb
+    /// (Source, lightyear, Mirror, Photon Quantum, GGRS) on the same front.
+    #[command(
+        after_help = "Examples:\n  syncbench tune --algo snapshot --profile 4g\n  syncbench tune --algo rollback --profile \"delay 60ms 5ms\" --opts delay=0..6:1 --opts window=4,8,12\n  syncbench tune --algo prediction --profile wifi:0.6,4g:0.4 --goal \"min remote-lat; snaps<=1; frozen<=50ms\"\n  syncbench tune --algo my-netcode --opts smoothing=0..200:50 --format json"
+    )]
+    Tune(TuneArgs),
     /// Not for users: one run of a third-party library, for the command
     /// that started this process (the job on stdin, the report on stdout;
     /// see `commands::isolate`).
@@ -216,6 +224,44 @@ pub struct AbArgs {
     /// Markdown instead of aligned text.
     #[arg(long)]
     pub md: bool,
+    /// No progress on stderr.
+    #[arg(long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub common: MatchArgs,
+}
+
+/// `tune`.
+#[derive(Args, Debug)]
+pub struct TuneArgs {
+    /// The algorithm to tune (see `syncbench list algorithms`).
+    #[arg(long)]
+    pub algo: String,
+    /// The networks, comma-separated, each for every client of its runs; a
+    /// trailing `:W` weights a network in the population (wifi:0.6,4g:0.4).
+    #[arg(long, default_value = "wifi")]
+    pub profile: String,
+    /// An option searched: NAME=LO..HI:STEP or NAME=V1,V2,… (at most two;
+    /// default: the options the published rules speak about, interp,
+    /// delay, window or max-ahead, over their range to twice the default).
+    #[arg(long = "opts")]
+    pub opts: Vec<String>,
+    /// What to look for: `min METRIC` and limits `METRIC<=VALUE`, joined by `;`.
+    #[arg(long, default_value = harness::tune::goal::DEFAULT)]
+    pub goal: String,
+    /// Traces, comma-separated; every setting runs each with each seed.
+    #[arg(long, default_value = "random-walk", value_delimiter = ',')]
+    pub traces: Vec<String>,
+    /// Seeds per trace, the same for every setting: a count N (seeds
+    /// 1..=N) or a list with ranges.
+    #[arg(long, default_value = "5")]
+    pub seeds: Seeds,
+    /// Cores to use (default: all). The output does not depend on it.
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
     /// No progress on stderr.
     #[arg(long)]
     pub quiet: bool,

@@ -36,4 +36,5 @@ pub mod runner;
 pub mod stress;
 pub mod time;
 pub mod trace;
+pub mod tune;
 pub mod world;

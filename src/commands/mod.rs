@@ -14,6 +14,7 @@ mod profile;
 mod run;
 mod stress;
 mod traces;
+mod tune;
 
 use compare::*;
 use conform::*;
@@ -24,6 +25,7 @@ use profile::*;
 use run::*;
 use stress::*;
 use traces::*;
+use tune::*;
 
 pub(crate) use isolate::may_start_children;
 
@@ -59,6 +61,7 @@ pub fn dispatch(cmd: Command) -> Result<()> {
         Command::Live(a) => live_cmd(a),
         Command::Compare(a) => compare(a),
         Command::Ab(a) => ab(a),
+        Command::Tune(a) => tune(a),
         Command::IsolatedRun => isolate::isolated_run(),
         Command::Matrix(a) => matrix(a),
         Command::Diff { base, new, tolerance, gate, metric, format, accept_input_changes } => {

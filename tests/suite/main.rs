@@ -22,4 +22,5 @@ mod server_verified;
 mod state_sync;
 mod stress;
 mod toys;
+mod tune;
 mod util;
