@@ -481,6 +481,9 @@ docs/book/src/human-play.md.")]
   syncbench trace stats freedoom-dm
   syncbench trace stats human --players 4 --duration 10m   # a generator, over ten minutes
   syncbench trace stats freedoom-dm --fit                   # the `human` generator that plays like it
+  syncbench trace stats freedoom-dm,freedoom-coop,freedoom-e1m6 --fit   # and the population of their players
+  syncbench trace stats freedoom-dm06,freedoom-map22 --band    # each player against the `human` population
+  syncbench trace stats freedoom-dm,freedoom-coop,freedoom-e1m6 --leave-one-out
   syncbench trace stats my-match.csv --format json
   syncbench trace stats freedoom-dm,human,random-walk,lanes   # a row per trace, players pooled")]
     Stats {
@@ -497,9 +500,19 @@ docs/book/src/human-play.md.")]
         /// Seed of a generator.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Also print the `human` generator calibrated to each trace.
+        /// Also print the `human` generator calibrated to each trace and, with several
+        /// players, the population of their parameters.
         #[arg(long)]
         fit: bool,
+        /// Place each player's statistics in the `human` population's 90% band (5th to
+        /// 95th percentile of 200 simulated players over 60 s, drawn with --seed).
+        #[arg(long, conflicts_with_all = ["fit", "leave_one_out"])]
+        band: bool,
+        /// For each trace, fit the population to the other traces' players and place
+        /// this trace's players in its 90% band: how far the population misses a
+        /// recording it did not see.
+        #[arg(long, conflicts_with = "fit")]
+        leave_one_out: bool,
         /// Output format.
         #[arg(long, value_enum, default_value_t = StatsFormat::Table)]
         format: StatsFormat,

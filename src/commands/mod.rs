@@ -76,8 +76,15 @@ pub fn dispatch(cmd: Command) -> Result<()> {
         Command::Trace(TraceCmd::Import { format: _, file, out, threshold, description, note }) => {
             trace_import_doom(&file, out.as_deref(), threshold, description.as_deref(), &note)
         }
-        Command::Trace(TraceCmd::Stats { traces, players, duration, seed, fit, format }) => {
-            trace_stats(&traces, players, duration.as_deref(), seed, fit, format)
+        Command::Trace(TraceCmd::Stats { traces, players, duration, seed, fit, band, leave_one_out, format }) => {
+            let check = if band {
+                Some(BandCheck::Population)
+            } else if leave_one_out {
+                Some(BandCheck::LeaveOneOut)
+            } else {
+                None
+            };
+            trace_stats(&traces, players, duration.as_deref(), seed, fit, check, format)
         }
         Command::Profile(ProfileCmd::Show { profile, packets, spacing, payload, seed, format }) => {
             profile_show(&profile, packets, &spacing, payload, seed, format)

@@ -9,7 +9,7 @@
 //! | `zigzag` | diagonals alternating up/down every `period` (default 1 s), reversing horizontally every 4 periods |
 //! | `stop-go` | moves for `period` (default 1 s), stops for `period`; direction turns R, U, L, D |
 //! | `strafe-shoot` | strafes left/right every 0.4–1.2 s while firing in a random aim |
-//! | `human` | plays like the people of a recording: direction holds, stops, diagonals, reversals, fire and aim sweeps drawn to match a recording's statistics (default: `freedoom-dm`'s; `trace stats FILE --fit` gives another's), see [`super::human`] |
+//! | `human` | plays like people: direction holds, stops, diagonals, reversals, fire and aim sweeps; each player draws its own parameters from a population fitted to recorded players ([`super::population`]); `human:KEY=VALUE,…` is one player type for every player (`trace stats FILE --fit` gives a recording's), see [`super::human`] |
 //! | `lanes` | up, down or a stop every 0.3–1.5 s, sometimes jumping, never sideways: each player keeps to its spawn column, so on the standard arena up to 12 players never touch (contact-free: `vs ideal` without collision chaos) |
 //!
 //! Each player's stream is seeded from `(seed, player)`, so players differ
@@ -19,6 +19,7 @@
 //! random patterns' instants are random to the microsecond already.
 
 use super::human::Human;
+use super::population::Population;
 use super::Track;
 use crate::error::{InputError, Source};
 use crate::game::Input;
@@ -54,8 +55,13 @@ pub struct Generator {
     pub period_us: u64,
     /// Its own seed, overriding the run's.
     pub seed: Option<u64>,
-    /// The `human` pattern's parameters.
+    /// The `human` pattern's parameters when [`Generator::population`]
+    /// is off: one player type for every player.
     pub human: Human,
+    /// Whether each `human` player draws its own parameters from the
+    /// default [`Population`] (`human` alone), rather than all playing
+    /// [`Generator::human`] (`human:KEY=VALUE,…` or `population=off`).
+    pub population: bool,
 }
 
 impl Generator {
@@ -76,13 +82,18 @@ impl Generator {
             "human" => Pattern::Human,
             _ => return Ok(None),
         };
-        let mut g = Generator { pattern, period_us: 1_000_000, seed: None, human: Human::default() };
+        let mut g = Generator { pattern, period_us: 1_000_000, seed: None, human: Human::default(), population: false };
+        // `human` draws each player from the population unless a parameter
+        // or `population=off` fixes one player type; `population=on` with
+        // a parameter is refused, as the two ask for different things.
+        let mut population = None;
+        let mut fixed = None;
         for kv in params.split(',').filter(|s| !s.is_empty()) {
             let err = |m: String| InputError::at(source, None, format!("generator `{name}`: {m}"));
             let (k, v) = kv.split_once('=').ok_or_else(|| err(format!("`{kv}`: expected key=value")))?;
             match k {
                 "period" if pattern == Pattern::Human => {
-                    return Err(err("`period`: `human` has none; its parameters are hold, spread, stop, diagonal, reverse, fire, press, aim-hz, turn and seed".into()))
+                    return Err(err("`period`: `human` has none; its parameters are hold, spread, stop, diagonal, reverse, fire, press, aim-hz, turn, population and seed".into()))
                 }
                 "period" => {
                     g.period_us = parse_duration(v).map_err(err)?;
@@ -91,9 +102,29 @@ impl Generator {
                     }
                 }
                 "seed" => g.seed = Some(v.parse().map_err(|_| err(format!("seed `{v}`: expected an integer")))?),
-                _ if pattern == Pattern::Human => g.human.set(k, v).map_err(err)?,
+                "population" if pattern == Pattern::Human => {
+                    population = Some(match v {
+                        "on" => true,
+                        "off" => false,
+                        _ => return Err(err(format!("population `{v}`: expected on or off"))),
+                    })
+                }
+                _ if pattern == Pattern::Human => {
+                    g.human.set(k, v).map_err(err)?;
+                    fixed = Some(k.to_string());
+                }
                 _ => return Err(err(format!("unknown parameter `{k}`: expected period or seed"))),
             }
+        }
+        if pattern == Pattern::Human {
+            if let (Some(true), Some(k)) = (population, &fixed) {
+                return Err(InputError::at(
+                    source,
+                    None,
+                    format!("generator `human`: `{k}` fixes one player type for every player, `population=on` draws each player's own: drop one"),
+                ));
+            }
+            g.population = population.unwrap_or(fixed.is_none());
         }
         Ok(Some(g))
     }
@@ -103,6 +134,7 @@ impl Generator {
     pub fn changes(&self, duration_us: u64) -> u64 {
         let spacing = match self.pattern {
             Pattern::Idle => return 1,
+            Pattern::Human if self.population => return Population::default().fastest().changes(duration_us),
             Pattern::Human => return self.human.changes(duration_us),
             Pattern::Zigzag | Pattern::StopGo => self.period_us.max(1),
             // The random patterns change every 0.3 s at the most.
@@ -170,6 +202,11 @@ impl Generator {
                     t += rng.range_inclusive(300_000, 1_500_000) as u64;
                 }
             }
+            // A drawn player draws its parameters first, then its play,
+            // from its own stream.
+            Pattern::Human if self.population => {
+                segs = Population::default().draw(&mut rng).segments(duration_us, &mut rng)
+            }
             Pattern::Human => segs = self.human.segments(duration_us, &mut rng),
             Pattern::StrafeShoot => {
                 let mut t = 0;
@@ -225,7 +262,9 @@ impl fmt::Display for Generator {
         if self.period_us != 1_000_000 && matches!(self.pattern, Pattern::Zigzag | Pattern::StopGo) {
             params.push(format!("period={}ms", self.period_us / 1000));
         }
-        if self.pattern == Pattern::Human && self.human != Human::default() {
+        // One player type prints every parameter: `human` alone would
+        // draw from the population.
+        if self.pattern == Pattern::Human && !self.population {
             params.push(self.human.to_string());
         }
         if let Some(s) = self.seed {

@@ -7,9 +7,12 @@
 //! - **movement**, a semi-Markov chain over the eight directions and a
 //!   stop. Each state is held for a log-normal time (median `hold`,
 //!   log-spread `spread`, calibrated so the mean hold is the recording's:
-//!   the generator changes direction as often as the people did); from a move the next state is a stop with
-//!   probability `stop / (1 − stop)` (so stops take about a `stop` share
-//!   of holds, and of time, up to a half); else a direction other than the
+//!   the generator changes direction as often as the people did); from a
+//!   move the next state is a stop with probability `stop / (1 − stop)`
+//!   (so stops take about a `stop` share of holds, and of time); above a
+//!   half, every move is followed by a stop and a stop's median hold is
+//!   `hold · stop / (1 − stop)`, so stops still take a `stop` share of
+//!   time (up to 0.9); after a stop comes a direction other than the
 //!   last: with probability `reverse` one at 135° or more from the last,
 //!   else one of the others; a diagonal with probability `diagonal`;
 //! - **fire**, presses of log-normal length (median `press`, log-spread
@@ -19,9 +22,12 @@
 //!   `turn / aim-hz` degrees, continuing the last turn's sense with
 //!   probability 0.8 (people turn in sweeps).
 //!
-//! [`Human::calibrate`] sets every parameter from a trace's statistics;
-//! [`Human::default`] is the calibration to the shipped `freedoom-dm`
-//! (a test keeps it current).
+//! A [`Human`] is one player type. [`Human::calibrate`] sets every
+//! parameter from one player's (or a trace's pooled) statistics;
+//! [`Human::default`] is the typical player of the default
+//! [`super::population::Population`], fitted to the shipped Freedoom
+//! recordings (a test keeps it current). The `human` generator draws
+//! each player's own `Human` from that population.
 
 use super::stats::PlayerStats;
 use crate::game::Input;
@@ -55,10 +61,11 @@ pub struct Human {
 
 /// How often an aim sweep keeps its sense.
 const SWEEP_KEEP: f64 = 0.8;
-/// The largest `stop` share: a stop always leads to a move.
-const MAX_STOP: f64 = 0.5;
+/// The largest `stop` share: a stop always leads to a move, so above a
+/// half the stops are held longer than the moves.
+pub(super) const MAX_STOP: f64 = 0.9;
 /// The largest `fire` share, so that fire is sometimes released.
-const MAX_FIRE: f64 = 0.99;
+pub(super) const MAX_FIRE: f64 = 0.99;
 /// The spread of fire presses (σ of the log).
 const PRESS_SPREAD: f64 = 1.0;
 /// The shortest hold, press or aim gap, µs: a change per player per
@@ -66,20 +73,11 @@ const PRESS_SPREAD: f64 = 1.0;
 pub const MIN_GAP_US: u64 = 10_000;
 
 impl Default for Human {
-    /// Calibrated to `freedoom-dm` (`syncbench trace stats freedoom-dm
-    /// --fit`).
+    /// The typical player of the default population (its centre in every
+    /// parameter), fitted to the calibration recordings (`syncbench trace
+    /// stats freedoom-dm,freedoom-coop,… --fit`).
     fn default() -> Human {
-        Human {
-            hold_ms: 200,
-            spread: 777,
-            stop: 257,
-            diagonal: 497,
-            reverse: 140,
-            fire: 238,
-            press_ms: 586,
-            aim_chz: 1219,
-            turn_dps: 60,
-        }
+        super::population::Population::default().typical
     }
 }
 
@@ -147,7 +145,12 @@ impl Human {
             "press" => self.press_ms = ms(value)?,
             "aim-hz" => self.aim_chz = number(value, 100.0, 100.0)?,
             "turn" => self.turn_dps = number(value, 100_000.0, 1.0)?,
-            _ => return Err(format!("unknown parameter `{key}`: expected {} or seed", Human::KEYS.join(", "))),
+            _ => {
+                return Err(format!(
+                    "unknown parameter `{key}`: expected {}, population or seed",
+                    Human::KEYS.join(", ")
+                ))
+            }
         }
         Ok(())
     }
@@ -204,9 +207,13 @@ impl Human {
     /// `(instant, direction buttons)` from 0.
     fn movement(&self, duration_us: u64, rng: &mut Stream) -> Vec<(u64, u8)> {
         let stop = self.stop as f64 / 1000.0;
-        let p_stop = (stop / (1.0 - stop)).min(1.0);
+        // Stops per move; above 1 (a stop share above a half), one stop
+        // per move, held that many times longer.
+        let per_move = stop / (1.0 - stop);
+        let p_stop = per_move.min(1.0);
         let sigma = self.spread as f64 / 1000.0;
         let median = self.hold_ms as f64 * 1e3;
+        let stop_median = median * per_move.max(1.0);
         let mut out = Vec::new();
         let mut t: u64 = 0;
         let mut last: Option<usize> = None; // the last moving direction
@@ -220,7 +227,8 @@ impl Human {
                 Input::DIRECTIONS[d]
             };
             out.push((t, buttons));
-            t = t.saturating_add(log_normal(rng, median, sigma).max(MIN_GAP_US as f64) as u64);
+            let m = if stopped { stop_median } else { median };
+            t = t.saturating_add(log_normal(rng, m, sigma).max(MIN_GAP_US as f64) as u64);
             if t >= duration_us {
                 return out;
             }
@@ -336,10 +344,13 @@ fn exponential(rng: &mut Stream, mean: f64) -> f64 {
     -mean * libm::log(1.0 - unit(rng))
 }
 
-/// A log-normal draw with median `median` and log-spread `sigma`
-/// (Box–Muller).
-fn log_normal(rng: &mut Stream, median: f64, sigma: f64) -> f64 {
+/// A standard normal draw (Box–Muller).
+pub(super) fn normal(rng: &mut Stream) -> f64 {
     let (u1, u2) = (1.0 - unit(rng), unit(rng));
-    let z = libm::sqrt(-2.0 * libm::log(u1)) * libm::cos(std::f64::consts::TAU * u2);
-    median * libm::exp(sigma * z)
+    libm::sqrt(-2.0 * libm::log(u1)) * libm::cos(std::f64::consts::TAU * u2)
+}
+
+/// A log-normal draw with median `median` and log-spread `sigma`.
+fn log_normal(rng: &mut Stream, median: f64, sigma: f64) -> f64 {
+    median * libm::exp(sigma * normal(rng))
 }

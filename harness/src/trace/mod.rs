@@ -22,6 +22,7 @@ pub mod csv;
 pub mod doom;
 pub mod generate;
 pub mod human;
+pub mod population;
 pub mod script;
 pub mod stats;
 
