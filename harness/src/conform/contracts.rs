@@ -186,9 +186,8 @@ fn generated_trace(rng: &mut Stream, clients: usize, duration_us: u64, stop_us: 
         recorded_stretch(rng, clients)
     } else {
         // `human` plays one player type here, the population's typical
-        // player, as it played one (freedoom-dm's) before it drew players
-        // from a population: drawn players shrink less well (a marginal
-        // `coast-blind` case kept 79 lines).
+        // player: a failing case shrinks to a short file, where drawn
+        // players keep more lines.
         let fixed = if name == "human" { "population=off," } else { "" };
         let g =
             Generator::parse(&format!("{name}:{fixed}seed={seed}"), &crate::error::Source::BuiltIn("conform".into()))
