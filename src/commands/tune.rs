@@ -277,6 +277,19 @@ impl Tuned<'_> {
                 "; no setting tried meets the goal, this is the nearest"
             }
         ));
+        let unjudged: Vec<&str> = self
+            .goal
+            .limits
+            .iter()
+            .filter(|l| {
+                let k = self.columns.iter().position(|c| *c == l.column).expect("a goal column");
+                best.values[k].is_none()
+            })
+            .map(|l| l.column.as_str())
+            .collect();
+        if !unjudged.is_empty() {
+            notes.push(format!("not judged, no value on any seed: {}", unjudged.join(", ")));
+        }
         if self.best == 0 || (self.on_front[0] && self.meets(defaults)) {
             notes.push("the defaults are on the front".into());
         }

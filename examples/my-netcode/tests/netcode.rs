@@ -55,3 +55,31 @@ fn its_binary_speaks_in_its_own_name() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(err.starts_with("my-netcode: error: unknown algorithm `nope`"), "{err}");
 }
+
+#[test]
+fn its_binary_tunes_it_with_its_own_options() {
+    let tune = |extra: &[&str]| {
+        let mut args = vec!["tune", "--algo", "my-netcode", "--profile", "wifi", "--seeds", "2", "--duration", "5s"];
+        args.extend_from_slice(extra);
+        let out = Command::new(env!("CARGO_BIN_EXE_my-netcode")).args(&args).arg("--quiet").output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (code, text, err) = tune(&["--opts", "send-every=1,2,4"]);
+    assert_eq!(code, Some(0), "{err}");
+    let row = |s: &str| text.lines().find(|l| l.starts_with(s)).unwrap_or_else(|| panic!("{s}: {text}")).to_string();
+    let latency = |s: &str| {
+        let cell = row(s).split_whitespace().find(|t| t.contains('±')).unwrap().to_string();
+        cell.split('±').next().unwrap().parse::<f64>().unwrap()
+    };
+    // Snapshots every 4 ticks are older when they arrive than every tick.
+    assert!(latency("send-every=4") > latency("send-every=1"), "{text}");
+    assert!(text.contains("recommended: send-every="), "{text}");
+    // Its option is not one the published rules speak of: it says which to name.
+    let (code, _, err) = tune(&[]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--opts NAME=LO..HI:STEP (send-every)"), "{err}");
+}

@@ -64,14 +64,15 @@ pub fn front(points: &[Point]) -> Vec<bool> {
 }
 
 /// How far `p` is from meeting `goal`'s limits: the sum of each limit's
-/// excess as a share of the limit (0: meets them all). `columns` names
-/// the points' columns in order.
+/// excess as a share of the limit (0: meets them all; a metric with no
+/// value is not judged). `columns` names the points' columns in order.
 pub fn excess(p: &Point, goal: &Goal, columns: &[&str]) -> f64 {
     goal.limits
         .iter()
         .map(|l| {
             let k = columns.iter().position(|c| *c == l.column).expect("a goal's column is a tune column");
-            let v = p.mean(k);
+            // A metric the run has no value for is not judged.
+            let Some(Some((v, _))) = p.values.get(k).copied() else { return 0.0 };
             if v <= l.at_most {
                 0.0
             } else {
@@ -124,5 +125,7 @@ mod tests {
         eligible[4] = false;
         assert_eq!(recommend(&points, &eligible, &strict, &cols), Some(2));
         assert!((excess(&points[0], &strict, &cols) - 49.0).abs() < 1e-9);
+        let unmeasured = Point { values: vec![Some((1.0, None)), None], ..point(&[]) };
+        assert_eq!(excess(&unmeasured, &strict, &cols), 0.0, "no value: not judged");
     }
 }
