@@ -241,7 +241,8 @@ pub struct TuneArgs {
     /// trailing `:W` weights a network in the population (wifi:0.6,4g:0.4).
     #[arg(long, default_value = "wifi")]
     pub profile: String,
-    /// An option searched: NAME=LO..HI:STEP or NAME=V1,V2,… (at most two;
+    /// An option searched: NAME=LO..HI:STEP or NAME=V1,V2,… (at most four;
+    /// three or more by successive halving over the seeds;
     /// default: the options the published rules speak about, interp,
     /// delay, window or max-ahead, over their range to twice the default).
     #[arg(long = "opts")]

@@ -76,12 +76,9 @@ pub(super) fn tune(a: TuneArgs) -> Result<()> {
         harness::trace::rejoin_specs(&a.traces).iter().map(|t| resolve_trace(t.trim())).collect::<Result<_>>()?;
     let runs_each = (traces.len() * a.seeds.0.len() * nets.len()) as u64;
     check_run_count(runs_each.saturating_mul(settings.len() as u64))?;
-    // values[setting][network][column] = per (trace, seed) values, in job order.
-    let mut values: Vec<Vec<Vec<Vec<f64>>>> = Vec::new();
-    for (i, s) in settings.iter().enumerate() {
-        if !a.quiet {
-            eprintln!("{}: tune: setting {}/{}", crate::program(), i + 1, settings.len());
-        }
+    let searched = settings.iter().filter(|s| s.origin == Origin::Search).count();
+    // Runs `s` on `seeds`: per network, per column, the runs' values in job order.
+    let measure = |s: &Setting, seeds: &[u64]| -> Result<Vec<Vec<Vec<f64>>>> {
         let mut per_network = Vec::new();
         for (n, net) in nets.iter().enumerate() {
             let mut common = a.common.clone();
@@ -90,15 +87,13 @@ pub(super) fn tune(a: TuneArgs) -> Result<()> {
                 algos: vec![algo],
                 profiles: vec![net.plan.clone()],
                 specs: traces.clone(),
-                seeds: a.seeds.0.clone(),
+                seeds: seeds.to_vec(),
                 base: run_config(&common, 1, "30s")?,
                 origin: None,
             };
             check_options(&mut m, &[algo.name().to_string()], true)?;
             let (report, _) = run_matrix(&m, a.jobs, None, true, None)?;
-            if !report.failed.is_empty() {
-                return finish(&report);
-            }
+            finish(&report)?;
             per_network.push(
                 columns
                     .iter()
@@ -109,25 +104,74 @@ pub(super) fn tune(a: TuneArgs) -> Result<()> {
                     .collect(),
             );
         }
-        values.push(per_network);
-    }
+        Ok(per_network)
+    };
     // The population's value per (trace, seed): the networks' weighted sum.
-    let points: Vec<Point> = settings
-        .iter()
-        .zip(&values)
-        .map(|(s, v)| Point {
-            options: s.per_network[0].clone(),
-            origin: s.origin.clone(),
-            values: (0..columns.len())
-                .map(|c| {
-                    let n = v[0][c].len();
-                    let mixed: Vec<f64> =
-                        (0..n).map(|k| nets.iter().enumerate().map(|(i, net)| net.weight * v[i][c][k]).sum()).collect();
-                    finite(&mixed)
-                })
-                .collect(),
-        })
-        .collect();
+    let point = |s: &Setting, v: &[Vec<Vec<f64>>]| Point {
+        options: s.per_network[0].clone(),
+        origin: s.origin.clone(),
+        values: (0..columns.len())
+            .map(|c| {
+                let n = v[0][c].len();
+                let mixed: Vec<f64> =
+                    (0..n).map(|k| nets.iter().enumerate().map(|(i, net)| net.weight * v[i][c][k]).sum()).collect();
+                finite(&mixed)
+            })
+            .collect(),
+    };
+    let seeds = &a.seeds.0;
+    let search: Vec<usize> = (0..settings.len()).filter(|&i| settings[i].origin == Origin::Search).collect();
+    // One or two options: every setting on every seed. More: successive
+    // halving over the seeds, a third kept at each rung.
+    let rungs = if space.dims.len() <= 2 { vec![seeds.len()] } else { harness::tune::rungs(seeds.len()) };
+    let mut values: Vec<Option<Vec<Vec<Vec<f64>>>>> = vec![None; settings.len()];
+    let (mut alive, mut measured_to, mut halving) = (search, 0usize, Vec::new());
+    let mut runs = 0u64;
+    for (r, &upto) in rungs.iter().enumerate() {
+        for (k, &i) in alive.iter().enumerate() {
+            if !a.quiet {
+                eprintln!(
+                    "{}: tune: rung {}/{}, setting {}/{}",
+                    crate::program(),
+                    r + 1,
+                    rungs.len(),
+                    k + 1,
+                    alive.len()
+                );
+            }
+            let more = measure(&settings[i], &seeds[measured_to..upto])?;
+            runs += (more.len() * more[0][0].len()) as u64;
+            match &mut values[i] {
+                None => values[i] = Some(more),
+                Some(v) => v.iter_mut().zip(more).for_each(|(a, b)| a.iter_mut().zip(b).for_each(|(x, y)| x.extend(y))),
+            }
+        }
+        halving.push((alive.len(), upto));
+        measured_to = upto;
+        if r + 1 < rungs.len() {
+            let pts: Vec<Point> =
+                alive.iter().map(|&i| point(&settings[i], values[i].as_ref().expect("measured"))).collect();
+            alive = harness::tune::front::best_share(&pts, &goal, &columns, 3).into_iter().map(|k| alive[k]).collect();
+        }
+    }
+    for (i, s) in settings.iter().enumerate().filter(|(_, s)| s.origin != Origin::Search) {
+        if !a.quiet {
+            eprintln!(
+                "{}: tune: {}",
+                crate::program(),
+                if s.origin == Origin::Defaults { "the defaults" } else { "a rule" }
+            );
+        }
+        let v = measure(s, seeds)?;
+        runs += (v.len() * v[0][0].len()) as u64;
+        values[i] = Some(v);
+    }
+    // The settings measured on every seed, in order: the defaults, the search's survivors, the rules.
+    let kept: Vec<usize> =
+        (0..settings.len()).filter(|&i| settings[i].origin != Origin::Search || alive.contains(&i)).collect();
+    let settings: Vec<&Setting> = kept.iter().map(|&i| &settings[i]).collect();
+    let values: Vec<&Vec<Vec<Vec<f64>>>> = kept.iter().map(|&i| values[i].as_ref().expect("measured")).collect();
+    let points: Vec<Point> = settings.iter().zip(&values).map(|(s, v)| point(s, v)).collect();
     let on_front = front(&points);
     let best = recommend(&points, &vec![true; points.len()], &goal, &columns).expect("at least the defaults");
     // Per network: the recommendation against that network's own best.
@@ -158,7 +202,9 @@ pub(super) fn tune(a: TuneArgs) -> Result<()> {
         nets: &nets,
         measured: &measured,
         regrets: &regrets,
-        runs: runs_each * settings.len() as u64,
+        runs,
+        searched,
+        halving: &halving,
     };
     match a.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&doc.json())?),
@@ -186,6 +232,10 @@ struct Tuned<'a> {
     measured: &'a [rules::Network],
     regrets: &'a [(f64, f64)],
     runs: u64,
+    /// Settings the search tried.
+    searched: usize,
+    /// Per rung of the search: settings alive and the seeds they ran.
+    halving: &'a [(usize, usize)],
 }
 
 impl Tuned<'_> {
@@ -234,8 +284,17 @@ impl Tuned<'_> {
             self.points.len(),
             self.runs
         );
+        if self.halving.len() > 1 {
+            let rungs: Vec<String> = self.halving.iter().map(|(n, seeds)| format!("{n} on {seeds} seeds")).collect();
+            out = format!(
+                "{}searched {} settings by successive halving over the seeds, a third kept a rung: {}\n\n",
+                out.trim_end_matches('\n').to_string() + "\n",
+                self.searched,
+                rungs.join(" → ")
+            );
+        }
         if md {
-            out = format!("**{}**\n\n", out.trim_end().replace('\n', " · "));
+            out = format!("**{}**\n\n", out.trim_end().replace("\n\n", "\n").replace('\n', " · "));
         }
         let labels: Vec<String> = self
             .columns
@@ -293,13 +352,15 @@ impl Tuned<'_> {
         if self.best == 0 || (self.on_front[0] && self.meets(defaults)) {
             notes.push("the defaults are on the front".into());
         }
-        let (on, off): (Vec<&Point>, Vec<&Point>) = self
-            .points
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| matches!(p.origin, Origin::Rule(_)))
-            .partition::<Vec<_>, _>(|(i, _)| self.on_front[*i])
-            .into_iter_pair();
+        let rules = |front: bool| -> Vec<&Point> {
+            self.points
+                .iter()
+                .zip(self.on_front)
+                .filter(|(p, on)| matches!(p.origin, Origin::Rule(_)) && **on == front)
+                .map(|(p, _)| p)
+                .collect()
+        };
+        let (on, off) = (rules(true), rules(false));
         let names = |v: &[&Point]| v.iter().map(|p| Self::name(p)).collect::<Vec<_>>().join("; ");
         if !on.is_empty() {
             notes.push(format!("rules on the front: {}", names(&on)));
@@ -343,23 +404,13 @@ impl Tuned<'_> {
             })
             .collect();
         serde_json::json!({
-            "algorithm": self.algo, "goal": self.goal.to_string(), "runs": self.runs,
+            "algorithm": self.algo, "goal": self.goal.to_string(), "runs": self.runs, "searched": self.searched,
+            "halving": self.halving.iter().map(|(n, seeds)| serde_json::json!({"settings": n, "seeds": seeds})).collect::<Vec<_>>(),
             "networks": self.nets.iter().zip(self.measured).zip(self.regrets).map(|((n, m), (v, r))| serde_json::json!({
                 "profile": n.name, "weight": n.weight, "rtt_ms": m.rtt_ms, "jitter_sd_ms": m.jitter_sd_ms,
                 "recommended_value": v, "regret": r,
             })).collect::<Vec<_>>(),
             "points": points,
         })
-    }
-}
-
-/// A partition's two halves with the indices dropped.
-trait PairInto<'a> {
-    fn into_iter_pair(self) -> (Vec<&'a Point>, Vec<&'a Point>);
-}
-
-impl<'a> PairInto<'a> for (Vec<(usize, &'a Point)>, Vec<(usize, &'a Point)>) {
-    fn into_iter_pair(self) -> (Vec<&'a Point>, Vec<&'a Point>) {
-        (self.0.into_iter().map(|x| x.1).collect(), self.1.into_iter().map(|x| x.1).collect())
     }
 }

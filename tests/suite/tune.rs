@@ -90,3 +90,42 @@ fn a_population_reports_each_network_and_its_regret() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+/// Three options: successive halving over the seeds, a third kept a rung,
+/// its runs counted as they were run.
+#[test]
+fn three_options_are_searched_by_successive_halving() {
+    let (code, json, err) = syncbench(&[
+        "tune",
+        "--algo",
+        "prediction",
+        "--profile",
+        "lan",
+        "--opts",
+        "interp=0,50,100",
+        "--opts",
+        "smoothing=0,100",
+        "--opts",
+        "redundancy=1,3",
+        "--seeds",
+        "4",
+        "--duration",
+        "3s",
+        "--quiet",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["searched"], 12);
+    let rungs: Vec<(u64, u64)> = v["halving"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["settings"].as_u64().unwrap(), r["seeds"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(rungs, [(12, 1), (4, 2), (2, 4)]);
+    // 12 + 4 + 2·2 search runs, and the defaults and the rules on all four seeds.
+    let fixed = v["points"].as_array().unwrap().iter().filter(|p| p["origin"] != "search").count() as u64;
+    assert_eq!(v["runs"].as_u64().unwrap(), 12 + 4 + 4 + 4 * fixed);
+}

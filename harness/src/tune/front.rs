@@ -93,6 +93,22 @@ pub fn recommend(points: &[Point], eligible: &[bool], goal: &Goal, columns: &[&s
     })
 }
 
+/// The indices of the best `1/share` of `points` (at least one) under
+/// `goal`: least excess, then least of the minimised metric; in index
+/// order.
+pub fn best_share(points: &[Point], goal: &Goal, columns: &[&str], share: usize) -> Vec<usize> {
+    let k = columns.iter().position(|c| *c == goal.minimise).expect("the minimised column is a tune column");
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    order.sort_by(|&a, &b| {
+        let key = |i: usize| (excess(&points[i], goal, columns), points[i].mean(k));
+        let (ka, kb) = (key(a), key(b));
+        ka.0.total_cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then(a.cmp(&b))
+    });
+    order.truncate(points.len().div_ceil(share.max(1)).max(1));
+    order.sort_unstable();
+    order
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,5 +143,7 @@ mod tests {
         assert!((excess(&points[0], &strict, &cols) - 49.0).abs() < 1e-9);
         let unmeasured = Point { values: vec![Some((1.0, None)), None], ..point(&[]) };
         assert_eq!(excess(&unmeasured, &strict, &cols), 0.0, "no value: not judged");
+        // The best third of six under snaps<=1: the two lowest latencies meeting it.
+        assert_eq!(best_share(&points, &goal, &cols, 3), [2, 3]);
     }
 }

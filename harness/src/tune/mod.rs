@@ -4,10 +4,13 @@
 //! under a goal ([`goal`]), and the published rules of thumb ([`rules`])
 //! placed on the same front ([`front`]).
 //!
-//! The search space ([`Space`]) is one or two options, each a list of
-//! values: given as `name=lo..hi:step` or `name=v1,v2,…`, or by default
-//! the options the rules speak about that the algorithm has, on a grid
-//! over the part of their declared range around their default.
+//! The search space ([`Space`]) is up to [`MAX_OPTIONS`] options, each a
+//! list of values: given as `name=lo..hi:step` or `name=v1,v2,…`, or by
+//! default the options the rules speak about that the algorithm has, on a
+//! grid over the part of their declared range around their default. One
+//! or two options run every setting on every seed; more are searched by
+//! successive halving over the seeds ([`rungs`]): every setting on the
+//! first seeds, the best third on more, and so on to all of them.
 
 pub mod front;
 pub mod goal;
@@ -18,7 +21,13 @@ use crate::net::link_probe::{probe_delays, probe_stream};
 use crate::net::Profile;
 
 /// The most options one search spans.
-pub const MAX_OPTIONS: usize = 2;
+pub const MAX_OPTIONS: usize = 4;
+
+/// The most options searched when none is named: every setting on every seed.
+pub const DEFAULT_OPTIONS: usize = 2;
+
+/// The most settings one search's grid holds.
+pub const MAX_SETTINGS: usize = 1024;
 
 /// The most values one option takes.
 pub const MAX_VALUES: usize = 64;
@@ -76,7 +85,8 @@ impl Space {
         }
         if dims.is_empty() {
             let spoken = ["interp", "delay", "window", "max-ahead"];
-            for spec in specs.iter().filter(|s| spoken.contains(&s.name) && s.choices.is_empty()).take(MAX_OPTIONS) {
+            for spec in specs.iter().filter(|s| spoken.contains(&s.name) && s.choices.is_empty()).take(DEFAULT_OPTIONS)
+            {
                 dims.push((spec.name.to_string(), default_grid(spec)));
             }
             if dims.is_empty() {
@@ -89,6 +99,10 @@ impl Space {
         }
         if dims.len() > MAX_OPTIONS {
             return Err(format!("--opts: {} options; a search spans at most {MAX_OPTIONS}", dims.len()));
+        }
+        let settings = dims.iter().fold(1usize, |n, d| n.saturating_mul(d.1.len()));
+        if settings > MAX_SETTINGS {
+            return Err(format!("--opts: {settings} settings on the grid; at most {MAX_SETTINGS} (coarser steps)"));
         }
         Ok(Space { dims })
     }
@@ -145,6 +159,14 @@ fn show(v: f64) -> String {
     format!("{}", (v * 10.0).round() / 10.0)
 }
 
+/// The seeds measured by each rung of a successive halving over `seeds`
+/// seeds: a quarter, a half, then all (at least one each, no rung twice).
+pub fn rungs(seeds: usize) -> Vec<usize> {
+    let mut r: Vec<usize> = [seeds.div_ceil(4), seeds.div_ceil(2), seeds].into_iter().map(|n| n.max(1)).collect();
+    r.dedup();
+    r
+}
+
 /// What the rules read of profile `p` for a game at `tick_hz`: its round
 /// trip (median each way, probed) and the spread of its downlink's delay.
 pub fn network(p: &Profile, tick_hz: u32) -> rules::Network {
@@ -199,7 +221,12 @@ mod tests {
             let e = Space::new(&[bad.to_string()], SPECS).unwrap_err();
             assert!(e.contains(says), "{bad}: {e}");
         }
-        let e = Space::new(&["interp=1".into(), "delay=1".into(), "window=1".into()], SPECS).unwrap_err();
-        assert!(e.contains("at most 2"), "{e}");
+        let three = Space::new(&["interp=1".into(), "delay=1".into(), "window=1".into()], SPECS).unwrap();
+        assert_eq!(three.settings().len(), 1);
+        let e = Space::new(&["interp=0..63:1".into(), "delay=0..30:1".into()], SPECS).unwrap_err();
+        assert!(e.contains("1984 settings"), "{e}");
+        assert_eq!(rungs(5), [2, 3, 5]);
+        assert_eq!(rungs(2), [1, 2]);
+        assert_eq!(rungs(1), [1]);
     }
 }
