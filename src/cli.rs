@@ -167,7 +167,7 @@ pub enum Command {
     /// a recommendation under a goal, and the published rules of thumb
     /// (Source, lightyear, Mirror, Photon Quantum, GGRS) on the same front.
     #[command(
-        after_help = "Examples:\n  syncbench tune --algo snapshot --profile 4g\n  syncbench tune --algo rollback --profile \"delay 60ms 5ms\" --opts delay=0..6:1 --opts window=4,8,12\n  syncbench tune --algo prediction --profile wifi:0.6,4g:0.4 --goal \"min remote-lat; snaps<=1; frozen<=50ms\"\n  syncbench tune --algo my-netcode --opts smoothing=0..200:50 --format json"
+        after_help = "Examples:\n  syncbench tune --algo snapshot --profile 4g\n  syncbench tune --algo rollback --profile \"delay 60ms 5ms\" --opts delay=0..6:1 --opts window=4,8,12\n  syncbench tune --algo prediction --profile wifi:0.6,4g:0.4 --goal \"min remote-lat; snaps<=1; frozen<=50ms\"\n  syncbench tune --algo my-netcode --opts smoothing=0..200:50 --format json\n  syncbench tune --algo snapshot --profile 4g --html front.html   # the front as a picture"
     )]
     Tune(TuneArgs),
     /// Not for users: one run of a third-party library, for the command
@@ -247,6 +247,11 @@ pub struct TuneArgs {
     /// delay, window or max-ahead, over their range to twice the default).
     #[arg(long = "opts")]
     pub opts: Vec<String>,
+    /// Also write the front as a picture here: an HTML page with the
+    /// minimised metric against each limit's, the recommendation and the
+    /// rules named.
+    #[arg(long)]
+    pub html: Option<std::path::PathBuf>,
     /// What to look for: `min METRIC` and limits `METRIC<=VALUE`, joined by `;`.
     #[arg(long, default_value = harness::tune::goal::DEFAULT)]
     pub goal: String,

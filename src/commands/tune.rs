@@ -206,6 +206,14 @@ pub(super) fn tune(a: TuneArgs) -> Result<()> {
         searched,
         halving: &halving,
     };
+    if let Some(path) = &a.html {
+        let labels: Vec<String> = columns
+            .iter()
+            .map(|c| table::COLUMNS.iter().find(|x| x.0 == *c).map_or(c.to_string(), |x| x.1.to_string()))
+            .collect();
+        let title = format!("tune {} on {} · goal: {}", algo.name(), a.profile, goal);
+        write_output(path, &harness::tune::picture::html(&title, &columns, &labels, &points, &on_front, best))?;
+    }
     match a.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&doc.json())?),
         f => print!("{}", doc.text(f == Format::Md)),

@@ -20,6 +20,13 @@ fn tune_prints_a_front_a_recommendation_and_the_rules_the_same_twice() {
     let points = v["points"].as_array().unwrap();
     assert_eq!(points.iter().filter(|p| p["recommended"] == true).count(), 1);
     assert!(points.iter().any(|p| p["on_front"] == true));
+    // The picture: a scatter per limit, the recommendation named.
+    let page = std::env::temp_dir().join(format!("syncbench-tune-{}.html", std::process::id()));
+    let (code, _, err) = syncbench(&[&args[..], &["--html", page.to_str().unwrap()]].concat());
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches("<svg").count(), 3, "snaps, frozen and up against remote latency");
+    assert!(html.contains("◀ interp="), "{html}");
 }
 
 /// Rollback between two peers each on `delay 50ms` (100 ms one way, six

@@ -14,7 +14,7 @@ pub mod diff;
 pub mod hlog;
 pub mod html;
 pub mod ranks;
-mod svg;
+pub(crate) mod svg;
 pub mod table;
 
 use crate::metrics::Metrics;

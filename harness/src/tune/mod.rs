@@ -14,6 +14,7 @@
 
 pub mod front;
 pub mod goal;
+pub mod picture;
 pub mod rules;
 
 use crate::contract::OptionSpec;
