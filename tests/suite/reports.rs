@@ -16,8 +16,12 @@ fn syncbench(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// A fresh directory path: one left by an earlier run whose process had
+/// the same id is removed first.
 fn tmp(name: &str) -> std::path::PathBuf {
-    std::env::temp_dir().join(format!("syncbench-reports-{}-{name}", std::process::id()))
+    let d = std::env::temp_dir().join(format!("syncbench-reports-{}-{name}", std::process::id()));
+    std::fs::remove_dir_all(&d).ok();
+    d
 }
 
 const SMALL: [&str; 8] =
