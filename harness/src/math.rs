@@ -1,5 +1,6 @@
-//! Exact integer arithmetic the game and the metrics share, and the
-//! rounding of every float a report or probe writes ([`round4`]).
+//! Exact integer arithmetic the game and the metrics share, the rounding
+//! of every float a report or probe writes ([`round4`]), and the two
+//! sample statistics the link fits share ([`pearson`], [`nearest_rank`]).
 //!
 //! [`isqrt`] is `u64::isqrt` at a fraction of the cost: a floating-point
 //! estimate, then an exact integer correction. IEEE 754 square roots are
@@ -74,6 +75,28 @@ pub fn round4(x: f64) -> f64 {
         0.0
     } else {
         r
+    }
+}
+
+/// Pearson's correlation of `pairs`; `None` with fewer than two or no spread.
+pub fn pearson(pairs: &[(f64, f64)]) -> Option<f64> {
+    if pairs.len() < 2 {
+        return None;
+    }
+    let n = pairs.len() as f64;
+    let (ma, mb) = (pairs.iter().map(|p| p.0).sum::<f64>() / n, pairs.iter().map(|p| p.1).sum::<f64>() / n);
+    let cov: f64 = pairs.iter().map(|(a, b)| (a - ma) * (b - mb)).sum();
+    let va: f64 = pairs.iter().map(|(a, _)| (a - ma).powi(2)).sum();
+    let vb: f64 = pairs.iter().map(|(_, b)| (b - mb).powi(2)).sum();
+    (va > 0.0 && vb > 0.0).then(|| cov / (va * vb).sqrt())
+}
+
+/// The `u` quantile of sorted `v` by nearest rank; 0 when `v` is empty.
+pub fn nearest_rank(v: &[f64], u: f64) -> f64 {
+    if v.is_empty() {
+        0.0
+    } else {
+        v[((v.len() as f64 * u) as usize).min(v.len() - 1)]
     }
 }
 

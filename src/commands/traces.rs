@@ -281,17 +281,7 @@ fn print_band(measured: &[Measured], seed: u64, format: crate::cli::StatsFormat)
         println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "band": b, "players": json }))?);
         return Ok(());
     }
-    let markdown = format == crate::cli::StatsFormat::Md;
-    let header: Vec<String> = ["trace", "player"]
-        .into_iter()
-        .chain(COLUMNS.iter().map(|c| c.0))
-        .chain(["inside"])
-        .map(String::from)
-        .collect();
-    if markdown {
-        println!();
-    }
-    print!("{}", harness::report::table::render(&header, &rows, markdown));
+    print_players(["trace", "player"], &rows, format == crate::cli::StatsFormat::Md);
     println!(
         "\n{inside} of {total} player statistics inside the `human` population's 90% band \
          (5th–95th percentile of {BAND_PLAYERS} simulated players over {} s); ↑ above it, ↓ below",
@@ -355,21 +345,26 @@ fn print_leave_one_out(measured: &[Measured], seed: u64, format: crate::cli::Sta
     last.extend(abs_err.iter().map(|e| format!("{e:.0}%")));
     last.push(format!("{inside}/{total}"));
     rows.push(last);
-    let markdown = format == crate::cli::StatsFormat::Md;
-    let header: Vec<String> = ["left out", "players"]
-        .into_iter()
-        .chain(COLUMNS.iter().map(|c| c.0))
-        .chain(["inside"])
-        .map(String::from)
-        .collect();
-    if markdown {
-        println!();
-    }
-    print!("{}", harness::report::table::render(&header, &rows, markdown));
+    print_players(["left out", "players"], &rows, format == crate::cli::StatsFormat::Md);
     println!(
         "\nerror: the recording's value (players pooled) against the median of {BAND_PLAYERS} players over {} s drawn \
          from the population fitted to the other traces; (n out): its players outside that population's 90% band",
         BAND_WINDOW_US / 1_000_000
     );
     Ok(())
+}
+
+/// A table of players' statistics against the population: `first` names
+/// its two leading columns, then a column per statistic and `inside`.
+fn print_players(first: [&str; 2], rows: &[Vec<String>], markdown: bool) {
+    let header: Vec<String> = first
+        .into_iter()
+        .chain(harness::trace::stats::COLUMNS.iter().map(|c| c.0))
+        .chain(["inside"])
+        .map(String::from)
+        .collect();
+    if markdown {
+        println!();
+    }
+    print!("{}", harness::report::table::render(&header, rows, markdown));
 }

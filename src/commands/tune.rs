@@ -207,10 +207,7 @@ pub(super) fn tune(a: TuneArgs) -> Result<()> {
         halving: &halving,
     };
     if let Some(path) = &a.html {
-        let labels: Vec<String> = columns
-            .iter()
-            .map(|c| table::COLUMNS.iter().find(|x| x.0 == *c).map_or(c.to_string(), |x| x.1.to_string()))
-            .collect();
+        let labels: Vec<String> = columns.iter().map(|c| label(c)).collect();
         let title = format!("tune {} on {} · goal: {}", algo.name(), a.profile, goal);
         write_output(path, &harness::tune::picture::html(&title, &columns, &labels, &points, &on_front, best))?;
     }
@@ -219,6 +216,11 @@ pub(super) fn tune(a: TuneArgs) -> Result<()> {
         f => print!("{}", doc.text(f == Format::Md)),
     }
     Ok(())
+}
+
+/// A column's table label (`rem lat ms` for `remote-lat`).
+fn label(column: &str) -> String {
+    table::COLUMNS.iter().find(|x| x.0 == column).map_or(column.to_string(), |x| x.1.to_string())
 }
 
 /// The mean and 95% half-width of the finite values.
@@ -304,11 +306,7 @@ impl Tuned<'_> {
         if md {
             out = format!("**{}**\n\n", out.trim_end().replace("\n\n", "\n").replace('\n', " · "));
         }
-        let labels: Vec<String> = self
-            .columns
-            .iter()
-            .map(|c| table::COLUMNS.iter().find(|x| x.0 == *c).map_or(c.to_string(), |x| x.1.to_string()))
-            .collect();
+        let labels: Vec<String> = self.columns.iter().map(|c| label(c)).collect();
         let mut header = vec!["setting".to_string()];
         header.extend(labels);
         header.push("front".into());

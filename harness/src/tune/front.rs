@@ -82,28 +82,29 @@ pub fn excess(p: &Point, goal: &Goal, columns: &[&str]) -> f64 {
         .sum()
 }
 
-/// The index of the point `goal` recommends among those `eligible`: the
-/// least excess, then the least of the minimised metric, then the first.
-pub fn recommend(points: &[Point], eligible: &[bool], goal: &Goal, columns: &[&str]) -> Option<usize> {
+/// Every point's index, best first under `goal`: the least excess, then
+/// the least of the minimised metric, then the first.
+fn ranked(points: &[Point], goal: &Goal, columns: &[&str]) -> Vec<usize> {
     let k = columns.iter().position(|c| *c == goal.minimise).expect("the minimised column is a tune column");
-    (0..points.len()).filter(|&i| eligible[i]).min_by(|&a, &b| {
-        let key = |i: usize| (excess(&points[i], goal, columns), points[i].mean(k));
-        let (ka, kb) = (key(a), key(b));
-        ka.0.total_cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then(a.cmp(&b))
-    })
-}
-
-/// The indices of the best `1/share` of `points` (at least one) under
-/// `goal`: least excess, then least of the minimised metric; in index
-/// order.
-pub fn best_share(points: &[Point], goal: &Goal, columns: &[&str], share: usize) -> Vec<usize> {
-    let k = columns.iter().position(|c| *c == goal.minimise).expect("the minimised column is a tune column");
+    let key = |i: usize| (excess(&points[i], goal, columns), points[i].mean(k));
     let mut order: Vec<usize> = (0..points.len()).collect();
     order.sort_by(|&a, &b| {
-        let key = |i: usize| (excess(&points[i], goal, columns), points[i].mean(k));
         let (ka, kb) = (key(a), key(b));
         ka.0.total_cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then(a.cmp(&b))
     });
+    order
+}
+
+/// The index of the point `goal` recommends among those `eligible`: the
+/// best of them: the least excess, then the least of the minimised metric.
+pub fn recommend(points: &[Point], eligible: &[bool], goal: &Goal, columns: &[&str]) -> Option<usize> {
+    ranked(points, goal, columns).into_iter().find(|&i| eligible[i])
+}
+
+/// The indices of the best `1/share` of `points` (at least one) under
+/// `goal`, in index order.
+pub fn best_share(points: &[Point], goal: &Goal, columns: &[&str], share: usize) -> Vec<usize> {
+    let mut order = ranked(points, goal, columns);
     order.truncate(points.len().div_ceil(share.max(1)).max(1));
     order.sort_unstable();
     order

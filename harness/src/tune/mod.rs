@@ -18,7 +18,7 @@ pub mod picture;
 pub mod rules;
 
 use crate::contract::OptionSpec;
-use crate::net::link_probe::{probe_delays, probe_stream};
+use crate::net::link_probe::{probe_link, probe_stream};
 use crate::net::Profile;
 
 /// The most options one search spans.
@@ -171,22 +171,9 @@ pub fn rungs(seeds: usize) -> Vec<usize> {
 /// What the rules read of profile `p` for a game at `tick_hz`: its round
 /// trip (median each way, probed) and the spread of its downlink's delay.
 pub fn network(p: &Profile, tick_hz: u32) -> rules::Network {
-    let median_and_sd = |up: bool| {
-        let d: Vec<f64> = probe_delays(p.link(up, 1, 0, probe_stream(1)), 6_000, 10_000, 100)
-            .into_iter()
-            .filter_map(|s| s.1.map(|us| us as f64 / 1e3))
-            .collect();
-        if d.is_empty() {
-            return (0.0, 0.0);
-        }
-        let mut sorted = d.clone();
-        sorted.sort_by(f64::total_cmp);
-        let mean = d.iter().sum::<f64>() / d.len() as f64;
-        let sd = (d.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / d.len() as f64).sqrt();
-        (sorted[sorted.len() / 2], sd)
-    };
-    let ((up, _), (down, sd)) = (median_and_sd(true), median_and_sd(false));
-    rules::Network { rtt_ms: up + down, jitter_sd_ms: sd, tick_hz }
+    let probe = |up: bool| probe_link(p.link(up, 1, 0, probe_stream(1)), 6_000, 10_000, 100);
+    let (up, down) = (probe(true), probe(false));
+    rules::Network { rtt_ms: up.delay_p50_ms + down.delay_p50_ms, jitter_sd_ms: down.delay_sd_ms, tick_hz }
 }
 
 #[cfg(test)]

@@ -37,7 +37,7 @@ use super::replay::{Order, QueueLimit, Replay};
 use super::time_structure::Structure;
 use super::{Delays, Opportunities};
 use crate::error::Source;
-use crate::math::round4;
+use crate::math::{nearest_rank, pearson, round4};
 use crate::net::dist::{Distribution, DIST_SCALE, TABLE_SIZE};
 use crate::net::link::Link;
 use crate::net::link_probe::{probe, probe_delays, probe_stream};
@@ -118,10 +118,10 @@ pub fn fit(delays: &Delays, packet_interval_us: u64) -> Option<Fit> {
     }
     let autocorrelation = lag1(&samples);
     got.sort_by(|a, b| a.total_cmp(b));
-    let median = quantile(&got, 0.5);
+    let median = nearest_rank(&got, 0.5);
     let spread_ms = got.iter().map(|d| (d - median).abs()).sum::<f64>() / got.len() as f64;
     let grid: Vec<f64> = (0..GRID).map(|i| (i as f64 + 0.5) / GRID as f64).collect();
-    let x: Vec<f64> = grid.iter().map(|&u| quantile(&got, u)).collect();
+    let x: Vec<f64> = grid.iter().map(|&u| nearest_rank(&got, u)).collect();
     let mut candidates: Vec<Candidate> =
         [Distribution::Uniform, Distribution::Normal, Distribution::Pareto, Distribution::ParetoNormal]
             .into_iter()
@@ -150,11 +150,6 @@ pub fn fit(delays: &Delays, packet_interval_us: u64) -> Option<Fit> {
     Some(Fit { candidates, netem, recorded, fitted, spacing_us, autocorrelation, spread_ms })
 }
 
-/// The `u` quantile of sorted `v` (nearest rank).
-fn quantile(v: &[f64], u: f64) -> f64 {
-    v[((v.len() as f64 * u) as usize).min(v.len() - 1)]
-}
-
 /// The `u` quantile of distribution `d`'s standard shape `T`.
 fn shape_quantile(d: Distribution, u: f64) -> f64 {
     match d.table() {
@@ -180,19 +175,7 @@ fn least_squares(x: &[f64], q: &[f64]) -> (f64, f64) {
 
 fn lag1(samples: &[(u64, Option<u32>)]) -> f64 {
     let pairs: Vec<(f64, f64)> = samples.windows(2).filter_map(|w| Some((w[0].1? as f64, w[1].1? as f64))).collect();
-    if pairs.len() < 2 {
-        return 0.0;
-    }
-    let n = pairs.len() as f64;
-    let (ma, mb) = (pairs.iter().map(|p| p.0).sum::<f64>() / n, pairs.iter().map(|p| p.1).sum::<f64>() / n);
-    let cov: f64 = pairs.iter().map(|(a, b)| (a - ma) * (b - mb)).sum();
-    let va: f64 = pairs.iter().map(|(a, _)| (a - ma).powi(2)).sum();
-    let vb: f64 = pairs.iter().map(|(_, b)| (b - mb).powi(2)).sum();
-    if va == 0.0 || vb == 0.0 {
-        0.0
-    } else {
-        cov / (va * vb).sqrt()
-    }
+    pearson(&pairs).unwrap_or(0.0)
 }
 
 fn recorded_bursts(samples: &[(u64, Option<u32>)], spacing_us: u64) -> Bursts {

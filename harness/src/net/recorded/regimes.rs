@@ -48,6 +48,7 @@
 use super::replay::{Order, Replay};
 use super::{median_spacing, Delays, Opportunities};
 use crate::error::Source;
+use crate::math::pearson;
 use crate::rng::{Purpose, Stream};
 use std::sync::Arc;
 
@@ -444,19 +445,6 @@ fn correlation(samples: &[Option<f64>], runs: &[&Run], sorted: &[f64]) -> (f64, 
     } else {
         (1.0, near)
     }
-}
-
-/// Pearson's correlation of `pairs`; `None` with fewer than two or no spread.
-pub(crate) fn pearson(pairs: &[(f64, f64)]) -> Option<f64> {
-    if pairs.len() < 2 {
-        return None;
-    }
-    let n = pairs.len() as f64;
-    let (ma, mb) = (pairs.iter().map(|p| p.0).sum::<f64>() / n, pairs.iter().map(|p| p.1).sum::<f64>() / n);
-    let cov: f64 = pairs.iter().map(|(a, b)| (a - ma) * (b - mb)).sum();
-    let va: f64 = pairs.iter().map(|(a, _)| (a - ma).powi(2)).sum();
-    let vb: f64 = pairs.iter().map(|(_, b)| (b - mb).powi(2)).sum();
-    (va > 0.0 && vb > 0.0).then(|| cov / libm::sqrt(va * vb))
 }
 
 /// `points` quantiles of sorted `v` at evenly spaced probabilities,

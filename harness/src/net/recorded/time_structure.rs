@@ -18,6 +18,8 @@
 //! their slow-run and burst durations (ms), beside how many of each a
 //! minute holds.
 
+use crate::math::{nearest_rank, pearson};
+
 /// The autocorrelation lags, µs; 0 is one step.
 pub const LAGS_US: [u64; 4] = [0, 100_000, 1_000_000, 10_000_000];
 
@@ -79,7 +81,7 @@ impl Structure {
                 if pairs.len() < 10 {
                     None
                 } else {
-                    Some(super::regimes::pearson(&pairs).unwrap_or(0.0))
+                    Some(pearson(&pairs).unwrap_or(0.0))
                 }
             })
             .collect();
@@ -110,7 +112,7 @@ impl Structure {
 
     /// The delay at quantile `q` of the delivered, ms (0 with none).
     pub fn quantile_ms(&self, q: f64) -> f64 {
-        at(&self.delays_ms, q)
+        nearest_rank(&self.delays_ms, q)
     }
 
     /// How far `self` is from `reference`.
@@ -150,19 +152,14 @@ pub fn mean(v: &[f64]) -> f64 {
     }
 }
 
-/// The `q` quantile of sorted `v` (nearest rank), 0 when empty.
-fn at(v: &[f64], q: f64) -> f64 {
-    if v.is_empty() {
-        0.0
-    } else {
-        v[((v.len() as f64 * q) as usize).min(v.len() - 1)]
-    }
-}
-
 /// The 1-Wasserstein distance between two sorted samples: the mean gap of
 /// their quantile functions. An empty side counts as all zeros.
 fn w1(a: &[f64], b: &[f64]) -> f64 {
-    (0..GRID).map(|i| (i as f64 + 0.5) / GRID as f64).map(|u| (at(a, u) - at(b, u)).abs()).sum::<f64>() / GRID as f64
+    (0..GRID)
+        .map(|i| (i as f64 + 0.5) / GRID as f64)
+        .map(|u| (nearest_rank(a, u) - nearest_rank(b, u)).abs())
+        .sum::<f64>()
+        / GRID as f64
 }
 
 #[cfg(test)]
